@@ -1,0 +1,110 @@
+// Package atomicfile writes files so that a reader, or a process started
+// after a crash, sees either the previous content or the new content, never
+// a torn mix of the two.
+//
+// A write goes to a temporary file in the target's directory, is flushed to
+// stable storage, and is then renamed over the target; the directory itself
+// is flushed last so that the rename survives a power loss.
+package atomicfile
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// WriteFile atomically replaces the file at path with data and gives it the
+// permission bits perm. Missing parent directories are created with mode
+// 0o755. On failure the temporary file is removed and any previous file at
+// path is left as it was.
+func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("atomicfile: write %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("atomicfile: write %s: %w", path, err)
+	}
+	tmpName := tmp.Name()
+	closed := false
+	defer func() {
+		if err == nil {
+			return
+		}
+		if !closed {
+			_ = tmp.Close()
+		}
+		_ = os.Remove(tmpName)
+		err = fmt.Errorf("atomicfile: write %s: %w", path, err)
+	}()
+
+	if _, err := tmp.Write(data); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	closed = true
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmpName, perm); err != nil {
+		return err
+	}
+	if err := os.Rename(tmpName, path); err != nil {
+		return err
+	}
+	// The new content is in place; a failed directory flush is still
+	// reported, but the temporary name no longer exists to be removed.
+	return syncDir(dir)
+}
+
+// syncDir flushes a directory so that a rename inside it is durable.
+// Windows cannot open or flush a directory this way; there the rename is
+// as durable as the platform makes it and the error is ignored.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		if runtime.GOOS == "windows" {
+			return nil
+		}
+		return err
+	}
+	err = d.Sync()
+	closeErr := d.Close()
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return closeErr
+}
+
+// WriteJSON atomically replaces the file at path with v encoded as indented
+// JSON followed by a newline, with permission bits 0o644. A value that cannot
+// be encoded leaves any previous file untouched.
+func WriteJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("atomicfile: encode %s: %w", path, err)
+	}
+	return WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// ReadJSON decodes the JSON document in the file at path into v. When the
+// file does not exist the returned error satisfies
+// errors.Is(err, fs.ErrNotExist).
+func ReadJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("atomicfile: read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("atomicfile: decode %s: %w", path, err)
+	}
+	return nil
+}

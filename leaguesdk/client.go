@@ -1,0 +1,534 @@
+package leaguesdk
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/sony/gobreaker/v2"
+)
+
+// NoRetries, as RetryPolicy.MaxRetries, disables retries.
+const NoRetries = -1
+
+// RetryPolicy says how a Client retries a call that failed with a retryable
+// error (E001 timeout, E009 connection, E010 rate limited). Retries never
+// go past the call's deadline or its context.
+type RetryPolicy struct {
+	// MaxRetries is the number of retries after the first attempt.
+	// Default 3; NoRetries (or any negative value) for none.
+	MaxRetries int
+	// Delay is the pause before each retry, or before the first one when
+	// Exponential is set. Default 2 s.
+	Delay time.Duration
+	// Exponential doubles the pause after each retry (1 s, 2 s, 4 s with a
+	// Delay of 1 s).
+	Exponential bool
+}
+
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.MaxRetries == 0 {
+		p.MaxRetries = 3
+	}
+	if p.MaxRetries < 0 {
+		p.MaxRetries = 0
+	}
+	if p.Delay <= 0 {
+		p.Delay = 2 * time.Second
+	}
+	return p
+}
+
+// BreakerPolicy configures the circuit breaker a Client keeps per endpoint.
+type BreakerPolicy struct {
+	// Failures is the number of consecutive failures that opens the
+	// circuit. Default 5.
+	Failures int
+	// OpenFor is how long an open circuit refuses calls before it lets one
+	// probe through. Default 30 s.
+	OpenFor time.Duration
+	// Disabled turns the breaker off.
+	Disabled bool
+}
+
+// ClientConfig configures a Client. The zero value is usable; every field
+// documents its default.
+type ClientConfig struct {
+	// HTTPClient sends the requests. Default: a client with pooled
+	// keep-alive connections (MaxIdleConnsPerHost connections per peer).
+	HTTPClient *http.Client
+	// MaxIdleConnsPerHost sizes the default client's pool. Default 64.
+	MaxIdleConnsPerHost int
+	// Timeout is the deadline of a call whose context has none. Default 10 s.
+	Timeout time.Duration
+	// Retry is the retry policy.
+	Retry RetryPolicy
+	// Breaker is the per-endpoint circuit breaker policy.
+	Breaker BreakerPolicy
+	// UserAgent is sent with every request. Default "league-agent/<Version>".
+	UserAgent string
+	// MaxReplyBytes limits the size of a reply. Default 4 MiB.
+	MaxReplyBytes int64
+	// Logger receives a debug line per attempt. Default: discard.
+	Logger *slog.Logger
+}
+
+// ErrCircuitOpen is the cause of calls refused because the endpoint's
+// circuit breaker is open (test with errors.Is).
+var ErrCircuitOpen = errors.New("circuit breaker open")
+
+// Client calls other agents: one JSON-RPC request per call, with a deadline,
+// retries of retryable failures, a circuit breaker per endpoint, and the
+// wire-form fallback of the profile, remembered per endpoint. It is safe
+// for concurrent use.
+type Client struct {
+	cfg      ClientConfig
+	http     *http.Client
+	ownsHTTP bool
+	nextID   atomic.Int64
+	breakers sync.Map // endpoint → *gobreaker.CircuitBreaker[struct{}]
+	forms    sync.Map // endpoint → WireForm that worked
+}
+
+// NewClient returns a Client configured by cfg.
+func NewClient(cfg ClientConfig) *Client {
+	if cfg.MaxIdleConnsPerHost <= 0 {
+		cfg.MaxIdleConnsPerHost = 64
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	cfg.Retry = cfg.Retry.withDefaults()
+	if cfg.Breaker.Failures <= 0 {
+		cfg.Breaker.Failures = 5
+	}
+	if cfg.Breaker.OpenFor <= 0 {
+		cfg.Breaker.OpenFor = 30 * time.Second
+	}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = "league-agent/" + Version
+	}
+	if cfg.MaxReplyBytes <= 0 {
+		cfg.MaxReplyBytes = 4 << 20
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Client{cfg: cfg, http: cfg.HTTPClient}
+	if c.http == nil {
+		c.ownsHTTP = true
+		c.http = &http.Client{Transport: &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConns:        4 * cfg.MaxIdleConnsPerHost,
+			MaxIdleConnsPerHost: cfg.MaxIdleConnsPerHost,
+			IdleConnTimeout:     90 * time.Second,
+		}}
+	}
+	return c
+}
+
+// Close releases the idle connections of the client's own HTTP client.
+func (c *Client) Close() {
+	if c.ownsHTTP {
+		c.http.CloseIdleConnections()
+	}
+}
+
+// Call sends params to method on endpoint and decodes the reply message
+// into result (which may be nil). The call ends by ctx's deadline, or
+// after ClientConfig.Timeout when ctx has none. Retryable failures are
+// retried per the retry policy; a refused wire form is retried once in each
+// other form. Every failure is an *Error naming the code, the endpoint,
+// the method and the attempts made.
+func (c *Client) Call(ctx context.Context, endpoint, method string, params, result any) error {
+	return c.call(ctx, endpoint, method, params, result, c.cfg.Retry.MaxRetries)
+}
+
+// CallOnce is Call without retries (the wire-form fallback still applies).
+// The referee uses it where the protocol wants each retry announced.
+func (c *Client) CallOnce(ctx context.Context, endpoint, method string, params, result any) error {
+	return c.call(ctx, endpoint, method, params, result, 0)
+}
+
+// BreakerState returns the state of endpoint's circuit breaker: "closed",
+// "open" or "half-open".
+func (c *Client) BreakerState(endpoint string) string {
+	return c.breaker(endpoint).State().String()
+}
+
+func (c *Client) call(ctx context.Context, endpoint, method string, params, result any, maxRetries int) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
+		defer cancel()
+	}
+	body, err := json.Marshal(params)
+	if err != nil {
+		return &Error{Code: CodeMissingRequiredField, Endpoint: endpoint, Method: method, Message: "params do not encode: " + err.Error(), Err: err}
+	}
+	msgType := MessageTypeOf(params)
+	var b backoff.BackOff
+	if c.cfg.Retry.Exponential {
+		e := backoff.NewExponentialBackOff()
+		e.InitialInterval = c.cfg.Retry.Delay
+		e.Multiplier = 2
+		e.RandomizationFactor = 0
+		e.MaxInterval = 64 * c.cfg.Retry.Delay
+		e.MaxElapsedTime = 0
+		b = e
+	} else {
+		b = backoff.NewConstantBackOff(c.cfg.Retry.Delay)
+	}
+	deadline, _ := ctx.Deadline()
+	b = &deadlineBackOff{BackOff: backoff.WithMaxRetries(b, uint64(maxRetries)), deadline: deadline}
+	attempt := 0
+	var last error
+	op := func() error {
+		attempt++
+		err := c.withFallback(ctx, endpoint, method, msgType, body, result)
+		if err == nil {
+			return nil
+		}
+		var e *Error
+		if !errors.As(err, &e) {
+			e = &Error{Code: CodeConnectionError, Err: err}
+		}
+		e.Endpoint, e.Method, e.Attempt = endpoint, method, attempt
+		last = e
+		if !e.Code.Retryable() || errors.Is(e, ErrCircuitOpen) || ctx.Err() != nil {
+			return backoff.Permanent(e)
+		}
+		return e
+	}
+	b.Reset()
+	if err := backoff.Retry(op, b); err != nil {
+		if last != nil {
+			return last
+		}
+		return err
+	}
+	return nil
+}
+
+// deadlineBackOff stops retrying when the next pause would end past the deadline.
+type deadlineBackOff struct {
+	backoff.BackOff
+	deadline time.Time
+}
+
+func (d *deadlineBackOff) NextBackOff() time.Duration {
+	next := d.BackOff.NextBackOff()
+	if next == backoff.Stop || (!d.deadline.IsZero() && time.Now().Add(next).After(d.deadline)) {
+		return backoff.Stop
+	}
+	return next
+}
+
+// withFallback makes one attempt in the endpoint's preferred wire form and,
+// when the peer refuses the form, once in each other form.
+func (c *Client) withFallback(ctx context.Context, endpoint, method string, msgType MessageType, params []byte, result any) error {
+	first := FormSpec
+	if f, ok := c.forms.Load(endpoint); ok {
+		first = f.(WireForm)
+	}
+	err := c.attempt(ctx, endpoint, method, msgType, first, params, result)
+	if err == nil || !formRefused(err) || ctx.Err() != nil {
+		return err
+	}
+	for _, f := range []WireForm{FormSpec, FormMessageType, FormEnvelope, FormToolsCall} {
+		if f == first || (f == FormMessageType && msgType == "") {
+			continue
+		}
+		if e2 := c.attempt(ctx, endpoint, method, msgType, f, params, result); e2 == nil {
+			c.forms.Store(endpoint, f)
+			c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "peer accepts another wire form", slog.String("endpoint", endpoint),
+				slog.String("method", method), slog.String("form", f.String()))
+			return nil
+		} else if !formRefused(e2) {
+			return e2
+		}
+	}
+	return err
+}
+
+// formRefused reports whether err says the peer did not understand the
+// request's form: method not found, invalid params, HTTP 404, or a
+// missing-field error.
+func formRefused(err error) bool {
+	var rpc *RPCError
+	if errors.As(err, &rpc) && (rpc.Code == RPCMethodNotFound || rpc.Code == RPCInvalidParams || rpc.Code == RPCInvalidRequest) {
+		return true
+	}
+	var h *httpStatusError
+	if errors.As(err, &h) && (h.status == http.StatusNotFound || h.status == http.StatusUnprocessableEntity) {
+		return true
+	}
+	return CodeOf(err) == CodeMissingRequiredField
+}
+
+type httpStatusError struct{ status int }
+
+func (h *httpStatusError) Error() string { return fmt.Sprintf("HTTP status %d", h.status) }
+
+func (c *Client) breaker(endpoint string) *gobreaker.CircuitBreaker[struct{}] {
+	if b, ok := c.breakers.Load(endpoint); ok {
+		return b.(*gobreaker.CircuitBreaker[struct{}])
+	}
+	failures := uint32(c.cfg.Breaker.Failures)
+	b := gobreaker.NewCircuitBreaker[struct{}](gobreaker.Settings{
+		Name:        endpoint,
+		MaxRequests: 1,
+		Timeout:     c.cfg.Breaker.OpenFor,
+		ReadyToTrip: func(counts gobreaker.Counts) bool { return counts.ConsecutiveFailures >= failures },
+		IsExcluded:  func(err error) bool { return errors.Is(err, context.Canceled) },
+	})
+	actual, _ := c.breakers.LoadOrStore(endpoint, b)
+	return actual.(*gobreaker.CircuitBreaker[struct{}])
+}
+
+// peerAnswer carries an error the peer answered through the breaker as a
+// success: a peer that answers is up.
+type peerAnswer struct{ err error }
+
+func (p *peerAnswer) Error() string { return p.err.Error() }
+func (p *peerAnswer) Unwrap() error { return p.err }
+
+func (c *Client) attempt(ctx context.Context, endpoint, method string, msgType MessageType, form WireForm, params []byte, result any) error {
+	start := time.Now()
+	var answered error
+	exec := func() (struct{}, error) {
+		err := c.send(ctx, endpoint, method, msgType, form, params, result)
+		var pa *peerAnswer
+		if errors.As(err, &pa) {
+			answered = pa.err
+			return struct{}{}, nil
+		}
+		return struct{}{}, err
+	}
+	var err error
+	if c.cfg.Breaker.Disabled {
+		_, err = exec()
+	} else {
+		_, err = c.breaker(endpoint).Execute(exec)
+		if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
+			err = &Error{Code: CodeConnectionError, Message: "circuit breaker open for " + endpoint, Err: ErrCircuitOpen}
+		}
+	}
+	if err == nil {
+		err = answered
+	}
+	c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "call", slog.String("endpoint", endpoint), slog.String("method", method),
+		slog.String("message_type", string(msgType)), slog.String("form", form.String()),
+		slog.Duration("took", time.Since(start)), slog.Any("error", err))
+	return err
+}
+
+// send makes one HTTP exchange. Errors the peer answered come back wrapped
+// in *peerAnswer; transport failures come back as *Error.
+func (c *Client) send(ctx context.Context, endpoint, method string, msgType MessageType, form WireForm, params []byte, result any) error {
+	id := c.nextID.Add(1)
+	reqMethod, reqParams := method, json.RawMessage(params)
+	switch form {
+	case FormMessageType:
+		reqMethod = string(msgType)
+	case FormEnvelope:
+		reqMethod = "handle_message"
+		reqParams, _ = json.Marshal(map[string]json.RawMessage{"message": params})
+	case FormToolsCall:
+		reqMethod = "tools/call"
+		name, _ := json.Marshal(method)
+		reqParams, _ = json.Marshal(map[string]json.RawMessage{"name": name, "arguments": params})
+	}
+	body, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      int64           `json:"id"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params"`
+	}{"2.0", id, reqMethod, reqParams})
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	if err != nil {
+		return &Error{Code: CodeConnectionError, Message: "bad endpoint: " + err.Error(), Err: err}
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/json, text/event-stream")
+	hreq.Header.Set("User-Agent", c.cfg.UserAgent)
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return transportError(ctx, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, c.cfg.MaxReplyBytes))
+	if err != nil {
+		return transportError(ctx, err)
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		raw = firstSSEData(raw)
+	}
+	reply, perr := parseReply(raw)
+	if perr != nil {
+		switch {
+		case resp.StatusCode == http.StatusTooManyRequests:
+			return &Error{Code: CodeRateLimited, Message: "peer is rate limiting (HTTP 429)", Err: &httpStatusError{resp.StatusCode}}
+		case resp.StatusCode >= 500:
+			return &Error{Code: CodeConnectionError, Message: fmt.Sprintf("peer failed (HTTP %d)", resp.StatusCode), Err: &httpStatusError{resp.StatusCode}}
+		case resp.StatusCode >= 400:
+			return &peerAnswer{&Error{Code: CodeConnectionError, Message: fmt.Sprintf("peer refused the request (HTTP %d)", resp.StatusCode), Err: &httpStatusError{resp.StatusCode}}}
+		case resp.StatusCode == http.StatusAccepted && len(bytes.TrimSpace(raw)) == 0:
+			return &peerAnswer{&Error{Code: CodeMissingRequiredField, Message: "peer answered 202 with no reply message"}}
+		}
+		return &peerAnswer{&Error{Code: CodeMissingRequiredField, Message: "reply is not a JSON-RPC response: " + perr.Error(), Err: perr}}
+	}
+	if reply.rpcErr != nil {
+		return &peerAnswer{errorFromRPC(reply.rpcErr)}
+	}
+	if t := reply.messageType; t == string(MsgLeagueError) || t == string(MsgGameError) {
+		return &peerAnswer{errorFromMessage(reply.message)}
+	}
+	if result != nil {
+		if err := json.Unmarshal(normalizeAliases(reply.message), result); err != nil {
+			return &peerAnswer{&Error{Code: CodeMissingRequiredField, Message: "reply does not decode: " + err.Error(), Err: err}}
+		}
+	}
+	return nil
+}
+
+func transportError(ctx context.Context, err error) error {
+	if ctx.Err() == context.Canceled {
+		return &Error{Code: CodeConnectionError, Message: "call cancelled", Err: context.Canceled}
+	}
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return &Error{Code: CodeTimeout, Message: "no reply before the deadline", Err: err}
+	}
+	return &Error{Code: CodeConnectionError, Message: err.Error(), Err: err}
+}
+
+// firstSSEData returns the data of the first event of a server-sent-event
+// stream (its data: lines joined by newlines).
+func firstSSEData(raw []byte) []byte {
+	var data [][]byte
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(make([]byte, 64<<10), len(raw)+1)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(line) == 0 {
+			if len(data) > 0 {
+				break
+			}
+			continue
+		}
+		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			data = append(data, bytes.TrimPrefix(rest, []byte(" ")))
+		}
+	}
+	return bytes.Join(data, []byte("\n"))
+}
+
+type parsedReply struct {
+	rpcErr      *RPCError
+	message     json.RawMessage
+	messageType string
+}
+
+// parseReply finds the reply message in a response body: in result (itself
+// or MCP content), in params of a request-shaped reply, or at the top level.
+func parseReply(raw []byte) (*parsedReply, error) {
+	var top struct {
+		Result      json.RawMessage `json:"result"`
+		Error       *RPCError       `json:"error"`
+		Params      json.RawMessage `json:"params"`
+		MessageType string          `json:"message_type"`
+	}
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, err
+	}
+	if top.Error != nil {
+		return &parsedReply{rpcErr: top.Error}, nil
+	}
+	var msg json.RawMessage
+	switch {
+	case len(top.Result) > 0 && !bytes.Equal(top.Result, []byte("null")):
+		msg = unwrapToolResult(top.Result)
+	case len(top.Params) > 0:
+		msg = top.Params
+	case top.MessageType != "":
+		msg = raw
+	default:
+		return nil, errors.New("no result")
+	}
+	msg, t := locateMessage(msg)
+	return &parsedReply{message: msg, messageType: t}, nil
+}
+
+// unwrapToolResult returns the message inside an MCP tool result
+// (structuredContent, else the JSON text of content[0]); any other result
+// is returned as it is.
+func unwrapToolResult(res json.RawMessage) json.RawMessage {
+	if !bytes.Contains(res, []byte(`"content"`)) {
+		return res
+	}
+	var tr struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		MessageType       string          `json:"message_type"`
+	}
+	if json.Unmarshal(res, &tr) != nil || tr.MessageType != "" {
+		return res
+	}
+	if len(tr.StructuredContent) > 0 && tr.StructuredContent[0] == '{' {
+		return tr.StructuredContent
+	}
+	for _, c := range tr.Content {
+		if t := strings.TrimSpace(c.Text); c.Type == "text" && strings.HasPrefix(t, "{") && json.Valid([]byte(t)) {
+			return json.RawMessage(t)
+		}
+	}
+	return res
+}
+
+// errorFromRPC turns a JSON-RPC error the peer answered into an *Error,
+// reading the catalog code from a LEAGUE_ERROR or GAME_ERROR in its data.
+func errorFromRPC(rpc *RPCError) error {
+	if len(rpc.Data) > 0 {
+		var d struct {
+			ErrorCode Code `json:"error_code"`
+		}
+		if json.Unmarshal(rpc.Data, &d) == nil && d.ErrorCode != "" {
+			e := errorFromMessage(rpc.Data).(*Error)
+			e.Err = rpc
+			return e
+		}
+	}
+	return &Error{Message: rpc.Error(), Err: rpc}
+}
+
+func errorFromMessage(raw json.RawMessage) error {
+	var m struct {
+		ErrorCode        Code           `json:"error_code"`
+		ErrorName        string         `json:"error_name"`
+		ErrorDescription string         `json:"error_description"`
+		Context          map[string]any `json:"context"`
+	}
+	_ = json.Unmarshal(raw, &m)
+	msg := m.ErrorDescription
+	if msg == "" {
+		msg = m.ErrorName
+	}
+	return &Error{Code: m.ErrorCode, Message: msg, Context: m.Context}
+}

@@ -1,0 +1,602 @@
+package leaguesdk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultMaxBodyBytes is the largest request body a Server reads by default.
+const DefaultMaxBodyBytes = 1 << 20
+
+// MCPProtocolVersions are the MCP protocol versions a Server accepts in
+// initialize; an unknown version is answered with the newest.
+var mcpProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// ServerConfig configures a Server. The zero value is usable; every field
+// documents its default.
+type ServerConfig struct {
+	// Name and Version are reported as serverInfo to MCP clients. Default
+	// "league-agent" and Version.
+	Name    string
+	Version string
+	// Sender returns the agent's sender value ("player:P01"), used in
+	// /health and in error messages. It is called per request, so it may
+	// change after registration. Default: "agent".
+	Sender func() string
+	// ErrorType is the message type of the error messages the server sends:
+	// MsgLeagueError (the default) or MsgGameError.
+	ErrorType MessageType
+	// Authorize, when set, is called before every handler whose Tool is not
+	// Public, with the decoded message's envelope. A non-nil error refuses
+	// the call; an *Error is answered with its code.
+	Authorize func(ctx context.Context, tool string, env *Envelope) error
+	// MaxBodyBytes limits request bodies. Default DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// Logger receives one debug line per call and one error line per
+	// failure. Default: discard.
+	Logger *slog.Logger
+	// Now is the clock used for envelope timestamps. Default time.Now.
+	Now func() time.Time
+}
+
+// Tool describes a method a Server serves. It is listed by tools/list.
+type Tool struct {
+	// Name is the JSON-RPC method and MCP tool name ("choose_parity").
+	Name string
+	// Description is shown to MCP clients.
+	Description string
+	// Aliases are further method names routed to this tool ("run_match").
+	Aliases []string
+	// MessageTypes are the message types routed to this tool when a request
+	// names its message only through message_type. Default: the message
+	// type of the handler's input type.
+	MessageTypes []MessageType
+	// Public tools skip ServerConfig.Authorize (registration, health-like
+	// queries).
+	Public bool
+}
+
+// WireForm is the way a request reached a Server or a Client called a peer.
+type WireForm int
+
+// The wire forms of the profile.
+const (
+	// FormSpec: the spec method with the message as flat params.
+	FormSpec WireForm = iota
+	// FormMessageType: the method is the message type ("CHOOSE_PARITY_CALL").
+	FormMessageType
+	// FormEnvelope: a generic method ("handle_message", "mcp_message") with
+	// the message in params.message, params.arguments or params.payload.
+	FormEnvelope
+	// FormToolsCall: MCP tools/call with the message as arguments.
+	FormToolsCall
+)
+
+// String returns the form's name.
+func (f WireForm) String() string {
+	switch f {
+	case FormSpec:
+		return "spec"
+	case FormMessageType:
+		return "message_type"
+	case FormEnvelope:
+		return "envelope"
+	case FormToolsCall:
+		return "tools/call"
+	}
+	return fmt.Sprintf("WireForm(%d)", int(f))
+}
+
+// Request describes the call a handler is serving; RequestFrom returns it.
+type Request struct {
+	// Method is the JSON-RPC method as received.
+	Method string
+	// Tool is the name of the tool the call was routed to.
+	Tool string
+	// Form is the wire form the caller used.
+	Form WireForm
+	// ID is the JSON-RPC id as received (nil for a notification).
+	ID json.RawMessage
+	// Message is the message object as received, after alias normalisation.
+	Message json.RawMessage
+	// HTTP is the underlying HTTP request.
+	HTTP *http.Request
+}
+
+type requestKey struct{}
+
+// RequestFrom returns the Request a handler is serving, or nil outside a handler.
+func RequestFrom(ctx context.Context) *Request {
+	r, _ := ctx.Value(requestKey{}).(*Request)
+	return r
+}
+
+type route struct {
+	tool   Tool
+	schema json.RawMessage
+	types  map[MessageType]bool
+	call   func(ctx context.Context, raw json.RawMessage) (any, error)
+}
+
+// Server is an http.Handler that serves the league protocol on POST /mcp
+// and GET /health. Handlers are added with Handle before the server serves.
+// It answers JSON-RPC 2.0 in every wire form of the profile and the MCP
+// lifecycle (initialize, ping, tools/list, tools/call).
+type Server struct {
+	cfg    ServerConfig
+	mu     sync.RWMutex
+	routes []*route
+	byName map[string]*route
+	byType map[MessageType]*route
+}
+
+// NewServer returns a Server with no tools.
+func NewServer(cfg ServerConfig) *Server {
+	if cfg.Name == "" {
+		cfg.Name = "league-agent"
+	}
+	if cfg.Version == "" {
+		cfg.Version = Version
+	}
+	if cfg.Sender == nil {
+		cfg.Sender = func() string { return "agent" }
+	}
+	if cfg.ErrorType == "" {
+		cfg.ErrorType = MsgLeagueError
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Server{cfg: cfg, byName: map[string]*route{}, byType: map[MessageType]*route{}}
+}
+
+// Handle adds a tool to s whose handler takes a message of type In and
+// answers a message of type Out. The request's message is decoded into In,
+// validated with Validate when In is a Message, authorised, and passed to h.
+// An *Error returned by h is answered as a protocol error with its code; an
+// *RPCError as itself; any other error as -32603. A panic in h is answered
+// as -32603 and the server keeps serving.
+func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, in *In) (*Out, error)) {
+	var zero In
+	types := tool.MessageTypes
+	if len(types) == 0 {
+		if t := MessageTypeOf(&zero); t != "" {
+			types = []MessageType{t}
+		}
+	}
+	r := &route{tool: tool, schema: schemaFor(reflect.TypeOf(zero)), types: map[MessageType]bool{}}
+	for _, t := range types {
+		r.types[t] = true
+	}
+	r.call = func(ctx context.Context, raw json.RawMessage) (any, error) {
+		in := new(In)
+		if len(raw) > 0 {
+			if err := json.Unmarshal(raw, in); err != nil {
+				return nil, &Error{Code: CodeMissingRequiredField, Message: "message does not decode: " + err.Error(), Err: err}
+			}
+		}
+		if m, ok := any(in).(Message); ok {
+			if err := Validate(in); err != nil {
+				return nil, err
+			}
+			if !tool.Public && s.cfg.Authorize != nil {
+				if err := s.cfg.Authorize(ctx, tool.Name, m.Header()); err != nil {
+					return nil, err
+				}
+			}
+		}
+		out, err := h(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			return nil, errors.New("handler returned no message")
+		}
+		return out, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.routes = append(s.routes, r)
+	for _, name := range append([]string{tool.Name}, tool.Aliases...) {
+		s.byName[strings.ToLower(name)] = r
+	}
+	for _, t := range types {
+		if _, taken := s.byType[t]; !taken {
+			s.byType[t] = r
+		}
+	}
+}
+
+// Tools returns the tools of s in the order they were added.
+func (s *Server) Tools() []Tool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]Tool, len(s.routes))
+	for i, r := range s.routes {
+		out[i] = r.tool
+	}
+	return out
+}
+
+// ServeHTTP implements http.Handler: POST /mcp (or /) for JSON-RPC,
+// GET /health for liveness; GET /mcp is answered 405.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	switch {
+	case path == "/health" || strings.HasSuffix(path, "/health"):
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "healthy", "agent": s.cfg.Sender()})
+	case path == "" || path == "/mcp" || strings.HasSuffix(path, "/mcp"):
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "POST")
+			writeJSON(w, http.StatusMethodNotAllowed, rpcResponse{JSONRPC: "2.0", ID: nullID,
+				Error: &RPCError{Code: RPCInvalidRequest, Message: "use POST for JSON-RPC requests"}})
+			return
+		}
+		s.serveRPC(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+var nullID = json.RawMessage("null")
+
+type rpcResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *RPCError       `json:"error,omitempty"`
+}
+
+type rpcRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  *string         `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength > s.cfg.MaxBodyBytes {
+		writeJSON(w, http.StatusRequestEntityTooLarge, rpcResponse{JSONRPC: "2.0", ID: nullID,
+			Error: &RPCError{Code: RPCInvalidRequest, Message: fmt.Sprintf("request body larger than %d bytes", s.cfg.MaxBodyBytes)}})
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeJSON(w, http.StatusRequestEntityTooLarge, rpcResponse{JSONRPC: "2.0", ID: nullID,
+				Error: &RPCError{Code: RPCInvalidRequest, Message: fmt.Sprintf("request body larger than %d bytes", s.cfg.MaxBodyBytes)}})
+			return
+		}
+		writeJSON(w, http.StatusBadRequest, rpcResponse{JSONRPC: "2.0", ID: nullID,
+			Error: &RPCError{Code: RPCParseError, Message: "reading request: " + err.Error()}})
+		return
+	}
+	var req rpcRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		trimmed := bytes.TrimSpace(body)
+		if len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed) {
+			writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: nullID,
+				Error: &RPCError{Code: RPCInvalidRequest, Message: "batch requests are not supported"}})
+			return
+		}
+		writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: nullID,
+			Error: &RPCError{Code: RPCParseError, Message: "parse error: " + err.Error()}})
+		return
+	}
+	id := req.ID
+	notification := len(id) == 0
+	if notification {
+		id = nullID
+	}
+	if req.JSONRPC != "2.0" || req.Method == nil || *req.Method == "" {
+		writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: id,
+			Error: &RPCError{Code: RPCInvalidRequest, Message: `invalid request: want "jsonrpc":"2.0" and a method`}})
+		return
+	}
+	result, rpcErr := s.dispatch(r, *req.Method, id, req.Params, notification)
+	if notification {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if rpcErr != nil {
+		writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: id, Error: rpcErr})
+		return
+	}
+	writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: id, Result: result})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"response does not encode"}}`)
+		status = http.StatusInternalServerError
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// dispatch routes one request and returns its result or its error.
+func (s *Server) dispatch(hr *http.Request, method string, id, params json.RawMessage, notification bool) (any, *RPCError) {
+	switch method {
+	case "initialize":
+		return s.initialize(params), nil
+	case "ping":
+		return struct{}{}, nil
+	case "tools/list":
+		return s.toolsList(), nil
+	}
+	if strings.HasPrefix(method, "notifications/") {
+		return struct{}{}, nil
+	}
+	form := FormSpec
+	var rt *route
+	msg, msgType := locateMessage(params)
+	if method == "tools/call" {
+		var call struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if err := json.Unmarshal(params, &call); err != nil || call.Name == "" {
+			return nil, &RPCError{Code: RPCInvalidParams, Message: "tools/call needs params.name"}
+		}
+		form = FormToolsCall
+		msg, msgType = locateMessage(call.Arguments)
+		s.mu.RLock()
+		rt = s.byName[strings.ToLower(call.Name)]
+		s.mu.RUnlock()
+		if rt == nil {
+			return nil, &RPCError{Code: RPCInvalidParams, Message: "unknown tool " + quote(call.Name)}
+		}
+	} else {
+		rt, form = s.route(method, msgType, params, msg)
+		if rt == nil {
+			return nil, &RPCError{Code: RPCMethodNotFound, Message: "method not found: " + quote(method)}
+		}
+	}
+	msg = normalizeAliases(msg)
+	req := &Request{Method: method, Tool: rt.tool.Name, Form: form, ID: id, Message: msg, HTTP: hr}
+	ctx := context.WithValue(hr.Context(), requestKey{}, req)
+	start := time.Now()
+	out, err := s.invoke(ctx, rt, msg)
+	log := s.cfg.Logger
+	if err != nil {
+		rpcErr := s.toRPCError(err, msgType)
+		log.LogAttrs(ctx, slog.LevelWarn, "request refused", slog.String("method", method), slog.String("tool", rt.tool.Name),
+			slog.String("message_type", msgType), slog.String("form", form.String()), slog.Int("code", rpcErr.Code),
+			slog.String("error", err.Error()))
+		return nil, rpcErr
+	}
+	log.LogAttrs(ctx, slog.LevelDebug, "request served", slog.String("method", method), slog.String("tool", rt.tool.Name),
+		slog.String("message_type", msgType), slog.String("form", form.String()), slog.Duration("took", time.Since(start)))
+	if form == FormToolsCall {
+		return toolResult(out), nil
+	}
+	return out, nil
+}
+
+// route picks the tool for a direct request. The message's message_type
+// decides when the method names no tool that accepts it; the method is a hint.
+func (s *Server) route(method, msgType string, params, msg json.RawMessage) (*route, WireForm) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	form := FormSpec
+	if len(msg) > 0 && len(params) > 0 && &msg[0] != &params[0] {
+		form = FormEnvelope
+	}
+	byMethod := s.byName[strings.ToLower(method)]
+	byType := s.byType[MessageType(msgType)]
+	switch {
+	case byMethod != nil && (msgType == "" || byMethod.types[MessageType(msgType)] || byType == nil):
+		return byMethod, form
+	case byType != nil:
+		if strings.EqualFold(method, msgType) {
+			form = FormMessageType
+		} else if form == FormSpec {
+			form = FormEnvelope
+		}
+		return byType, form
+	}
+	if rt := s.byType[MessageType(strings.ToUpper(method))]; rt != nil {
+		return rt, FormMessageType
+	}
+	return nil, form
+}
+
+func (s *Server) invoke(ctx context.Context, rt *route, msg json.RawMessage) (out any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.cfg.Logger.LogAttrs(ctx, slog.LevelError, "handler panic", slog.String("tool", rt.tool.Name),
+				slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+			out, err = nil, &RPCError{Code: RPCInternalError, Message: fmt.Sprintf("internal error in %s", rt.tool.Name)}
+		}
+	}()
+	return rt.call(ctx, msg)
+}
+
+// toRPCError turns a handler's error into the JSON-RPC error to answer.
+func (s *Server) toRPCError(err error, msgType string) *RPCError {
+	var rpcErr *RPCError
+	if errors.As(err, &rpcErr) {
+		return rpcErr
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		return &RPCError{Code: RPCInternalError, Message: "internal error: " + err.Error()}
+	}
+	data, _ := json.Marshal(ErrorMessage(s.cfg.ErrorType, e, s.cfg.Sender(), MessageType(msgType), s.cfg.Now()))
+	return &RPCError{Code: RPCServerError, Message: e.Code.Name(), Data: data}
+}
+
+// ErrorMessage builds the LEAGUE_ERROR (or, for t == MsgGameError,
+// GAME_ERROR) message that reports e, as sent by sender at now.
+func ErrorMessage(t MessageType, e *Error, sender string, original MessageType, now time.Time) Message {
+	env := NewEnvelope(t, sender, "", "", now)
+	ctx := map[string]any{}
+	for k, v := range e.Context {
+		ctx[k] = v
+	}
+	if e.Field != "" {
+		ctx["field"] = e.Field
+	}
+	if len(ctx) == 0 {
+		ctx = nil
+	}
+	if t == MsgGameError {
+		return &GameError{Envelope: env, ErrorCode: e.Code, ErrorName: e.Code.Name(), ErrorDescription: e.Message,
+			Retryable: e.Code.Retryable(), Context: ctx}
+	}
+	return &LeagueError{Envelope: env, ErrorCode: e.Code, ErrorName: e.Code.Name(), ErrorDescription: e.Message,
+		OriginalMessageType: original, Retryable: e.Code.Retryable(), Context: ctx}
+}
+
+type toolContent struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type toolCallResult struct {
+	Content           []toolContent `json:"content"`
+	StructuredContent any           `json:"structuredContent"`
+	IsError           bool          `json:"isError,omitempty"`
+}
+
+func toolResult(out any) toolCallResult {
+	b, _ := json.Marshal(out)
+	return toolCallResult{Content: []toolContent{{Type: "text", Text: string(b)}}, StructuredContent: json.RawMessage(b)}
+}
+
+func (s *Server) initialize(params json.RawMessage) any {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(params, &p)
+	version := mcpProtocolVersions[0]
+	for _, v := range mcpProtocolVersions {
+		if v == p.ProtocolVersion {
+			version = v
+		}
+	}
+	return map[string]any{
+		"protocolVersion": version,
+		"capabilities":    map[string]any{"tools": map[string]any{}},
+		"serverInfo":      map[string]string{"name": s.cfg.Name, "version": s.cfg.Version},
+	}
+}
+
+type toolInfo struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+func (s *Server) toolsList() any {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	tools := make([]toolInfo, 0, len(s.routes))
+	for _, r := range s.routes {
+		tools = append(tools, toolInfo{Name: r.tool.Name, Description: r.tool.Description, InputSchema: r.schema})
+	}
+	return map[string]any{"tools": tools}
+}
+
+// locateMessage finds the protocol message in a request's params: params
+// itself, or params.message, params.arguments or params.payload. It returns
+// the message and its message_type ("" when none is named).
+func locateMessage(params json.RawMessage) (json.RawMessage, string) {
+	var probe struct {
+		MessageType string          `json:"message_type"`
+		Message     json.RawMessage `json:"message"`
+		Arguments   json.RawMessage `json:"arguments"`
+		Payload     json.RawMessage `json:"payload"`
+	}
+	if len(params) == 0 || json.Unmarshal(params, &probe) != nil {
+		return params, ""
+	}
+	if probe.MessageType != "" {
+		return params, probe.MessageType
+	}
+	for _, inner := range []json.RawMessage{probe.Message, probe.Arguments, probe.Payload} {
+		if len(inner) == 0 || inner[0] != '{' {
+			continue
+		}
+		var t struct {
+			MessageType string `json:"message_type"`
+		}
+		if json.Unmarshal(inner, &t) == nil && t.MessageType != "" {
+			return inner, t.MessageType
+		}
+	}
+	return params, ""
+}
+
+// aliases maps field names other implementations use to the profile's names.
+var aliases = [...][2]string{
+	{"choice", "parity_choice"},
+	{"accepted", "accept"},
+	{"role", "role_in_match"},
+	{"rejection_reason", "reason"},
+}
+
+// normalizeAliases renames alias fields of a message object to the
+// profile's names when the profile's name is absent. It returns msg itself
+// when there is nothing to rename.
+func normalizeAliases(msg json.RawMessage) json.RawMessage {
+	if len(msg) == 0 || msg[0] != '{' {
+		return msg
+	}
+	found := false
+	for _, a := range aliases {
+		if bytes.Contains(msg, []byte(`"`+a[0]+`"`)) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return msg
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(msg, &m) != nil {
+		return msg
+	}
+	changed := false
+	for _, a := range aliases {
+		if v, ok := m[a[0]]; ok {
+			if _, has := m[a[1]]; !has {
+				m[a[1]] = v
+				changed = true
+			}
+		}
+	}
+	if !changed {
+		return msg
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return msg
+	}
+	return out
+}

@@ -1,0 +1,194 @@
+package leaguesdk
+
+import (
+	"errors"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/go-playground/validator/v10"
+)
+
+// validate is the one validator instance of the package. A validator caches
+// what it learns of each struct type and is safe for concurrent use; it is
+// configured once here and never changed afterwards.
+var validate = newValidator()
+
+func newValidator() *validator.Validate {
+	v := validator.New(validator.WithRequiredStructEnabled())
+	v.RegisterTagNameFunc(func(f reflect.StructField) string {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			return ""
+		}
+		if name == "" {
+			return f.Name
+		}
+		return name
+	})
+	must := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	must(v.RegisterValidation("protocol", func(fl validator.FieldLevel) bool {
+		return fl.Field().String() == Protocol
+	}))
+	must(v.RegisterValidation("sender", func(fl validator.FieldLevel) bool {
+		return validSender(fl.Field().String())
+	}))
+	must(v.RegisterValidation("utc", func(fl validator.FieldLevel) bool {
+		_, err := ParseTime(fl.Field().String())
+		return err == nil
+	}))
+	must(v.RegisterValidation("parity", func(fl validator.FieldLevel) bool {
+		return Parity(fl.Field().String()).Valid()
+	}))
+	must(v.RegisterValidation("protover", func(fl validator.FieldLevel) bool {
+		return CompareVersions(fl.Field().String(), MinProtocolVersion) >= 0
+	}))
+	must(v.RegisterValidation("endpoint", func(fl validator.FieldLevel) bool {
+		return ValidEndpoint(fl.Field().String())
+	}))
+	return v
+}
+
+// validSender accepts any non-empty sender of printable characters without
+// spaces, at most 128 bytes long: "player:P01", "referee:alpha",
+// "league_manager", and the forms without ":" that other implementations use.
+func validSender(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidEndpoint reports whether s is an absolute http or https URL with a host.
+func ValidEndpoint(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// CompareVersions compares two dotted versions ("2.1.0") numerically and
+// returns -1, 0 or +1. A missing component counts as 0; a version that does
+// not parse is older than any that does.
+func CompareVersions(a, b string) int {
+	pa, oka := parseVersion(a)
+	pb, okb := parseVersion(b)
+	switch {
+	case !oka && !okb:
+		return 0
+	case !oka:
+		return -1
+	case !okb:
+		return 1
+	}
+	for i := 0; i < 3; i++ {
+		if pa[i] != pb[i] {
+			if pa[i] < pb[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+func parseVersion(s string) ([3]int, bool) {
+	var out [3]int
+	s = strings.TrimPrefix(strings.TrimSpace(s), "v")
+	if s == "" {
+		return out, false
+	}
+	s, _, _ = strings.Cut(s, "-")
+	parts := strings.Split(s, ".")
+	if len(parts) > 3 {
+		return out, false
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return out, false
+		}
+		out[i] = n
+	}
+	return out, true
+}
+
+// Validate checks a message against the protocol: required fields (E003),
+// the protocol value and declared protocol versions (E018), UTC timestamps
+// (E021) and parity choices (E004). It returns nil or an *Error whose Field
+// is the JSON path of the first field at fault.
+func Validate(msg any) error {
+	err := validate.Struct(msg)
+	if err == nil {
+		return nil
+	}
+	var verrs validator.ValidationErrors
+	if !errors.As(err, &verrs) || len(verrs) == 0 {
+		return &Error{Code: CodeMissingRequiredField, Message: err.Error(), Err: err}
+	}
+	fe := verrs[0]
+	field := jsonPath(fe.Namespace())
+	e := &Error{Field: field, Err: err}
+	val := fieldString(fe.Value())
+	switch fe.Tag() {
+	case "required", "min", "dive":
+		e.Code = CodeMissingRequiredField
+		e.Message = "missing required field " + field
+	case "protocol":
+		e.Code = CodeProtocolVersionMismatch
+		e.Message = "protocol must be " + strconv.Quote(Protocol) + ", got " + quote(val)
+	case "protover":
+		e.Code = CodeProtocolVersionMismatch
+		e.Message = field + " " + quote(val) + " is older than the minimum supported " + MinProtocolVersion
+	case "utc":
+		e.Code = CodeInvalidTimestamp
+		e.Message = field + " " + quote(val) + " is not an RFC 3339 time in UTC (Z or +00:00)"
+	case "parity":
+		e.Code = CodeInvalidParityChoice
+		e.Message = field + ` must be exactly "even" or "odd", got ` + quote(val)
+	default:
+		e.Code = CodeMissingRequiredField
+		e.Message = "field " + field + " has an invalid value " + quote(val) + " (rule " + fe.Tag() + ")"
+	}
+	if len(verrs) > 1 {
+		e.Message += " (and " + strconv.Itoa(len(verrs)-1) + " more)"
+	}
+	return e
+}
+
+// jsonPath turns a validator namespace ("ChooseParityResponse.Envelope.timestamp")
+// into a JSON path ("timestamp").
+func jsonPath(ns string) string {
+	parts := strings.Split(ns, ".")
+	out := parts[:0]
+	for i, p := range parts {
+		if i == 0 || p == "Envelope" {
+			continue
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, ".")
+}
+
+func fieldString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case interface{ String() string }:
+		return x.String()
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.String {
+		return rv.String()
+	}
+	return ""
+}
