@@ -1,0 +1,76 @@
+package playertest_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/agentleague/league/player"
+	"github.com/agentleague/league/player/playertest"
+)
+
+// unreachable returns the endpoint of a port nothing listens on: a league
+// manager that is down, which a player keeps trying to register with while
+// it serves.
+func unreachable(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr + "/mcp"
+}
+
+// This module's player passes every check, served through its Handler.
+func TestThisModulesPlayerHandler(t *testing.T) {
+	a, err := player.New(player.Config{Name: "Conformance Check", League: unreachable(t), DataRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := playertest.Run(t, serve(t, a.Handler()).URL+"/mcp", opts)
+	if rep.Passed != len(playertest.CheckIDs()) {
+		dump(t, rep)
+		t.Errorf("passed %d of %d checks: %v", rep.Passed, len(playertest.CheckIDs()), deviations(rep))
+	}
+}
+
+// This module's player passes every check when it runs as it does in a
+// league: Run on its own listener, its manager not reachable yet.
+func TestThisModulesPlayerRun(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := player.New(player.Config{
+		Name: "Conformance Run", League: unreachable(t), Listener: ln, DataRoot: t.TempDir(),
+		RegisterRetry: 50 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil && !errors.Is(err, context.Canceled) {
+				t.Errorf("Run: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("Run did not return after its context ended")
+		}
+	})
+	rep := playertest.Run(t, "http://"+ln.Addr().String()+"/mcp", playertest.Options{
+		Timeout: time.Second, ChoiceDeadline: 3 * time.Second, PlayerID: "P03",
+	})
+	if rep.Passed != len(playertest.CheckIDs()) {
+		dump(t, rep)
+		t.Errorf("passed %d of %d checks: %v", rep.Passed, len(playertest.CheckIDs()), deviations(rep))
+	}
+}
