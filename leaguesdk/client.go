@@ -193,7 +193,8 @@ func (c *Client) call(ctx context.Context, endpoint, method string, params, resu
 		b = backoff.NewConstantBackOff(c.cfg.Retry.Delay)
 	}
 	deadline, _ := ctx.Deadline()
-	b = &deadlineBackOff{BackOff: backoff.WithMaxRetries(b, uint64(maxRetries)), deadline: deadline}
+	// WithContext ends a pause between attempts as soon as ctx is done.
+	b = backoff.WithContext(&deadlineBackOff{BackOff: backoff.WithMaxRetries(b, uint64(maxRetries)), deadline: deadline}, ctx)
 	attempt := 0
 	var last error
 	op := func() error {
@@ -215,6 +216,10 @@ func (c *Client) call(ctx context.Context, endpoint, method string, params, resu
 	}
 	b.Reset()
 	if err := backoff.Retry(op, b); err != nil {
+		if errors.Is(err, context.Canceled) && !errors.Is(last, context.Canceled) {
+			// Cancelled while waiting to retry.
+			return &Error{Code: CodeConnectionError, Message: "call cancelled", Endpoint: endpoint, Method: method, Attempt: attempt, Err: err}
+		}
 		if last != nil {
 			return last
 		}
@@ -265,15 +270,16 @@ func (c *Client) withFallback(ctx context.Context, endpoint, method string, msgT
 }
 
 // formRefused reports whether err says the peer did not understand the
-// request's form: method not found, invalid params, HTTP 404, or a
-// missing-field error.
+// request's form: method not found, invalid params, HTTP 400, 404, 405 or
+// 422, or a missing-field error.
 func formRefused(err error) bool {
 	var rpc *RPCError
 	if errors.As(err, &rpc) && (rpc.Code == RPCMethodNotFound || rpc.Code == RPCInvalidParams || rpc.Code == RPCInvalidRequest) {
 		return true
 	}
 	var h *httpStatusError
-	if errors.As(err, &h) && (h.status == http.StatusNotFound || h.status == http.StatusUnprocessableEntity) {
+	if errors.As(err, &h) && (h.status == http.StatusNotFound || h.status == http.StatusBadRequest ||
+		h.status == http.StatusMethodNotAllowed || h.status == http.StatusUnprocessableEntity) {
 		return true
 	}
 	return CodeOf(err) == CodeMissingRequiredField
@@ -385,7 +391,8 @@ func (c *Client) send(ctx context.Context, endpoint, method string, msgType Mess
 		case resp.StatusCode >= 500:
 			return &Error{Code: CodeConnectionError, Message: fmt.Sprintf("peer failed (HTTP %d)", resp.StatusCode), Err: &httpStatusError{resp.StatusCode}}
 		case resp.StatusCode >= 400:
-			return &peerAnswer{&Error{Code: CodeConnectionError, Message: fmt.Sprintf("peer refused the request (HTTP %d)", resp.StatusCode), Err: &httpStatusError{resp.StatusCode}}}
+			// The peer is up and refused the request: no catalog code, not retried.
+			return &peerAnswer{&Error{Message: fmt.Sprintf("peer refused the request (HTTP %d)", resp.StatusCode), Err: &httpStatusError{resp.StatusCode}}}
 		case resp.StatusCode == http.StatusAccepted && len(bytes.TrimSpace(raw)) == 0:
 			return &peerAnswer{&Error{Code: CodeMissingRequiredField, Message: "peer answered 202 with no reply message"}}
 		}

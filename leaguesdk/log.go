@@ -42,7 +42,6 @@ func replaceAttr(groups []string, a slog.Attr) slog.Attr {
 			return a
 		case slog.MessageKey:
 			a.Key = "message"
-			return a
 		}
 	}
 	return RedactAttr(groups, a)
@@ -50,8 +49,9 @@ func replaceAttr(groups []string, a slog.Attr) slog.Attr {
 
 // RedactAttr is a slog ReplaceAttr function that removes auth tokens from
 // an attribute: attributes named auth_token, token or admin_token are
-// replaced, token-shaped strings are masked, and messages are logged as
-// their JSON with tokens masked. Use it in handlers other than NewLogger's.
+// replaced, token-shaped strings (the log message too) are masked, and any
+// other value that holds a token (a message, a map, a struct) is logged as
+// its JSON with the token masked. Use it in handlers other than NewLogger's.
 func RedactAttr(_ []string, a slog.Attr) slog.Attr {
 	switch a.Key {
 	case "auth_token", "token", "admin_token":
@@ -68,9 +68,11 @@ func RedactAttr(_ []string, a slog.Attr) slog.Attr {
 			return slog.String(a.Key, RedactTokens(v.Error()))
 		case json.RawMessage:
 			return slog.Any(a.Key, json.RawMessage(RedactTokens(string(v))))
-		case Message, map[string]any:
+		default:
+			// Any other value (a message, a map, a struct, a slice) is
+			// logged as its JSON, with tokens masked.
 			b, err := json.Marshal(v)
-			if err != nil {
+			if err != nil || !tokenPattern.Match(b) {
 				return a
 			}
 			return slog.Any(a.Key, json.RawMessage(RedactTokens(string(b))))

@@ -56,6 +56,8 @@ func MessageTypeOf(v any) MessageType {
 		return MsgStartMatchResponse
 	case *StartLeague, StartLeague:
 		return MsgStartLeague
+	case *StartLeagueResponse, StartLeagueResponse:
+		return MsgStartLeagueResponse
 	case *Ack, Ack:
 		return MsgAck
 	case *StateQuery, StateQuery:
@@ -116,6 +118,8 @@ func NewMessage(t MessageType) Message {
 		return new(StartMatchResponse)
 	case MsgStartLeague:
 		return new(StartLeague)
+	case MsgStartLeagueResponse:
+		return new(StartLeagueResponse)
 	case MsgAck:
 		return new(Ack)
 	case MsgStateQuery:
@@ -134,7 +138,7 @@ func MessageTypes() []MessageType {
 		MsgRoundAnnouncement, MsgRoundCompleted, MsgLeagueCompleted, MsgGameInvitation, MsgGameJoinAck,
 		MsgChooseParityCall, MsgChooseParityResponse, MsgGameOver, MsgMatchResultReport, MsgLeagueStandingsUpdate,
 		MsgLeagueError, MsgGameError, MsgLeagueQuery, MsgLeagueQueryResponse, MsgGameMoveCall, MsgGameMoveResponse,
-		MsgStartMatch, MsgStartMatchResponse, MsgStartLeague, MsgAck, MsgStateQuery, MsgStateResponse,
+		MsgStartMatch, MsgStartMatchResponse, MsgStartLeague, MsgStartLeagueResponse, MsgAck, MsgStateQuery, MsgStateResponse,
 	}
 }
 

@@ -126,7 +126,11 @@ type route struct {
 	tool   Tool
 	schema json.RawMessage
 	types  map[MessageType]bool
-	call   func(ctx context.Context, raw json.RawMessage) (any, error)
+	// decode reads a message into the tool's input type and returns it with
+	// its message_type ("" when the input is not a Message); run validates,
+	// authorises and serves a decoded input.
+	decode func(raw json.RawMessage) (in any, t MessageType, err error)
+	run    func(ctx context.Context, in any) (any, error)
 }
 
 // Server is an http.Handler that serves the league protocol on POST /mcp
@@ -185,13 +189,20 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, in *I
 	for _, t := range types {
 		r.types[t] = true
 	}
-	r.call = func(ctx context.Context, raw json.RawMessage) (any, error) {
+	r.decode = func(raw json.RawMessage) (any, MessageType, error) {
 		in := new(In)
 		if len(raw) > 0 {
 			if err := json.Unmarshal(raw, in); err != nil {
-				return nil, &Error{Code: CodeMissingRequiredField, Message: "message does not decode: " + err.Error(), Err: err}
+				return nil, "", &Error{Code: CodeMissingRequiredField, Message: "message does not decode: " + err.Error(), Err: err}
 			}
 		}
+		if m, ok := any(in).(Message); ok {
+			return in, m.Header().MessageType, nil
+		}
+		return in, "", nil
+	}
+	r.run = func(ctx context.Context, v any) (any, error) {
+		in := v.(*In)
 		if m, ok := any(in).(Message); ok {
 			if err := Validate(in); err != nil {
 				return nil, err
@@ -302,6 +313,12 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 				Error: &RPCError{Code: RPCInvalidRequest, Message: "batch requests are not supported"}})
 			return
 		}
+		if json.Valid(trimmed) {
+			// Well-formed JSON that is not a request object ("method": 5, a bare string).
+			writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: nullID,
+				Error: &RPCError{Code: RPCInvalidRequest, Message: "invalid request: " + err.Error()}})
+			return
+		}
 		writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: nullID,
 			Error: &RPCError{Code: RPCParseError, Message: "parse error: " + err.Error()}})
 		return
@@ -328,11 +345,17 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: id, Result: result})
 }
 
+// writeJSON answers v as JSON. HTML escaping is off, so that the request's
+// id and the handler's strings go back byte for byte.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		b = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"response does not encode"}}`)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	b := []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"response does not encode"}}`)
+	if err := enc.Encode(v); err != nil {
 		status = http.StatusInternalServerError
+	} else {
+		b = buf.Bytes()
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -352,9 +375,15 @@ func (s *Server) dispatch(hr *http.Request, method string, id, params json.RawMe
 	if strings.HasPrefix(method, "notifications/") {
 		return struct{}{}, nil
 	}
+	if method != "tools/call" {
+		if rt, msg, in, t := s.direct(method, params); rt != nil {
+			return s.serve(hr, rt, FormSpec, method, id, msg, string(t), in)
+		}
+	}
 	form := FormSpec
 	var rt *route
-	msg, msgType := locateMessage(params)
+	var msg json.RawMessage
+	var msgType string
 	if method == "tools/call" {
 		var call struct {
 			Name      string          `json:"name"`
@@ -372,16 +401,48 @@ func (s *Server) dispatch(hr *http.Request, method string, id, params json.RawMe
 			return nil, &RPCError{Code: RPCInvalidParams, Message: "unknown tool " + quote(call.Name)}
 		}
 	} else {
+		msg, msgType = locateMessage(params)
 		rt, form = s.route(method, msgType, params, msg)
 		if rt == nil {
 			return nil, &RPCError{Code: RPCMethodNotFound, Message: "method not found: " + quote(method)}
 		}
 	}
-	msg = normalizeAliases(msg)
+	return s.serve(hr, rt, form, method, id, normalizeAliases(msg), msgType, nil)
+}
+
+// direct is the fast path of the most common request: a method that names
+// a tool, with the message as flat params whose message_type the tool
+// takes. It decodes the message once, and returns a nil route for any
+// other request, which then takes the general path.
+func (s *Server) direct(method string, params json.RawMessage) (rt *route, msg json.RawMessage, in any, t MessageType) {
+	if len(params) == 0 || params[0] != '{' {
+		return nil, nil, nil, ""
+	}
+	s.mu.RLock()
+	rt = s.byName[strings.ToLower(method)]
+	s.mu.RUnlock()
+	if rt == nil {
+		return nil, nil, nil, ""
+	}
+	defer func() {
+		if recover() != nil { // the general path recovers and answers it
+			rt, msg, in, t = nil, nil, nil, ""
+		}
+	}()
+	msg = normalizeAliases(params)
+	in, t, err := rt.decode(msg)
+	if err != nil || t == "" || !rt.types[t] {
+		return nil, nil, nil, ""
+	}
+	return rt, msg, in, t
+}
+
+// serve runs a routed request: in is the decoded message, or nil to decode msg.
+func (s *Server) serve(hr *http.Request, rt *route, form WireForm, method string, id, msg json.RawMessage, msgType string, in any) (any, *RPCError) {
 	req := &Request{Method: method, Tool: rt.tool.Name, Form: form, ID: id, Message: msg, HTTP: hr}
 	ctx := context.WithValue(hr.Context(), requestKey{}, req)
 	start := time.Now()
-	out, err := s.invoke(ctx, rt, msg)
+	out, err := s.invoke(ctx, rt, msg, in)
 	log := s.cfg.Logger
 	if err != nil {
 		rpcErr := s.toRPCError(err, msgType)
@@ -426,7 +487,7 @@ func (s *Server) route(method, msgType string, params, msg json.RawMessage) (*ro
 	return nil, form
 }
 
-func (s *Server) invoke(ctx context.Context, rt *route, msg json.RawMessage) (out any, err error) {
+func (s *Server) invoke(ctx context.Context, rt *route, msg json.RawMessage, in any) (out any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.cfg.Logger.LogAttrs(ctx, slog.LevelError, "handler panic", slog.String("tool", rt.tool.Name),
@@ -434,7 +495,12 @@ func (s *Server) invoke(ctx context.Context, rt *route, msg json.RawMessage) (ou
 			out, err = nil, &RPCError{Code: RPCInternalError, Message: fmt.Sprintf("internal error in %s", rt.tool.Name)}
 		}
 	}()
-	return rt.call(ctx, msg)
+	if in == nil {
+		if in, _, err = rt.decode(msg); err != nil {
+			return nil, err
+		}
+	}
+	return rt.run(ctx, in)
 }
 
 // toRPCError turns a handler's error into the JSON-RPC error to answer.

@@ -1,0 +1,121 @@
+package leaguesdk_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// bareEcho is the baseline of BenchmarkRoundTrip: a plain net/http handler
+// that decodes the request into a map and answers its params as the
+// JSON-RPC result.
+func bareEcho(w http.ResponseWriter, r *http.Request) {
+	var req map[string]any
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req["id"], "result": req["params"]})
+}
+
+// benchParityServer is a player's server with one choose_parity tool.
+func benchParityServer() *leaguesdk.Server {
+	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{Sender: func() string { return "player:P01" }})
+	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodChooseParity},
+		func(ctx context.Context, in *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
+			return &leaguesdk.ChooseParityResponse{
+				Envelope:     leaguesdk.NewEnvelope(leaguesdk.MsgChooseParityResponse, "player:P01", exTokP01, in.ConversationID, time.Now()),
+				MatchID:      in.MatchID,
+				PlayerID:     "P01",
+				ParityChoice: leaguesdk.Even,
+			}, nil
+		})
+	return srv
+}
+
+type benchHandler struct {
+	name    string
+	handler http.Handler
+}
+
+// benchHandlers are the two servers compared: the baseline first.
+func benchHandlers() []benchHandler {
+	return []benchHandler{{"bare-echo", http.HandlerFunc(bareEcho)}, {"leaguesdk", benchParityServer()}}
+}
+
+// BenchmarkRoundTrip measures one CHOOSE_PARITY_CALL request and its reply
+// over loopback HTTP, sequentially, with one keep-alive client: against a
+// bare net/http JSON echo and against a leaguesdk Server. The two
+// sub-benchmarks send the same bytes in the same run; docs/PERFORMANCE.md
+// records the ratio of their ns/op.
+func BenchmarkRoundTrip(b *testing.B) {
+	params, err := json.Marshal(chooseParityCall())
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := []byte(`{"jsonrpc":"2.0","id":1101,"method":"choose_parity","params":` + string(params) + `}`)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	defer client.CloseIdleConnections()
+	for _, bc := range benchHandlers() {
+		b.Run(bc.name, func(b *testing.B) {
+			ts := httptest.NewServer(bc.handler)
+			defer ts.Close()
+			url := ts.URL + "/mcp"
+			roundTrip := func() {
+				resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+				if err != nil {
+					b.Fatal(err)
+				}
+				n, _ := io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK || n == 0 {
+					b.Fatalf("status %d, %d bytes", resp.StatusCode, n)
+				}
+			}
+			roundTrip() // open the connection before timing
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				roundTrip()
+			}
+		})
+	}
+}
+
+// BenchmarkServeHTTP measures the server alone, without the network: one
+// CHOOSE_PARITY_CALL through ServeHTTP with a recorder.
+func BenchmarkServeHTTP(b *testing.B) {
+	params, _ := json.Marshal(chooseParityCall())
+	body := []byte(`{"jsonrpc":"2.0","id":1101,"method":"choose_parity","params":` + string(params) + `}`)
+	for _, bc := range benchHandlers() {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				bc.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body)))
+				if rec.Code != http.StatusOK {
+					b.Fatal(rec.Code)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkValidate measures Validate on a valid CHOOSE_PARITY_RESPONSE.
+func BenchmarkValidate(b *testing.B) {
+	m := parityResponse()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := leaguesdk.Validate(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package leaguesdk_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"time"
+
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// A player serves choose_parity; a referee calls it with a Client.
+func ExampleHandle() {
+	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{Sender: func() string { return "player:P01" }})
+	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodChooseParity, Description: "Choose even or odd."},
+		func(ctx context.Context, call *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
+			return &leaguesdk.ChooseParityResponse{
+				Envelope:     leaguesdk.NewEnvelope(leaguesdk.MsgChooseParityResponse, "player:P01", "tok_2d8f6a1c9e4b7d3f0a5c8e2b6d9f1a4c", call.ConversationID, time.Now()),
+				MatchID:      call.MatchID,
+				PlayerID:     "P01",
+				ParityChoice: leaguesdk.Even,
+			}, nil
+		})
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+
+	client := leaguesdk.NewClient(leaguesdk.ClientConfig{})
+	defer client.Close()
+	call := &leaguesdk.ChooseParityCall{
+		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgChooseParityCall, "referee:REF01", "tok_7c1e4b9a2f6d3e8c5a0b9d4f1e7c2a6b", "conv-r1m1-001", time.Now()),
+		MatchID:  "R1M1",
+		PlayerID: "P01",
+		GameType: leaguesdk.GameEvenOdd,
+		Deadline: leaguesdk.FormatTime(time.Now().Add(leaguesdk.DefaultChoiceTimeout)),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var resp leaguesdk.ChooseParityResponse
+	if err := client.Call(ctx, ts.URL+"/mcp", leaguesdk.MethodChooseParity, call, &resp); err != nil {
+		fmt.Println("call failed:", err)
+		return
+	}
+	fmt.Println(resp.MessageType, resp.MatchID, resp.ParityChoice)
+	// Output: CHOOSE_PARITY_RESPONSE R1M1 even
+}
+
+// The protocol is case sensitive: "EVEN" is not a parity choice.
+func ExampleValidate() {
+	resp := &leaguesdk.ChooseParityResponse{
+		Envelope:     leaguesdk.NewEnvelope(leaguesdk.MsgChooseParityResponse, "player:P01", "tok_2d8f6a1c9e4b7d3f0a5c8e2b6d9f1a4c", "conv-r1m1-001", time.Now()),
+		MatchID:      "R1M1",
+		ParityChoice: "EVEN",
+	}
+	err := leaguesdk.Validate(resp)
+	var e *leaguesdk.Error
+	if errors.As(err, &e) {
+		fmt.Println(e.Code, e.Code.Name(), e.Field)
+	}
+	resp.Timestamp = "2025-01-15T12:15:10+02:00"
+	resp.ParityChoice = leaguesdk.Even
+	fmt.Println(leaguesdk.CodeOf(leaguesdk.Validate(resp)))
+	// Output:
+	// E004 INVALID_PARITY_CHOICE parity_choice
+	// E021
+}
+
+// A token is bound to one agent; it cannot speak for another.
+func ExampleTokens_Verify() {
+	var tokens leaguesdk.Tokens
+	p1 := tokens.Issue("P01")
+	tokens.Issue("P02")
+
+	id, err := tokens.Verify("player:P01", p1)
+	fmt.Println(id, err)
+	_, err = tokens.Verify("player:P02", p1) // P01's token, P02's name
+	fmt.Println(leaguesdk.CodeOf(err))
+	_, err = tokens.Verify("player:P01", "")
+	fmt.Println(leaguesdk.CodeOf(err))
+	// Output:
+	// P01 <nil>
+	// E012
+	// E011
+}
+
+func ExampleCodeOf() {
+	err := fmt.Errorf("asking P02: %w", &leaguesdk.Error{Code: leaguesdk.CodeTimeout, Message: "no reply before the deadline"})
+	code := leaguesdk.CodeOf(err)
+	fmt.Println(code, code.Name(), code.Retryable())
+	fmt.Println(leaguesdk.CodeOf(context.DeadlineExceeded))
+	fmt.Println(leaguesdk.CodeOf(errors.New("anything else")) == "")
+	// Output:
+	// E001 TIMEOUT_ERROR true
+	// E001
+	// true
+}
