@@ -1,0 +1,159 @@
+// Command player runs one Even/Odd League player.
+//
+//	go run ./examples/player -name "Agent Alpha" -port 8101 -strategy history
+//
+// Flags:
+//
+//	-port      port to listen on (8101)
+//	-host      host to listen on (127.0.0.1); use 0.0.0.0 with -endpoint to play from another machine
+//	-league    the league manager's endpoint (http://127.0.0.1:8000/mcp)
+//	-name      display name (default "Player <port>")
+//	-strategy  random | always_even | always_odd | history | llm (random)
+//	-endpoint  contact endpoint advertised to the manager (default http://<host>:<port>/mcp)
+//	-data      data root (./league-data)
+//
+// The llm strategy reads LEAGUE_LLM_ENDPOINT (optional), LEAGUE_LLM_MODEL
+// and LEAGUE_LLM_API_KEY from the environment.
+//
+// Human-readable log lines go to stderr. JSON lines go to
+// <data>/logs/agents/<player_id>.log.jsonl: the file is opened once the
+// manager has assigned the player id, and the lines logged before that are
+// written to it then; their agent_id is the one the display name gives
+// ("player:agent_alpha"). The player's history is kept in
+// <data>/data/players/<player_id>/history.json. SIGINT or SIGTERM stops the
+// player cleanly.
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+
+	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player"
+	"github.com/agentleague/league/player/strategies"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stderr)
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "player:", err)
+		os.Exit(1)
+	}
+}
+
+// run runs the player until ctx ends.
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("player", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	port := fs.Int("port", 8101, "port to listen on")
+	host := fs.String("host", "127.0.0.1", "host to listen on")
+	league := fs.String("league", "http://127.0.0.1:8000/mcp", "the league manager's endpoint")
+	name := fs.String("name", "", `display name (default "Player <port>")`)
+	strategyName := fs.String("strategy", "random", "random | always_even | always_odd | history | llm")
+	endpoint := fs.String("endpoint", "", "contact endpoint advertised to the manager (default http://<host>:<port>/mcp)")
+	dataRoot := fs.String("data", "./league-data", "data root")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *name == "" {
+		*name = "Player " + strconv.Itoa(*port)
+	}
+	strategy, err := strategies.ByName(*strategyName, nil)
+	if err != nil {
+		return err
+	}
+
+	file := &pendingFile{}
+	defer file.Close()
+	log := agentkit.NewLogger(file, stderr, leaguesdk.NameSender("player", *name), slog.LevelInfo)
+
+	a, err := player.New(player.Config{
+		Name:     *name,
+		League:   *league,
+		Addr:     net.JoinHostPort(*host, strconv.Itoa(*port)),
+		Endpoint: *endpoint,
+		DataRoot: *dataRoot,
+		Strategy: strategy,
+		Logger:   log,
+	})
+	if err != nil {
+		return err
+	}
+
+	go func() {
+		select {
+		case <-a.Registered():
+			f, err := agentkit.OpenAgentLog(*dataRoot, a.ID())
+			if err != nil {
+				log.Error("agent log not opened", slog.String("error", err.Error()))
+				return
+			}
+			file.Open(f)
+		case <-ctx.Done():
+		}
+	}()
+
+	log.Info("starting", slog.String("strategy", *strategyName), slog.String("league", *league))
+	err = a.Run(ctx)
+	var rejected *player.RejectedError
+	if errors.As(err, &rejected) {
+		return fmt.Errorf("the league refused %q: %s", *name, rejected.Reason)
+	}
+	return err
+}
+
+// pendingFile holds log lines until the agent's log file is open, then
+// writes them and everything after to it.
+type pendingFile struct {
+	mu      sync.Mutex
+	pending bytes.Buffer
+	f       *os.File
+}
+
+// maxPending bounds what is held before the file opens.
+const maxPending = 1 << 20
+
+func (p *pendingFile) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.f == nil {
+		if p.pending.Len()+len(b) <= maxPending {
+			p.pending.Write(b)
+		}
+		return len(b), nil
+	}
+	return p.f.Write(b)
+}
+
+// Open starts writing to f, beginning with the lines held so far.
+func (p *pendingFile) Open(f *os.File) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, _ = f.Write(p.pending.Bytes())
+	p.pending.Reset()
+	p.f = f
+}
+
+// Close closes the file, if it was opened.
+func (p *pendingFile) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.f == nil {
+		return nil
+	}
+	return p.f.Close()
+}

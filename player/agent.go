@@ -1,0 +1,174 @@
+package player
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// Agent is a league player: it serves the player side of the protocol,
+// registers with the league manager, asks its Strategy for each choice and
+// keeps its history. Create one with New; serve it with Run, or mount
+// Handler in your own server and call Register. It is safe for concurrent use.
+type Agent struct {
+	cfg     Config
+	log     *slog.Logger
+	client  *leaguesdk.Client
+	srv     *leaguesdk.Server
+	handler http.Handler
+	history historyStore
+
+	running    atomic.Bool
+	registered chan struct{}
+	regOnce    sync.Once
+
+	mu        sync.Mutex
+	id        string
+	token     string
+	leagueID  string
+	endpoint  string
+	matches   map[string]*matchState // matches in progress, by match id
+	standings []leaguesdk.StandingRow
+	lastRound int
+}
+
+// New returns an Agent configured by cfg, or an error naming every
+// invalid field.
+func New(cfg Config) (*Agent, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	a := &Agent{
+		cfg:        cfg,
+		log:        cfg.Logger,
+		registered: make(chan struct{}),
+		endpoint:   cfg.Endpoint,
+		matches:    map[string]*matchState{},
+	}
+	if a.endpoint == "" && cfg.Listener != nil {
+		a.endpoint = endpointFor(cfg.Listener.Addr())
+	}
+	// The player calls only its manager, and must keep trying to register
+	// while the manager is down: a circuit breaker would only delay that.
+	a.client = leaguesdk.NewClient(leaguesdk.ClientConfig{
+		Timeout: cfg.QueryTimeout,
+		Breaker: leaguesdk.BreakerPolicy{Disabled: true},
+		Logger:  cfg.Logger,
+	})
+	a.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{
+		Name:      "league-player",
+		Version:   cfg.Version,
+		Sender:    a.sender,
+		ErrorType: leaguesdk.MsgGameError,
+		Logger:    cfg.Logger,
+		Now:       cfg.Now,
+	})
+	a.addTools()
+	a.handler = &ackUnknown{agent: a, next: a.srv}
+	return a, nil
+}
+
+// Handler returns the agent's HTTP handler: POST /mcp for the protocol and
+// GET /health. Mount it in your own server to serve the player yourself
+// (then set Config.Endpoint and call Register).
+func (a *Agent) Handler() http.Handler { return a.handler }
+
+// ID returns the player id the manager assigned, or "" before registration.
+func (a *Agent) ID() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.id
+}
+
+// LeagueID returns the id of the league the player joined, if the manager
+// named it.
+func (a *Agent) LeagueID() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.leagueID
+}
+
+// Registered returns a channel that is closed when the manager accepts the
+// player.
+func (a *Agent) Registered() <-chan struct{} { return a.registered }
+
+// Endpoint returns the contact endpoint the player advertises, or "" while
+// it is not known (before Run listens on an address with port 0).
+func (a *Agent) Endpoint() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.endpoint
+}
+
+// History returns a snapshot of the player's finished matches.
+func (a *Agent) History() History { return a.history.snapshot() }
+
+// sender is the envelope sender: player:<id> once registered, made from the
+// display name before.
+func (a *Agent) sender() string {
+	if id := a.ID(); id != "" {
+		return leaguesdk.PlayerSender(id)
+	}
+	return leaguesdk.NameSender("player", a.cfg.Name)
+}
+
+// credentials returns the player's id and token.
+func (a *Agent) credentials() (id, token string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.id, a.token
+}
+
+// Run serves the player and registers it with the manager, retrying while
+// the manager cannot be reached, then serves until ctx ends. It returns nil
+// after a clean stop, a *RejectedError when the manager refuses the player,
+// and any other error that keeps the player from serving. Run may be called
+// once.
+func (a *Agent) Run(ctx context.Context) error {
+	if !a.running.CompareAndSwap(false, true) {
+		return errors.New("player: Run called twice")
+	}
+	defer a.client.Close()
+	ln := a.cfg.Listener
+	if ln == nil {
+		var err error
+		if ln, err = agentkit.Listen(a.cfg.Addr); err != nil {
+			return fmt.Errorf("player: %w", err)
+		}
+	}
+	a.mu.Lock()
+	if a.endpoint == "" {
+		a.endpoint = endpointFor(ln.Addr())
+	}
+	a.mu.Unlock()
+
+	parent := ctx
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- agentkit.Serve(ctx, ln, a.handler, a.cfg.ShutdownTimeout) }()
+	a.log.Info("player serving", slog.String("endpoint", a.Endpoint()), slog.String("name", a.cfg.Name))
+
+	if err := a.Register(ctx); err != nil {
+		cancel()
+		serr := <-served
+		if parent.Err() != nil {
+			return serr // stopped before registration completed: a clean stop
+		}
+		return err
+	}
+	err := <-served
+	if err != nil {
+		return fmt.Errorf("player: serve: %w", err)
+	}
+	a.log.Info("player stopped")
+	return nil
+}

@@ -1,0 +1,179 @@
+package player
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// Defaults of Config.
+const (
+	DefaultAddr            = "127.0.0.1:8101"
+	DefaultVersion         = "1.0.0"
+	DefaultDataRoot        = "./league-data"
+	DefaultSafetyMargin    = 2 * time.Second
+	DefaultLearnTimeout    = 2 * time.Second
+	DefaultRegisterRetry   = 2 * time.Second
+	DefaultShutdownTimeout = 5 * time.Second
+)
+
+// Config configures an Agent. The zero value of every field but Name and
+// League means the documented default.
+type Config struct {
+	// Name is the player's display name ("Agent Alpha"). Required.
+	Name string
+	// Version is the player's own version, sent at registration.
+	// Default "1.0.0".
+	Version string
+	// League is the league manager's endpoint
+	// ("http://127.0.0.1:8000/mcp"). Required.
+	League string
+
+	// Listener, when set, is the listener Run serves on (tests and
+	// examples pass one on port 0). Otherwise Run listens on Addr.
+	Listener net.Listener
+	// Addr is the address Run listens on when Listener is nil.
+	// Default "127.0.0.1:8101".
+	Addr string
+	// Endpoint is the contact endpoint sent to the manager, the URL at
+	// which referees reach this player. Default: http://<listen
+	// address>/mcp, with an unspecified host (0.0.0.0, ::) replaced by
+	// 127.0.0.1. Set it when other machines must reach the player, or when
+	// the Handler is mounted in your own server.
+	Endpoint string
+	// GameTypes are the games the player plays. Default ["even_odd"].
+	GameTypes []string
+	// DataRoot is the data root of the league's data layer; the history
+	// lives in DataRoot/data/players/<player_id>/history.json. A history
+	// file that cannot be read is logged and left untouched; the player
+	// then keeps its history in memory only. Default "./league-data".
+	DataRoot string
+
+	// Strategy chooses the parity. Default: Random(Rand).
+	Strategy Strategy
+	// Fallback answers when Strategy fails (error, panic, invalid choice,
+	// or no answer before the safety margin). Default: Random(Rand). When
+	// the fallback fails too, the Agent answers a random choice itself.
+	Fallback Strategy
+
+	// SafetyMargin is how long before a call's deadline the strategy's
+	// context ends, leaving time for the fallback and the reply. It is
+	// capped at a quarter of the time left when the call arrives, so that
+	// short deadlines still leave the strategy most of the time.
+	// Default 2 s.
+	SafetyMargin time.Duration
+	// ChoiceTimeout is the deadline assumed for a parity or move call that
+	// names none, counted from its arrival. Default 30 s.
+	ChoiceTimeout time.Duration
+	// LearnTimeout bounds each call of Learner.Learn and
+	// StandingsObserver.ObserveStandings. Default 2 s.
+	LearnTimeout time.Duration
+	// RegisterRetry is the pause between registration attempts while the
+	// manager cannot be reached. Default 2 s.
+	RegisterRetry time.Duration
+	// RegistrationTimeout bounds each registration attempt. Default 10 s.
+	RegistrationTimeout time.Duration
+	// QueryTimeout bounds each league query of a context without a
+	// deadline. Default 10 s.
+	QueryTimeout time.Duration
+	// ShutdownTimeout is how long Run lets in-flight calls finish when
+	// its context ends. Default 5 s.
+	ShutdownTimeout time.Duration
+
+	// Logger receives the agent's log. Default: discard.
+	Logger *slog.Logger
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+	// Rand is the random source of the default strategies and of the
+	// last-resort choice. Default crypto/rand.
+	Rand io.Reader
+}
+
+// withDefaults checks cfg and fills in its defaults.
+func (cfg Config) withDefaults() (Config, error) {
+	var errs []error
+	cfg.Name = strings.TrimSpace(cfg.Name)
+	if cfg.Name == "" {
+		errs = append(errs, errors.New("a display name (Name) is required"))
+	}
+	if cfg.League == "" {
+		errs = append(errs, errors.New("the manager's endpoint (League) is required"))
+	} else if !leaguesdk.ValidEndpoint(cfg.League) {
+		errs = append(errs, fmt.Errorf("the manager's endpoint (League) %q is not an http(s) URL", cfg.League))
+	}
+	if cfg.Endpoint != "" && !leaguesdk.ValidEndpoint(cfg.Endpoint) {
+		errs = append(errs, fmt.Errorf("the contact endpoint (Endpoint) %q is not an http(s) URL", cfg.Endpoint))
+	}
+	for _, g := range cfg.GameTypes {
+		if strings.TrimSpace(g) == "" {
+			errs = append(errs, errors.New("the game types (GameTypes) hold an empty entry"))
+		}
+	}
+	for _, d := range []struct {
+		name string
+		d    time.Duration
+	}{{"SafetyMargin", cfg.SafetyMargin}, {"ChoiceTimeout", cfg.ChoiceTimeout}, {"LearnTimeout", cfg.LearnTimeout},
+		{"RegisterRetry", cfg.RegisterRetry}, {"RegistrationTimeout", cfg.RegistrationTimeout},
+		{"QueryTimeout", cfg.QueryTimeout}, {"ShutdownTimeout", cfg.ShutdownTimeout}} {
+		if d.d < 0 {
+			errs = append(errs, fmt.Errorf("the duration %s is negative (%v)", d.name, d.d))
+		}
+	}
+	if len(errs) > 0 {
+		return cfg, fmt.Errorf("player: invalid config: %w", errors.Join(errs...))
+	}
+	if cfg.Version == "" {
+		cfg.Version = DefaultVersion
+	}
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if len(cfg.GameTypes) == 0 {
+		cfg.GameTypes = []string{leaguesdk.GameEvenOdd}
+	}
+	if cfg.DataRoot == "" {
+		cfg.DataRoot = DefaultDataRoot
+	}
+	cfg.Rand = newLockedReader(cfg.Rand)
+	if cfg.Strategy == nil {
+		cfg.Strategy = Random(cfg.Rand)
+	}
+	if cfg.Fallback == nil {
+		cfg.Fallback = Random(cfg.Rand)
+	}
+	setDefault(&cfg.SafetyMargin, DefaultSafetyMargin)
+	setDefault(&cfg.ChoiceTimeout, leaguesdk.DefaultChoiceTimeout)
+	setDefault(&cfg.LearnTimeout, DefaultLearnTimeout)
+	setDefault(&cfg.RegisterRetry, DefaultRegisterRetry)
+	setDefault(&cfg.RegistrationTimeout, leaguesdk.DefaultRegistrationTimeout)
+	setDefault(&cfg.QueryTimeout, leaguesdk.DefaultQueryTimeout)
+	setDefault(&cfg.ShutdownTimeout, DefaultShutdownTimeout)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return cfg, nil
+}
+
+func setDefault(d *time.Duration, def time.Duration) {
+	if *d == 0 {
+		*d = def
+	}
+}
+
+// endpointFor returns the contact endpoint of a listen address, with an
+// unspecified host replaced by the loopback address.
+func endpointFor(addr net.Addr) string {
+	if tcp, ok := addr.(*net.TCPAddr); ok && (tcp.IP == nil || tcp.IP.IsUnspecified()) {
+		return fmt.Sprintf("http://127.0.0.1:%d/mcp", tcp.Port)
+	}
+	return "http://" + addr.String() + "/mcp"
+}

@@ -1,0 +1,41 @@
+// Package player is how you take part in an Even/Odd Agent League: write a
+// Strategy, hand it to an Agent, run it.
+//
+//	beat := player.StrategyFunc(func(ctx context.Context, c player.ParityCall) (leaguesdk.Parity, error) {
+//		// Pick the other parity than the opponent usually does: no draw,
+//		// and half the decisive games.
+//		if c.History.Against(c.OpponentID).OpponentMostly() == leaguesdk.Even {
+//			return leaguesdk.Odd, nil
+//		}
+//		return leaguesdk.Even, nil
+//	})
+//	a, err := player.New(player.Config{
+//		Name:     "Agent Alpha",
+//		League:   "http://127.0.0.1:8000/mcp",
+//		Addr:     "127.0.0.1:8101",
+//		Strategy: beat,
+//	})
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	log.Fatal(a.Run(ctx)) // serve, register, play until ctx ends
+//
+// The Agent does the protocol: it registers (retrying while the manager is
+// not up yet, stopping with a *RejectedError when the manager refuses),
+// answers every invitation at once, asks the strategy for each choice,
+// records each result, and acknowledges every notification — in each wire
+// form other implementations use.
+//
+// A strategy cannot make the player lose by a bug: its context ends a
+// safety margin before the referee's deadline, and when it returns an
+// error, panics, returns something other than Even or Odd, or is late, the
+// Agent answers in time with Config.Fallback and logs why.
+//
+// The player's memory is its history, kept in
+// <DataRoot>/data/players/<player_id>/history.json (written atomically,
+// reloaded when the player registers again) and shown to the strategy as
+// ParityCall.History. Strategies that learn implement Learner or
+// StandingsObserver; strategies for games other than even/odd implement
+// Mover. Ready strategies to use and to learn from are in the
+// player/strategies package.
+package player

@@ -1,0 +1,530 @@
+package player
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// matchState is what the player knows of a match in progress, gathered
+// from the round announcement, the invitation and the calls, whichever
+// arrived.
+type matchState struct {
+	MatchID    string           `json:"match_id"`
+	LeagueID   string           `json:"league_id,omitempty"`
+	RoundID    int              `json:"round_id,omitempty"`
+	GameType   string           `json:"game_type,omitempty"`
+	OpponentID string           `json:"opponent_id,omitempty"`
+	Role       leaguesdk.Role   `json:"role_in_match,omitempty"`
+	PlayerID   string           `json:"player_id,omitempty"` // the id the referee addressed
+	Invited    bool             `json:"invited"`
+	MyChoice   leaguesdk.Parity `json:"my_choice,omitempty"`
+}
+
+// merge fills the fields of m that other gives and m lacks.
+func (m *matchState) merge(other matchState) {
+	set := func(dst *string, v string) {
+		if *dst == "" {
+			*dst = v
+		}
+	}
+	set(&m.LeagueID, other.LeagueID)
+	set(&m.GameType, other.GameType)
+	set(&m.OpponentID, other.OpponentID)
+	set(&m.PlayerID, other.PlayerID)
+	if m.Role == "" {
+		m.Role = other.Role
+	}
+	if m.RoundID == 0 {
+		m.RoundID = other.RoundID
+	}
+}
+
+// updateMatch applies f to the state of matchID (creating it) and returns a copy.
+func (a *Agent) updateMatch(matchID string, f func(*matchState)) matchState {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	m := a.matches[matchID]
+	if m == nil {
+		m = &matchState{MatchID: matchID}
+		a.matches[matchID] = m
+	}
+	f(m)
+	return *m
+}
+
+// takeMatch removes the state of matchID and returns it (zero but for the
+// id when the player knew nothing of the match).
+func (a *Agent) takeMatch(matchID string) matchState {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	m := a.matches[matchID]
+	delete(a.matches, matchID)
+	if m == nil {
+		return matchState{MatchID: matchID}
+	}
+	return *m
+}
+
+// reply returns the envelope of a reply: the player's sender and token,
+// in the conversation of the call.
+func (a *Agent) reply(t leaguesdk.MessageType, conversationID string) leaguesdk.Envelope {
+	_, token := a.credentials()
+	return leaguesdk.NewEnvelope(t, a.sender(), token, conversationID, a.cfg.Now())
+}
+
+// me returns the player's id: the registered one, or the id the caller
+// addressed when the player is not registered (served by a bare Handler).
+func (a *Agent) me(addressed string) string {
+	if id := a.ID(); id != "" {
+		return id
+	}
+	return addressed
+}
+
+func (a *Agent) ack(in leaguesdk.Message, matchID string) *leaguesdk.Ack {
+	h := in.Header()
+	return &leaguesdk.Ack{Envelope: a.reply(leaguesdk.MsgAck, h.ConversationID), Status: leaguesdk.AckOK,
+		Acknowledged: h.MessageType, MatchID: matchID}
+}
+
+// addTools adds the player's side of the protocol to the server.
+func (a *Agent) addTools() {
+	s := a.srv
+	tool := func(name, desc string, t leaguesdk.MessageType, aliases ...string) leaguesdk.Tool {
+		return leaguesdk.Tool{Name: name, Description: desc, Aliases: aliases, MessageTypes: []leaguesdk.MessageType{t}}
+	}
+	leaguesdk.Handle(s, tool(leaguesdk.MethodHandleGameInvitation, "Invite the player to a match; answered with GAME_JOIN_ACK at once.",
+		leaguesdk.MsgGameInvitation), traced(a, a.onInvitation))
+	leaguesdk.Handle(s, tool(leaguesdk.MethodChooseParity, "Ask the player for its parity; answered with CHOOSE_PARITY_RESPONSE before the deadline.",
+		leaguesdk.MsgChooseParityCall, "parity_choose"), traced(a, a.onChooseParity))
+	leaguesdk.Handle(s, tool(leaguesdk.MethodMakeMove, "Ask the player for a move of any game; answered with GAME_MOVE_RESPONSE.",
+		leaguesdk.MsgGameMoveCall), traced(a, a.onMove))
+	leaguesdk.Handle(s, tool(leaguesdk.MethodNotifyMatchResult, "Tell the player how a match ended (GAME_OVER).",
+		leaguesdk.MsgGameOver, "notify_game_over"), traced(a, a.onGameOver))
+	leaguesdk.Handle(s, tool(leaguesdk.MethodNotifyGameError, "Tell the player of a game error (GAME_ERROR).",
+		leaguesdk.MsgGameError), traced(a, a.onGameError))
+	leaguesdk.Handle(s, tool(leaguesdk.MethodNotifyRound, "Announce a round (ROUND_ANNOUNCEMENT).",
+		leaguesdk.MsgRoundAnnouncement), traced(a, a.onRound))
+	leaguesdk.Handle(s, tool(leaguesdk.MethodUpdateStandings, "Give the league table (LEAGUE_STANDINGS_UPDATE).",
+		leaguesdk.MsgLeagueStandingsUpdate), traced(a, a.onStandings))
+	leaguesdk.Handle(s, tool(leaguesdk.MethodNotifyRoundCompleted, "Tell the player a round is over (ROUND_COMPLETED).",
+		leaguesdk.MsgRoundCompleted), traced(a, a.onRoundCompleted))
+	leaguesdk.Handle(s, tool(leaguesdk.MethodNotifyLeagueCompleted, "Tell the player the league is over (LEAGUE_COMPLETED).",
+		leaguesdk.MsgLeagueCompleted), traced(a, a.onLeagueCompleted))
+	st := tool(leaguesdk.MethodGetPlayerState, "Return the player's state and history (debugging).", leaguesdk.MsgStateQuery)
+	st.Public = true
+	leaguesdk.Handle(s, st, traced(a, a.onState))
+}
+
+// traced logs, at debug level, each message a handler receives and the
+// reply it sends, for the end-to-end trace of the agent log (tokens are
+// redacted by the logger).
+func traced[In, Out any](a *Agent, h func(context.Context, *In) (*Out, error)) func(context.Context, *In) (*Out, error) {
+	return func(ctx context.Context, in *In) (*Out, error) {
+		if m, ok := any(in).(leaguesdk.Message); ok {
+			a.log.LogAttrs(ctx, slog.LevelDebug, "received", leaguesdk.MessageAttrs(m)...)
+		}
+		out, err := h(ctx, in)
+		if m, ok := any(out).(leaguesdk.Message); ok && out != nil {
+			a.log.LogAttrs(ctx, slog.LevelDebug, "sent", leaguesdk.MessageAttrs(m)...)
+		}
+		return out, err
+	}
+}
+
+func (a *Agent) onInvitation(ctx context.Context, in *leaguesdk.GameInvitation) (*leaguesdk.GameJoinAck, error) {
+	st := a.updateMatch(in.MatchID, func(m *matchState) {
+		// The invitation is the referee's word on the match: it wins over
+		// what the round announcement said, and keeps what it leaves out.
+		fresh := matchState{LeagueID: in.LeagueID, RoundID: int(in.RoundID), GameType: in.GameType,
+			OpponentID: in.OpponentID, Role: in.RoleInMatch, PlayerID: in.PlayerID}
+		fresh.merge(*m)
+		fresh.MatchID, fresh.Invited, fresh.MyChoice = m.MatchID, true, m.MyChoice
+		*m = fresh
+	})
+	now := a.cfg.Now()
+	a.log.Info("invited", slog.String("match_id", in.MatchID), slog.String("opponent_id", st.OpponentID),
+		slog.String("role", string(st.Role)), slog.String("referee", in.Sender))
+	if st.GameType != "" && !slices.Contains(a.cfg.GameTypes, st.GameType) {
+		a.log.Warn("invited to a game type the player does not declare; joining anyway", slog.String("game_type", st.GameType))
+	}
+	return &leaguesdk.GameJoinAck{
+		Envelope:         a.reply(leaguesdk.MsgGameJoinAck, in.ConversationID),
+		MatchID:          in.MatchID,
+		PlayerID:         a.me(st.PlayerID),
+		ArrivalTimestamp: leaguesdk.FormatTime(now),
+		Accept:           true,
+	}, nil
+}
+
+// deadline returns the deadline a call names, or ChoiceTimeout after now.
+func (a *Agent) deadline(s string, now time.Time) time.Time {
+	if s != "" {
+		if t, err := leaguesdk.ParseTime(s); err == nil {
+			return t
+		}
+	}
+	return now.Add(a.cfg.ChoiceTimeout)
+}
+
+// parityCall builds the strategy's view of a call.
+func (a *Agent) parityCall(st matchState, standings leaguesdk.PlayerRecord, deadline time.Time) ParityCall {
+	leagueID := st.LeagueID
+	if leagueID == "" {
+		leagueID = a.LeagueID()
+	}
+	return ParityCall{
+		PlayerID:   a.me(st.PlayerID),
+		LeagueID:   leagueID,
+		RoundID:    st.RoundID,
+		MatchID:    st.MatchID,
+		GameType:   st.GameType,
+		OpponentID: st.OpponentID,
+		Role:       st.Role,
+		Standings:  standings,
+		Deadline:   deadline,
+		History:    a.history.snapshot(),
+	}
+}
+
+func (a *Agent) onChooseParity(ctx context.Context, in *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
+	now := a.cfg.Now()
+	st := a.updateMatch(in.MatchID, func(m *matchState) {
+		m.merge(matchState{GameType: in.GameType, OpponentID: in.Context.OpponentID, RoundID: int(in.Context.RoundID), PlayerID: in.PlayerID})
+	})
+	if st.GameType == "" {
+		st.GameType = leaguesdk.GameEvenOdd
+	}
+	call := a.parityCall(st, in.Context.YourStandings, a.deadline(in.Deadline, now))
+	choice := leaguesdk.Parity(a.decide(ctx, a.parityDecision(call)))
+	a.updateMatch(in.MatchID, func(m *matchState) { m.MyChoice = choice })
+	a.log.Info("chose", slog.String("match_id", in.MatchID), slog.String("opponent_id", call.OpponentID),
+		slog.String("choice", string(choice)), slog.Duration("took", a.cfg.Now().Sub(now)))
+	return &leaguesdk.ChooseParityResponse{
+		Envelope:     a.reply(leaguesdk.MsgChooseParityResponse, in.ConversationID),
+		MatchID:      in.MatchID,
+		PlayerID:     call.PlayerID,
+		ParityChoice: choice,
+	}, nil
+}
+
+func (a *Agent) parityDecision(call ParityCall) decision {
+	asString := func(s Strategy) func(ctx context.Context) (string, error) {
+		return func(ctx context.Context) (string, error) {
+			p, err := s.ChooseParity(ctx, call)
+			return string(p), err
+		}
+	}
+	return decision{
+		what:     "parity",
+		matchID:  call.MatchID,
+		deadline: call.Deadline,
+		primary:  asString(a.cfg.Strategy),
+		fallback: asString(a.cfg.Fallback),
+		valid:    func(s string) bool { return leaguesdk.Parity(s).Valid() },
+		last:     func() string { return string(a.lastResortParity()) },
+	}
+}
+
+// lastResortParity is the choice that cannot fail: random, or Even when
+// even the random source fails.
+func (a *Agent) lastResortParity() leaguesdk.Parity {
+	p, err := randomParity(a.cfg.Rand)
+	if err != nil {
+		return leaguesdk.Even
+	}
+	return p
+}
+
+func (a *Agent) onMove(ctx context.Context, in *leaguesdk.GameMoveCall) (*leaguesdk.GameMoveResponse, error) {
+	now := a.cfg.Now()
+	st := a.updateMatch(in.MatchID, func(m *matchState) {
+		m.merge(matchState{GameType: in.GameType, PlayerID: in.PlayerID})
+	})
+	opts := in.MoveRequest.ValidOptions
+	call := MoveCall{
+		ParityCall:   a.parityCall(st, leaguesdk.PlayerRecord{}, a.deadline(in.Deadline, now)),
+		MoveType:     in.MoveRequest.MoveType,
+		ValidOptions: slices.Clone(opts),
+		Context:      in.MoveRequest.Context,
+	}
+	// Even/odd through the generic call is answered by the parity strategy.
+	parity := in.GameType == leaguesdk.GameEvenOdd && (len(opts) == 0 || slices.Contains(opts, string(leaguesdk.Even)) || slices.Contains(opts, string(leaguesdk.Odd)))
+	if len(opts) == 0 && !parity {
+		if _, ok := a.cfg.Strategy.(Mover); !ok {
+			return nil, leaguesdk.NewError(leaguesdk.CodeInvalidChoice,
+				"move call for game %q lists no valid_options, and the player has no Mover for it", in.GameType)
+		}
+	}
+	valid := func(s string) bool {
+		if len(opts) > 0 {
+			return slices.Contains(opts, s)
+		}
+		if parity {
+			return leaguesdk.Parity(s).Valid()
+		}
+		return s != ""
+	}
+	randomOption := func(context.Context) (string, error) {
+		if len(opts) == 0 {
+			p, err := randomParity(a.cfg.Rand)
+			return string(p), err
+		}
+		i, err := randomIndex(a.cfg.Rand, len(opts))
+		if err != nil {
+			return "", err
+		}
+		return opts[i], nil
+	}
+	d := decision{what: "move", matchID: in.MatchID, deadline: call.Deadline, valid: valid,
+		primary: randomOption, fallback: randomOption}
+	if parity {
+		pd := a.parityDecision(call.ParityCall)
+		d.primary, d.fallback = pd.primary, pd.fallback
+	}
+	if m, ok := a.cfg.Strategy.(Mover); ok {
+		d.primary = func(ctx context.Context) (string, error) { return m.Move(ctx, call) }
+	}
+	d.last = func() string {
+		if s, err := randomOption(ctx); err == nil && s != "" {
+			return s
+		}
+		if len(opts) > 0 {
+			return opts[0]
+		}
+		return string(leaguesdk.Even)
+	}
+	choice := a.decide(ctx, d)
+	if parity {
+		a.updateMatch(in.MatchID, func(m *matchState) { m.MyChoice = leaguesdk.Parity(choice) })
+	}
+	a.log.Info("moved", slog.String("match_id", in.MatchID), slog.String("game_type", in.GameType), slog.String("choice", choice))
+	return &leaguesdk.GameMoveResponse{
+		Envelope: a.reply(leaguesdk.MsgGameMoveResponse, in.ConversationID),
+		MatchID:  in.MatchID,
+		PlayerID: call.PlayerID,
+		GameType: in.GameType,
+		MoveData: leaguesdk.MoveData{MoveType: in.MoveRequest.MoveType, Choice: choice},
+	}, nil
+}
+
+// sameID reports whether two player ids name the same player, reading
+// "player:P01" as "P01".
+func sameID(x, y string) bool {
+	if x == "" || y == "" {
+		return false
+	}
+	_, xi := leaguesdk.SplitSender(x)
+	_, yi := leaguesdk.SplitSender(y)
+	return x == y || xi == yi
+}
+
+// resultFor reads a game result from player me's point of view.
+func resultFor(me string, r leaguesdk.GameResult) Result {
+	won := sameID(string(r.WinnerPlayerID), me)
+	switch {
+	case r.Status == leaguesdk.ResultDraw:
+		return Draw
+	case won:
+		return Win
+	case r.Status == leaguesdk.ResultTechnicalLoss:
+		return TechnicalLoss
+	}
+	return Loss
+}
+
+// recordOf builds the history record of a GAME_OVER for player me.
+func recordOf(me string, st matchState, in *leaguesdk.GameOver, leagueID string, now time.Time) MatchRecord {
+	r := in.GameResult
+	rec := MatchRecord{
+		MatchID: in.MatchID, LeagueID: leagueID, RoundID: st.RoundID, GameType: in.GameType,
+		OpponentID: st.OpponentID, Role: st.Role, Result: resultFor(me, r), MyChoice: st.MyChoice,
+		DrawnNumber: r.DrawnNumber, NumberParity: r.NumberParity, Reason: r.Reason, FinishedAt: leaguesdk.FormatTime(now),
+	}
+	if rec.GameType == "" {
+		rec.GameType = st.GameType
+	}
+	// The referee's record of the choices wins over what the player
+	// remembers; choices are keyed by player id.
+	for id, c := range r.Choices {
+		if sameID(id, me) {
+			rec.MyChoice = c
+		} else if rec.OpponentID == "" || sameID(id, rec.OpponentID) {
+			_, rec.OpponentID = leaguesdk.SplitSender(id)
+			rec.OpponentChoice = c
+		}
+	}
+	if rec.OpponentID == "" && r.WinnerPlayerID != "" && !sameID(string(r.WinnerPlayerID), me) {
+		rec.OpponentID = string(r.WinnerPlayerID)
+	}
+	if rec.NumberParity == "" && rec.DrawnNumber > 0 {
+		rec.NumberParity = leaguesdk.ParityOf(rec.DrawnNumber)
+	}
+	return rec
+}
+
+func (a *Agent) onGameOver(ctx context.Context, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
+	st := a.takeMatch(in.MatchID)
+	me := a.me(st.PlayerID)
+	if me == "" {
+		a.log.Warn("GAME_OVER for a player that does not know its id; not recorded", slog.String("match_id", in.MatchID))
+		return a.ack(in, in.MatchID), nil
+	}
+	leagueID := a.LeagueID()
+	if leagueID == "" {
+		leagueID = st.LeagueID
+	}
+	if a.history.has(leagueID, in.MatchID) {
+		a.log.Info("repeated GAME_OVER ignored", slog.String("match_id", in.MatchID))
+		return a.ack(in, in.MatchID), nil
+	}
+	now := a.cfg.Now()
+	rec := recordOf(me, st, in, leagueID, now)
+	added, err := a.history.add(rec, now)
+	if err != nil {
+		a.log.Error("history not saved", slog.String("match_id", in.MatchID), slog.String("error", err.Error()))
+	}
+	if added {
+		a.log.Info("match over", slog.String("match_id", in.MatchID), slog.String("opponent_id", rec.OpponentID),
+			slog.String("result", string(rec.Result)), slog.String("my_choice", string(rec.MyChoice)),
+			slog.String("opponent_choice", string(rec.OpponentChoice)), slog.Int("drawn_number", rec.DrawnNumber))
+		if l, ok := a.cfg.Strategy.(Learner); ok {
+			a.notify(ctx, "Learn", func(ctx context.Context) { l.Learn(ctx, rec) })
+		}
+	}
+	return a.ack(in, in.MatchID), nil
+}
+
+func (a *Agent) onGameError(ctx context.Context, in *leaguesdk.GameError) (*leaguesdk.Ack, error) {
+	a.log.Warn("game error from referee", slog.String("match_id", in.MatchID), slog.String("code", string(in.ErrorCode)),
+		slog.String("description", in.ErrorDescription), slog.Int("retry_count", in.RetryCount), slog.Int("max_retries", in.MaxRetries))
+	return a.ack(in, in.MatchID), nil
+}
+
+// checkManager logs a broadcast that does not carry the player's own
+// token. It does not refuse it: the message may come from a manager of
+// another implementation, and refusing gains the player nothing.
+func (a *Agent) checkManager(env *leaguesdk.Envelope) {
+	id, token := a.credentials()
+	if id != "" && token != "" && !leaguesdk.TokensEqual(env.AuthToken, token) {
+		a.log.Warn("manager broadcast without this player's token", slog.String("message_type", string(env.MessageType)),
+			slog.String("sender", env.Sender))
+	}
+}
+
+func (a *Agent) onRound(ctx context.Context, in *leaguesdk.RoundAnnouncement) (*leaguesdk.Ack, error) {
+	a.checkManager(&in.Envelope)
+	me := a.ID()
+	mine := 0
+	for _, m := range in.Matches {
+		var role leaguesdk.Role
+		var opp string
+		switch {
+		case me == "":
+			continue
+		case sameID(m.PlayerAID, me):
+			role, opp = leaguesdk.PlayerA, m.PlayerBID
+		case sameID(m.PlayerBID, me):
+			role, opp = leaguesdk.PlayerB, m.PlayerAID
+		default:
+			continue
+		}
+		mine++
+		a.updateMatch(m.MatchID, func(st *matchState) {
+			st.merge(matchState{LeagueID: in.LeagueID, RoundID: int(in.RoundID), GameType: m.GameType, OpponentID: opp, Role: role})
+		})
+	}
+	a.log.Info("round announced", slog.Int("round_id", int(in.RoundID)), slog.Int("matches", len(in.Matches)), slog.Int("mine", mine))
+	return a.ack(in, ""), nil
+}
+
+func (a *Agent) onStandings(ctx context.Context, in *leaguesdk.LeagueStandingsUpdate) (*leaguesdk.Ack, error) {
+	a.checkManager(&in.Envelope)
+	a.observe(ctx, int(in.RoundID), in.Standings)
+	a.log.Info("standings updated", slog.Int("round_id", int(in.RoundID)), slog.Int("rows", len(in.Standings)))
+	return a.ack(in, ""), nil
+}
+
+// observe keeps the latest table and passes it to a StandingsObserver.
+func (a *Agent) observe(ctx context.Context, round int, table []leaguesdk.StandingRow) {
+	table = slices.Clone(table)
+	a.mu.Lock()
+	a.standings, a.lastRound = table, round
+	a.mu.Unlock()
+	if o, ok := a.cfg.Strategy.(StandingsObserver); ok {
+		a.notify(ctx, "ObserveStandings", func(ctx context.Context) { o.ObserveStandings(ctx, round, slices.Clone(table)) })
+	}
+}
+
+func (a *Agent) onRoundCompleted(ctx context.Context, in *leaguesdk.RoundCompleted) (*leaguesdk.Ack, error) {
+	a.checkManager(&in.Envelope)
+	next := slog.String("next_round_id", "none")
+	if in.NextRoundID != nil {
+		next = slog.Int("next_round_id", int(*in.NextRoundID))
+	}
+	a.log.Info("round completed", slog.Int("round_id", int(in.RoundID)), next)
+	return a.ack(in, ""), nil
+}
+
+func (a *Agent) onLeagueCompleted(ctx context.Context, in *leaguesdk.LeagueCompleted) (*leaguesdk.Ack, error) {
+	a.checkManager(&in.Envelope)
+	champion := ""
+	if in.Champion != nil {
+		champion = in.Champion.PlayerID
+	}
+	a.mu.Lock()
+	round := a.lastRound
+	a.mu.Unlock()
+	if len(in.FinalStandings) > 0 {
+		a.observe(ctx, round, in.FinalStandings)
+	}
+	s := a.History().Stats()
+	a.log.Info("league completed", slog.String("champion", champion), slog.Int("wins", s.Wins),
+		slog.Int("draws", s.Draws), slog.Int("losses", s.Losses), slog.Int("points", s.Points))
+	return a.ack(in, ""), nil
+}
+
+// playerState is the answer of get_player_state.
+type playerState struct {
+	PlayerID    string                  `json:"player_id"`
+	DisplayName string                  `json:"display_name"`
+	Registered  bool                    `json:"registered"`
+	LeagueID    string                  `json:"league_id,omitempty"`
+	Endpoint    string                  `json:"contact_endpoint,omitempty"`
+	Stats       Stats                   `json:"stats"`
+	Active      []matchState            `json:"active_matches"`
+	Standings   []leaguesdk.StandingRow `json:"standings,omitempty"`
+	Matches     []MatchRecord           `json:"matches"`
+}
+
+// stateQuery is the request of get_player_state. It is read without
+// validation so that a debugging call with empty params is answered.
+type stateQuery struct {
+	ConversationID string `json:"conversation_id"`
+}
+
+func (a *Agent) onState(ctx context.Context, in *stateQuery) (*leaguesdk.StateResponse, error) {
+	h := a.History()
+	a.mu.Lock()
+	st := playerState{PlayerID: a.id, DisplayName: a.cfg.Name, Registered: a.id != "", LeagueID: a.leagueID,
+		Endpoint: a.endpoint, Stats: h.Stats(), Active: []matchState{}, Standings: a.standings, Matches: h.Matches()}
+	for _, m := range a.matches {
+		st.Active = append(st.Active, *m)
+	}
+	a.mu.Unlock()
+	slices.SortFunc(st.Active, func(x, y matchState) int { return strings.Compare(x.MatchID, y.MatchID) })
+	if st.Matches == nil {
+		st.Matches = []MatchRecord{}
+	}
+	raw, err := json.Marshal(st)
+	if err != nil {
+		return nil, err
+	}
+	return &leaguesdk.StateResponse{Envelope: a.reply(leaguesdk.MsgStateResponse, in.ConversationID), State: raw}, nil
+}

@@ -1,0 +1,280 @@
+package player
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentleague/league/internal/atomicfile"
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// Result is the outcome of a match from this player's point of view.
+type Result string
+
+// The outcomes a player records.
+const (
+	Win  Result = "WIN"
+	Loss Result = "LOSS"
+	Draw Result = "DRAW"
+	// TechnicalLoss is a loss by failing to answer in time, declining,
+	// or any other fault the referee charged to this player (also when both
+	// players failed).
+	TechnicalLoss Result = "TECHNICAL_LOSS"
+)
+
+// Points returns the league points of the result: 3 for a win, 1 for a
+// draw, 0 otherwise.
+func (r Result) Points() int {
+	switch r {
+	case Win:
+		return 3
+	case Draw:
+		return 1
+	}
+	return 0
+}
+
+// MatchRecord is one finished match in a player's history, as stored in
+// data/players/<player_id>/history.json.
+type MatchRecord struct {
+	MatchID    string         `json:"match_id"`
+	LeagueID   string         `json:"league_id,omitempty"`
+	RoundID    int            `json:"round_id,omitempty"`
+	GameType   string         `json:"game_type,omitempty"`
+	OpponentID string         `json:"opponent_id"`
+	Role       leaguesdk.Role `json:"role_in_match,omitempty"`
+	Result     Result         `json:"result"`
+	// MyChoice and OpponentChoice are the choices the referee reported
+	// (MyChoice falls back to what this player answered); empty when a
+	// player made none.
+	MyChoice       leaguesdk.Parity `json:"my_choice,omitempty"`
+	OpponentChoice leaguesdk.Parity `json:"opponent_choice,omitempty"`
+	// DrawnNumber and NumberParity are zero when no number was drawn.
+	DrawnNumber  int              `json:"drawn_number,omitempty"`
+	NumberParity leaguesdk.Parity `json:"number_parity,omitempty"`
+	Reason       string           `json:"reason,omitempty"`
+	// FinishedAt is when this player learned the result (UTC, RFC 3339).
+	FinishedAt string `json:"finished_at,omitempty"`
+}
+
+// Stats sums up a history. Losses include technical losses, which are also
+// counted on their own.
+type Stats struct {
+	TotalMatches    int `json:"total_matches"`
+	Wins            int `json:"wins"`
+	Losses          int `json:"losses"`
+	Draws           int `json:"draws"`
+	TechnicalLosses int `json:"technical_losses"`
+	Points          int `json:"points"`
+}
+
+// History is a read-only snapshot of a player's finished matches, oldest
+// first. The zero value is an empty history. Values are cheap to copy and
+// safe to share between goroutines.
+type History struct {
+	matches []MatchRecord
+}
+
+// NewHistory returns a history of the given records, for instance to test
+// a strategy without an Agent.
+func NewHistory(records ...MatchRecord) History {
+	return History{matches: slices.Clone(records)}
+}
+
+// Matches returns a copy of the records, oldest first.
+func (h History) Matches() []MatchRecord { return slices.Clone(h.matches) }
+
+// Len returns the number of records.
+func (h History) Len() int { return len(h.matches) }
+
+// Stats sums up the records.
+func (h History) Stats() Stats {
+	var s Stats
+	for _, m := range h.matches {
+		s.TotalMatches++
+		switch m.Result {
+		case Win:
+			s.Wins++
+		case Draw:
+			s.Draws++
+		case Loss:
+			s.Losses++
+		case TechnicalLoss:
+			s.Losses++
+			s.TechnicalLosses++
+		}
+		s.Points += m.Result.Points()
+	}
+	return s
+}
+
+// Against returns the matches played against opponentID.
+func (h History) Against(opponentID string) History {
+	var out []MatchRecord
+	for _, m := range h.matches {
+		if m.OpponentID == opponentID {
+			out = append(out, m)
+		}
+	}
+	return History{matches: out}
+}
+
+// OpponentChoices counts the parities the opponents of these matches chose.
+// Matches where the opponent made no choice are not counted.
+func (h History) OpponentChoices() (even, odd int) {
+	for _, m := range h.matches {
+		switch m.OpponentChoice {
+		case leaguesdk.Even:
+			even++
+		case leaguesdk.Odd:
+			odd++
+		}
+	}
+	return even, odd
+}
+
+// OpponentMostly returns the parity the opponents of these matches chose
+// more often, or "" when there is no choice on record or it is a tie.
+func (h History) OpponentMostly() leaguesdk.Parity {
+	even, odd := h.OpponentChoices()
+	switch {
+	case even > odd:
+		return leaguesdk.Even
+	case odd > even:
+		return leaguesdk.Odd
+	}
+	return ""
+}
+
+// historySchemaVersion is the schema_version of history.json.
+const historySchemaVersion = "1.0.0"
+
+// historyFile is the JSON form of data/players/<player_id>/history.json.
+type historyFile struct {
+	SchemaVersion string        `json:"schema_version"`
+	LastUpdated   string        `json:"last_updated"`
+	PlayerID      string        `json:"player_id"`
+	DisplayName   string        `json:"display_name,omitempty"`
+	Stats         Stats         `json:"stats"`
+	Matches       []MatchRecord `json:"matches"`
+}
+
+// historyStore keeps a player's history in memory and, once the player's id
+// is known, in its history file. Records are keyed by league and match, so
+// a repeated GAME_OVER is recorded once.
+type historyStore struct {
+	mu      sync.Mutex
+	path    string // "" until the player id is known
+	id      string
+	name    string
+	matches []MatchRecord
+	seen    map[[2]string]bool
+}
+
+// historyPath returns where the history of playerID lives under dataRoot.
+func historyPath(dataRoot, playerID string) string {
+	return filepath.Join(dataRoot, "data", "players", safeFileName(playerID), "history.json")
+}
+
+// safeFileName keeps an id given by a manager from escaping its directory.
+func safeFileName(id string) string {
+	s := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, id)
+	if s == "" || strings.Trim(s, ".") == "" {
+		return "_" + s
+	}
+	return s
+}
+
+// open binds the store to the history file of playerID, loading the
+// records already there; records gathered before are kept after them.
+func (s *historyStore) open(dataRoot, playerID, displayName string, now time.Time) error {
+	path := historyPath(dataRoot, playerID)
+	var f historyFile
+	err := atomicfile.ReadJSON(path, &f)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("player: load history: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pending := s.matches
+	s.path, s.id, s.name = path, playerID, displayName
+	s.matches, s.seen = nil, map[[2]string]bool{}
+	for _, m := range append(f.Matches, pending...) {
+		s.addLocked(m)
+	}
+	if len(pending) > 0 {
+		return s.saveLocked(now)
+	}
+	return nil
+}
+
+func (s *historyStore) addLocked(m MatchRecord) bool {
+	if s.seen == nil {
+		s.seen = map[[2]string]bool{}
+	}
+	k := [2]string{m.LeagueID, m.MatchID}
+	if s.seen[k] {
+		return false
+	}
+	s.seen[k] = true
+	s.matches = append(s.matches, m)
+	return true
+}
+
+// add records m unless a record of the same league and match exists, and
+// saves the file. It reports whether m was new.
+func (s *historyStore) add(m MatchRecord, now time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.addLocked(m) {
+		return false, nil
+	}
+	return true, s.saveLocked(now)
+}
+
+func (s *historyStore) has(leagueID, matchID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seen[[2]string{leagueID, matchID}]
+}
+
+func (s *historyStore) saveLocked(now time.Time) error {
+	if s.path == "" {
+		return nil
+	}
+	h := History{matches: s.matches}
+	f := historyFile{
+		SchemaVersion: historySchemaVersion,
+		LastUpdated:   leaguesdk.FormatTime(now),
+		PlayerID:      s.id,
+		DisplayName:   s.name,
+		Stats:         h.Stats(),
+		Matches:       s.matches,
+	}
+	if f.Matches == nil {
+		f.Matches = []MatchRecord{}
+	}
+	if err := atomicfile.WriteJSON(s.path, f); err != nil {
+		return fmt.Errorf("player: save history: %w", err)
+	}
+	return nil
+}
+
+// snapshot returns the history as it is now. The slice is capped so that
+// later appends never show through it.
+func (s *historyStore) snapshot() History {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return History{matches: s.matches[:len(s.matches):len(s.matches)]}
+}

@@ -1,0 +1,196 @@
+package player_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player"
+)
+
+// learner records what the agent teaches it.
+type learner struct {
+	player.Strategy
+	mu      sync.Mutex
+	learned []player.MatchRecord
+	tables  [][]leaguesdk.StandingRow
+}
+
+func (l *learner) Learn(_ context.Context, m player.MatchRecord) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.learned = append(l.learned, m)
+}
+
+func (l *learner) ObserveStandings(_ context.Context, _ int, table []leaguesdk.StandingRow) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.tables = append(l.tables, table)
+}
+
+func (l *learner) snapshot() ([]player.MatchRecord, [][]leaguesdk.StandingRow) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]player.MatchRecord(nil), l.learned...), append([][]leaguesdk.StandingRow(nil), l.tables...)
+}
+
+func TestHistoryIsRecordedOnceAndSurvivesRestart(t *testing.T) {
+	dataRoot := t.TempDir()
+	m := startManager(t, &testManager{})
+	l := &learner{Strategy: always(leaguesdk.Even)}
+	a, _, stop := startAgent(t, player.Config{League: m.URL, DataRoot: dataRoot, Strategy: l})
+	<-a.Registered()
+
+	// Match 1: invited, chose even, won.
+	call(t, a, leaguesdk.MethodHandleGameInvitation, invitation("R1M1", "P01", "P02", leaguesdk.PlayerA), new(leaguesdk.GameJoinAck))
+	call(t, a, leaguesdk.MethodChooseParity, parityCall("R1M1", "P01", "P02", 5*time.Second), new(leaguesdk.ChooseParityResponse))
+	over := gameOver("R1M1", "P01", 8, map[string]leaguesdk.Parity{"P01": leaguesdk.Even, "P02": leaguesdk.Odd})
+	var ack leaguesdk.Ack
+	call(t, a, leaguesdk.MethodNotifyMatchResult, over, &ack)
+	if ack.MessageType != leaguesdk.MsgAck || ack.Status != leaguesdk.AckOK || ack.AuthToken != playerToken || ack.MatchID != "R1M1" {
+		t.Fatalf("ack = %+v", ack)
+	}
+	// The same GAME_OVER again must not count twice.
+	call(t, a, leaguesdk.MethodNotifyMatchResult, over, &ack)
+	// Match 2: never invited, never asked; lost by a technical loss.
+	tl := gameOver("R2M1", "P03", 0, map[string]leaguesdk.Parity{"P03": leaguesdk.Odd})
+	tl.GameResult.Status = leaguesdk.ResultTechnicalLoss
+	tl.GameResult.NumberParity = ""
+	call(t, a, leaguesdk.MethodNotifyMatchResult, tl, &ack)
+	// Match 3: a draw.
+	call(t, a, leaguesdk.MethodNotifyMatchResult, gameOver("R3M1", "", 3, map[string]leaguesdk.Parity{"P01": leaguesdk.Odd, "P04": leaguesdk.Odd}), &ack)
+
+	want := []player.MatchRecord{
+		{MatchID: "R1M1", LeagueID: testLeague, RoundID: 1, GameType: leaguesdk.GameEvenOdd, OpponentID: "P02", Role: leaguesdk.PlayerA,
+			Result: player.Win, MyChoice: leaguesdk.Even, OpponentChoice: leaguesdk.Odd, DrawnNumber: 8, NumberParity: leaguesdk.Even},
+		{MatchID: "R2M1", LeagueID: testLeague, GameType: leaguesdk.GameEvenOdd, OpponentID: "P03", Result: player.TechnicalLoss,
+			OpponentChoice: leaguesdk.Odd},
+		{MatchID: "R3M1", LeagueID: testLeague, GameType: leaguesdk.GameEvenOdd, OpponentID: "P04", Result: player.Draw,
+			MyChoice: leaguesdk.Odd, OpponentChoice: leaguesdk.Odd, DrawnNumber: 3, NumberParity: leaguesdk.Odd},
+	}
+	check := func(t *testing.T, h player.History) {
+		t.Helper()
+		got := h.Matches()
+		if len(got) != len(want) {
+			t.Fatalf("history has %d matches, want %d: %+v", len(got), len(want), got)
+		}
+		for i := range want {
+			g := got[i]
+			if g.FinishedAt == "" {
+				t.Errorf("match %d has no finished_at", i)
+			}
+			g.FinishedAt = ""
+			if g != want[i] {
+				t.Errorf("match %d = %+v\nwant %+v", i, g, want[i])
+			}
+		}
+		s := h.Stats()
+		if s != (player.Stats{TotalMatches: 3, Wins: 1, Losses: 1, Draws: 1, TechnicalLosses: 1, Points: 4}) {
+			t.Errorf("stats = %+v", s)
+		}
+	}
+	check(t, a.History())
+	if learned, _ := l.snapshot(); len(learned) != 3 || learned[0].MatchID != "R1M1" || learned[0].Result != player.Win {
+		t.Fatalf("learned %+v, want each match once", learned)
+	}
+
+	// The file of the data layer.
+	raw, err := os.ReadFile(filepath.Join(dataRoot, "data", "players", "P01", "history.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		SchemaVersion string           `json:"schema_version"`
+		LastUpdated   string           `json:"last_updated"`
+		PlayerID      string           `json:"player_id"`
+		Stats         map[string]int   `json:"stats"`
+		Matches       []map[string]any `json:"matches"`
+	}
+	if err := json.Unmarshal(raw, &file); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := leaguesdk.ParseTime(file.LastUpdated); err != nil || file.SchemaVersion != "1.0.0" || file.PlayerID != "P01" ||
+		file.Stats["total_matches"] != 3 || file.Stats["wins"] != 1 || len(file.Matches) != 3 ||
+		file.Matches[0]["my_choice"] != "even" || file.Matches[0]["opponent_choice"] != "odd" || file.Matches[0]["drawn_number"] != 8.0 {
+		t.Fatalf("history.json = %s", raw)
+	}
+
+	// Restart: a new agent on the same data root, registered as P01 again,
+	// knows its past.
+	stop()
+	seen := make(chan player.History, 1)
+	b := runAgent(t, player.Config{League: m.URL, DataRoot: dataRoot, Strategy: player.StrategyFunc(
+		func(_ context.Context, c player.ParityCall) (leaguesdk.Parity, error) {
+			seen <- c.History
+			return leaguesdk.Even, nil
+		})})
+	check(t, b.History())
+	call(t, b, leaguesdk.MethodChooseParity, parityCall("R4M1", "P01", "P02", 5*time.Second), new(leaguesdk.ChooseParityResponse))
+	h := <-seen
+	check(t, h)
+	if even, odd := h.Against("P02").OpponentChoices(); even != 0 || odd != 1 {
+		t.Fatalf("opponent P02 chose even %d, odd %d times", even, odd)
+	}
+	// A GAME_OVER repeated after the restart is still not counted twice.
+	call(t, b, leaguesdk.MethodNotifyMatchResult, over, &ack)
+	check(t, b.History())
+}
+
+func TestResultIsReadFromThePlayersPointOfView(t *testing.T) {
+	m := startManager(t, &testManager{})
+	a := runAgent(t, player.Config{League: m.URL})
+	tests := []struct {
+		status leaguesdk.ResultStatus
+		winner string
+		want   player.Result
+	}{
+		{leaguesdk.ResultWin, "P01", player.Win},
+		{leaguesdk.ResultWin, "player:P01", player.Win},
+		{leaguesdk.ResultWin, "P02", player.Loss},
+		{leaguesdk.ResultDraw, "", player.Draw},
+		{leaguesdk.ResultTechnicalLoss, "P01", player.Win},
+		{leaguesdk.ResultTechnicalLoss, "P02", player.TechnicalLoss},
+		{leaguesdk.ResultTechnicalLoss, "", player.TechnicalLoss}, // both failed
+	}
+	for i, tc := range tests {
+		over := gameOver("M"+string(rune('A'+i)), tc.winner, 4, map[string]leaguesdk.Parity{"P01": "even", "P02": "odd"})
+		over.GameResult.Status = tc.status
+		call(t, a, leaguesdk.MethodNotifyMatchResult, over, new(leaguesdk.Ack))
+	}
+	got := a.History().Matches()
+	if len(got) != len(tests) {
+		t.Fatalf("%d records, want %d", len(got), len(tests))
+	}
+	for i, tc := range tests {
+		if got[i].Result != tc.want || got[i].OpponentID != "P02" {
+			t.Errorf("%s won by %q: recorded %s against %q, want %s", tc.status, tc.winner, got[i].Result, got[i].OpponentID, tc.want)
+		}
+	}
+}
+
+// TestUnreadableHistoryIsNotOverwritten: a history file that does not
+// decode is left for its owner to repair; the player plays on from memory.
+func TestUnreadableHistoryIsNotOverwritten(t *testing.T) {
+	dataRoot := t.TempDir()
+	path := filepath.Join(dataRoot, "data", "players", "P01", "history.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := startManager(t, &testManager{})
+	a := runAgent(t, player.Config{League: m.URL, DataRoot: dataRoot})
+	call(t, a, leaguesdk.MethodNotifyMatchResult, gameOver("R1M1", "P01", 2, map[string]leaguesdk.Parity{"P01": "even", "P02": "odd"}), new(leaguesdk.Ack))
+	if a.History().Len() != 1 {
+		t.Fatalf("history in memory has %d matches", a.History().Len())
+	}
+	if raw, _ := os.ReadFile(path); string(raw) != "{not json" {
+		t.Fatalf("unreadable history overwritten with %s", raw)
+	}
+}

@@ -1,0 +1,117 @@
+package player
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// RejectedError is the error Register and Run return when the manager
+// refuses the player: a REJECTED registration, or a protocol error answered
+// to the registration request. Use errors.As to get it.
+type RejectedError struct {
+	// Reason is the manager's reason, as sent.
+	Reason string
+	// Code is the catalog code of a refusal answered as a protocol error
+	// ("" for a REJECTED response).
+	Code leaguesdk.Code
+	// Err is the protocol error, if the refusal was one.
+	Err error
+}
+
+// Error implements the error interface.
+func (e *RejectedError) Error() string {
+	reason := e.Reason
+	if reason == "" {
+		reason = "no reason given"
+	}
+	return "player: registration rejected by the league manager: " + reason
+}
+
+// Unwrap returns the protocol error of the refusal, if any.
+func (e *RejectedError) Unwrap() error { return e.Err }
+
+// Register registers the player with the manager, retrying every
+// Config.RegisterRetry while the manager cannot be reached, until it is
+// accepted (Registered is closed, the history is loaded), refused (a
+// *RejectedError), or ctx ends. Run calls it; call it yourself only when
+// you serve Handler in your own server. Registering an agent that is
+// registered already does nothing.
+func (a *Agent) Register(ctx context.Context) error {
+	if a.ID() != "" {
+		return nil
+	}
+	endpoint := a.Endpoint()
+	if endpoint == "" {
+		return errors.New("player: no contact endpoint to register: set Config.Endpoint or use Run")
+	}
+	req := &leaguesdk.LeagueRegisterRequest{
+		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterRequest, a.sender(), "", "", a.cfg.Now()),
+		PlayerMeta: leaguesdk.PlayerMeta{
+			DisplayName:     a.cfg.Name,
+			Version:         a.cfg.Version,
+			GameTypes:       a.cfg.GameTypes,
+			ContactEndpoint: endpoint,
+			ProtocolVersion: leaguesdk.ProtocolVersion,
+		},
+	}
+	a.log.LogAttrs(ctx, slog.LevelDebug, "sending", leaguesdk.MessageAttrs(req)...)
+	var resp leaguesdk.LeagueRegisterResponse
+	err := agentkit.RetryUntilUp(ctx, a.log, a.cfg.RegisterRetry, "registration", func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, a.cfg.RegistrationTimeout)
+		defer cancel()
+		resp = leaguesdk.LeagueRegisterResponse{}
+		return a.client.CallOnce(ctx, a.cfg.League, leaguesdk.MethodRegisterPlayer, req, &resp)
+	})
+	if err != nil {
+		var pe *leaguesdk.Error
+		if errors.As(err, &pe) && pe.Code != "" && !pe.Code.Retryable() && ctx.Err() == nil {
+			err = &RejectedError{Reason: pe.Message, Code: pe.Code, Err: err}
+			a.log.Error("registration refused", slog.String("error", err.Error()))
+			return err
+		}
+		return fmt.Errorf("player: register with %s: %w", a.cfg.League, err)
+	}
+	a.log.LogAttrs(ctx, slog.LevelDebug, "received", leaguesdk.MessageAttrs(&resp)...)
+	return a.registerReply(&resp)
+}
+
+// registerReply reads a registration response tolerantly: REGISTERED means
+// ACCEPTED, a missing token or league id is accepted, and a missing status
+// with a player id counts as acceptance.
+func (a *Agent) registerReply(resp *leaguesdk.LeagueRegisterResponse) error {
+	accepted := resp.Status.Accepted() || (resp.Status == "" && resp.PlayerID != "")
+	if !accepted {
+		reason := string(resp.Reason)
+		if resp.Status != leaguesdk.StatusRejected {
+			reason = strings.TrimSpace(fmt.Sprintf("unexpected registration status %q %s", resp.Status, reason))
+		}
+		err := &RejectedError{Reason: reason}
+		a.log.Error("registration rejected", slog.String("reason", reason))
+		return err
+	}
+	id := resp.PlayerID
+	if id == "" {
+		_, id = leaguesdk.SplitSender(leaguesdk.NameSender("player", a.cfg.Name))
+		a.log.Warn("registration reply names no player_id; using the display name", slog.String("player_id", id))
+	}
+	if resp.AuthToken == "" {
+		a.log.Warn("registration reply carries no auth_token; replies will carry none")
+	}
+	a.mu.Lock()
+	a.id, a.token, a.leagueID = id, resp.AuthToken, resp.LeagueID
+	a.mu.Unlock()
+	if err := a.history.open(a.cfg.DataRoot, id, a.cfg.Name, a.cfg.Now()); err != nil {
+		// The player can still play; it only plays without its memory.
+		a.log.Error("history not loaded", slog.String("error", err.Error()))
+	}
+	a.regOnce.Do(func() { close(a.registered) })
+	a.log.Info("registered", slog.String("player_id", id), slog.String("league_id", resp.LeagueID),
+		slog.Int("history_matches", a.history.snapshot().Len()))
+	return nil
+}
