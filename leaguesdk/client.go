@@ -271,7 +271,7 @@ func (c *Client) withFallback(ctx context.Context, endpoint, method string, msgT
 
 // formRefused reports whether err says the peer did not understand the
 // request's form: method not found, invalid params, HTTP 400, 404, 405 or
-// 422, or a missing-field error.
+// 422, or a missing-field error it answered.
 func formRefused(err error) bool {
 	var rpc *RPCError
 	if errors.As(err, &rpc) && (rpc.Code == RPCMethodNotFound || rpc.Code == RPCInvalidParams || rpc.Code == RPCInvalidRequest) {
@@ -282,7 +282,9 @@ func formRefused(err error) bool {
 		h.status == http.StatusMethodNotAllowed || h.status == http.StatusUnprocessableEntity) {
 		return true
 	}
-	return CodeOf(err) == CodeMissingRequiredField
+	// A validation error the peer answered (E003 in a JSON-RPC error) means
+	// it read the request differently; a reply we cannot read does not.
+	return CodeOf(err) == CodeMissingRequiredField && errors.As(err, &rpc)
 }
 
 type httpStatusError struct{ status int }

@@ -616,11 +616,12 @@ func TestClientErrorReplies(t *testing.T) {
 		// no retries, but each other wire form is tried once.
 		{"plain 400", 400, func(id string) string { return "bad request" }, "", 4},
 		{"plain 403", 403, func(id string) string { return "forbidden" }, "", 1},
-		{"202 without a body", 202, func(id string) string { return "" }, leaguesdk.CodeMissingRequiredField, 4},
-		{"not JSON-RPC", 200, func(id string) string { return `{"hello":"world"}` }, leaguesdk.CodeMissingRequiredField, 4},
+		// Replies that cannot be read are not a refused form: one request.
+		{"202 without a body", 202, func(id string) string { return "" }, leaguesdk.CodeMissingRequiredField, 1},
+		{"not JSON-RPC", 200, func(id string) string { return `{"hello":"world"}` }, leaguesdk.CodeMissingRequiredField, 1},
 		{"reply does not decode", 200, func(id string) string {
 			return `{"jsonrpc":"2.0","id":` + id + `,"result":{"message_type":"CHOOSE_PARITY_RESPONSE","match_id":7}}`
-		}, leaguesdk.CodeMissingRequiredField, 4},
+		}, leaguesdk.CodeMissingRequiredField, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,152 @@
+// Command referee runs one Even/Odd League referee.
+//
+//	go run ./examples/referee -name "Referee Alpha" -port 8001
+//
+// Flags:
+//
+//	-port            port to listen on (8001)
+//	-host            host to listen on (127.0.0.1); use 0.0.0.0 with -endpoint to serve other machines
+//	-league          the league manager's endpoint (http://127.0.0.1:8000/mcp)
+//	-name            display name (default "Referee <port>")
+//	-max-concurrent  matches run at once (2)
+//	-join-timeout    deadline of each GAME_JOIN_ACK (5s)
+//	-move-timeout    deadline of each choice (30s)
+//	-retries         retries of a failed player call, each announced by a GAME_ERROR (3; 0 for none)
+//	-retry-delay     pause before each retry (2s)
+//	-grace           how long in-flight matches may finish on shutdown (30s)
+//	-endpoint        contact endpoint advertised to the manager (default http://<host>:<port>/mcp)
+//	-data            data root (./league-data)
+//
+// Human-readable log lines go to stderr. Once the manager has assigned the
+// referee id, JSON lines also go to <data>/logs/agents/<referee_id>.log.jsonl.
+// Each match is recorded in <data>/data/matches/<league_id>/<match_id>.json.
+//
+// SIGINT or SIGTERM stops the referee cleanly: it takes no new match, lets
+// the matches in progress finish (up to -grace) and reports them; a match
+// still running after that is marked ABORTED in its transcript and not
+// reported, so the manager gives it to another referee.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/referee"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stderr)
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "referee:", err)
+		os.Exit(1)
+	}
+}
+
+// run runs the referee until ctx ends.
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("referee", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	port := fs.Int("port", 8001, "port to listen on")
+	host := fs.String("host", "127.0.0.1", "host to listen on")
+	league := fs.String("league", "http://127.0.0.1:8000/mcp", "the league manager's endpoint")
+	name := fs.String("name", "", `display name (default "Referee <port>")`)
+	maxConcurrent := fs.Int("max-concurrent", referee.DefaultMaxConcurrentMatches, "matches run at once")
+	joinTimeout := fs.Duration("join-timeout", leaguesdk.DefaultJoinTimeout, "deadline of each GAME_JOIN_ACK")
+	moveTimeout := fs.Duration("move-timeout", leaguesdk.DefaultChoiceTimeout, "deadline of each choice")
+	retries := fs.Int("retries", referee.DefaultRetries, "retries of a failed player call (0 for none)")
+	retryDelay := fs.Duration("retry-delay", referee.DefaultRetryDelay, "pause before each retry")
+	grace := fs.Duration("grace", referee.DefaultShutdownGrace, "how long in-flight matches may finish on shutdown")
+	endpoint := fs.String("endpoint", "", "contact endpoint advertised to the manager (default http://<host>:<port>/mcp)")
+	dataRoot := fs.String("data", referee.DefaultDataRoot, "data root")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %v", fs.Args())
+	}
+	if *name == "" {
+		*name = "Referee " + strconv.Itoa(*port)
+	}
+	if *retries == 0 {
+		*retries = leaguesdk.NoRetries
+	}
+
+	file := &laterFile{}
+	defer file.Close()
+	log := agentkit.NewLogger(file, stderr, leaguesdk.NameSender("referee", *name), slog.LevelInfo)
+
+	ref, err := referee.New(referee.Config{
+		Name:                 *name,
+		League:               *league,
+		Addr:                 net.JoinHostPort(*host, strconv.Itoa(*port)),
+		Endpoint:             *endpoint,
+		MaxConcurrentMatches: *maxConcurrent,
+		JoinTimeout:          *joinTimeout,
+		MoveTimeout:          *moveTimeout,
+		Retries:              *retries,
+		RetryDelay:           *retryDelay,
+		ShutdownGrace:        *grace,
+		DataRoot:             *dataRoot,
+		Logger:               log,
+	})
+	if err != nil {
+		return err
+	}
+	go func() {
+		select {
+		case <-ref.Registered():
+			f, err := agentkit.OpenAgentLog(*dataRoot, ref.ID())
+			if err != nil {
+				log.Error("agent log not opened", slog.String("error", err.Error()))
+				return
+			}
+			file.Open(f)
+			log.Info("referee ready", slog.String("referee_id", ref.ID()), slog.String("endpoint", ref.Endpoint()),
+				slog.Int("max_concurrent_matches", *maxConcurrent))
+		case <-ctx.Done():
+		}
+	}()
+
+	log.Info("starting", slog.String("league", *league), slog.String("name", *name))
+	err = ref.Run(ctx)
+	log.Info("stopped")
+	return err
+}
+
+// laterFile is a log destination that drops what is written until a file
+// is opened (the file's name is the referee id, known after registration).
+type laterFile struct {
+	f atomic.Pointer[os.File]
+}
+
+func (l *laterFile) Write(b []byte) (int, error) {
+	if f := l.f.Load(); f != nil {
+		return f.Write(b)
+	}
+	return len(b), nil
+}
+
+// Open starts writing to f.
+func (l *laterFile) Open(f *os.File) { l.f.Store(f) }
+
+// Close closes the file, if one was opened.
+func (l *laterFile) Close() error {
+	if f := l.f.Swap(nil); f != nil {
+		return f.Close()
+	}
+	return nil
+}

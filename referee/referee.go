@@ -1,0 +1,422 @@
+package referee
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// Version is the referee software version declared at registration when
+// Config.Version is empty.
+const Version = "1.0.0"
+
+// Defaults of Config.
+const (
+	DefaultAddr                 = "127.0.0.1:8001"
+	DefaultMaxConcurrentMatches = 2
+	DefaultRetries              = 3
+	DefaultRetryDelay           = 2 * time.Second
+	DefaultRegisterRetry        = 2 * time.Second
+	DefaultShutdownGrace        = 30 * time.Second
+	DefaultDataRoot             = "./league-data"
+)
+
+// Config configures a Referee. The zero value of every field but Name and
+// League means the documented default.
+type Config struct {
+	// Name is the referee's display name (required).
+	Name string
+	// Version is the referee's software version. Default Version.
+	Version string
+	// League is the manager's endpoint, "http://127.0.0.1:8000/mcp" (required).
+	League string
+	// Addr is the address Run listens on when Listener is nil. Default
+	// DefaultAddr.
+	Addr string
+	// Listener, when set, is used by Run instead of listening on Addr.
+	Listener net.Listener
+	// Endpoint is the contact endpoint announced at registration. Default:
+	// the /mcp URL of the listener's address.
+	Endpoint string
+	// MaxConcurrentMatches is how many matches run at once; past it
+	// start_match is refused with E010 (retryable). Default 2.
+	MaxConcurrentMatches int
+	// JoinTimeout is the deadline of each GAME_INVITATION (its
+	// GAME_JOIN_ACK). Default 5 s.
+	JoinTimeout time.Duration
+	// MoveTimeout is the deadline of each CHOOSE_PARITY_CALL or
+	// GAME_MOVE_CALL; the call carries it as deadline. Default 30 s.
+	MoveTimeout time.Duration
+	// Retries is how many times a failed player call (an invitation
+	// without a valid GAME_JOIN_ACK in time, a move call without a valid
+	// choice in time) is retried, each retry announced by a GAME_ERROR
+	// with retry_count and max_retries. A decline is not retried. Default
+	// 3; leaguesdk.NoRetries (or any negative value) for none.
+	Retries int
+	// RetryDelay is the pause before each retry of a player call, and the
+	// first pause between report attempts (which then doubles, up to 30
+	// times RetryDelay). Default 2 s.
+	RetryDelay time.Duration
+	// GameOverTimeout is the deadline of GAME_OVER and GAME_ERROR
+	// notifications. Default 5 s.
+	GameOverTimeout time.Duration
+	// ReportTimeout is the deadline of each MATCH_RESULT_REPORT attempt;
+	// the report is retried until the manager acknowledges it or the
+	// referee stops. Default 10 s.
+	ReportTimeout time.Duration
+	// RegisterTimeout is the deadline of each registration attempt.
+	// Default 10 s.
+	RegisterTimeout time.Duration
+	// RegisterRetry is the pause between registration attempts while the
+	// manager is not up. Default 2 s.
+	RegisterRetry time.Duration
+	// ShutdownGrace is how long Run lets in-flight matches finish after its
+	// context ends. Default 30 s.
+	ShutdownGrace time.Duration
+	// DataRoot is the root of the data layer. Default DefaultDataRoot.
+	DataRoot string
+	// Games are the game types the referee runs. Default DefaultGames().
+	Games Games
+	// Logger receives the referee's log. Default: discard.
+	Logger *slog.Logger
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+	// Rand is the random source given to every game. Default crypto/rand.Reader.
+	Rand io.Reader
+	// HTTPClient, when set, carries the referee's calls to players and
+	// the manager. Default: a pooled client of leaguesdk.
+	HTTPClient *http.Client
+}
+
+func (c *Config) withDefaults() error {
+	if strings.TrimSpace(c.Name) == "" {
+		return errors.New("referee: Config.Name is required")
+	}
+	if c.League == "" {
+		return errors.New("referee: Config.League (the manager's endpoint) is required")
+	}
+	if !leaguesdk.ValidEndpoint(c.League) {
+		return fmt.Errorf("referee: Config.League %q is not an http(s) URL", c.League)
+	}
+	if c.Endpoint != "" && !leaguesdk.ValidEndpoint(c.Endpoint) {
+		return fmt.Errorf("referee: Config.Endpoint %q is not an http(s) URL", c.Endpoint)
+	}
+	if c.Version == "" {
+		c.Version = Version
+	}
+	if c.Addr == "" {
+		c.Addr = DefaultAddr
+	}
+	if c.MaxConcurrentMatches <= 0 {
+		c.MaxConcurrentMatches = DefaultMaxConcurrentMatches
+	}
+	if c.JoinTimeout <= 0 {
+		c.JoinTimeout = leaguesdk.DefaultJoinTimeout
+	}
+	if c.MoveTimeout <= 0 {
+		c.MoveTimeout = leaguesdk.DefaultChoiceTimeout
+	}
+	switch {
+	case c.Retries == 0:
+		c.Retries = DefaultRetries
+	case c.Retries < 0:
+		c.Retries = 0
+	}
+	if c.RetryDelay <= 0 {
+		c.RetryDelay = DefaultRetryDelay
+	}
+	if c.GameOverTimeout <= 0 {
+		c.GameOverTimeout = leaguesdk.DefaultGameOverTimeout
+	}
+	if c.ReportTimeout <= 0 {
+		c.ReportTimeout = leaguesdk.DefaultReportTimeout
+	}
+	if c.RegisterTimeout <= 0 {
+		c.RegisterTimeout = leaguesdk.DefaultRegistrationTimeout
+	}
+	if c.RegisterRetry <= 0 {
+		c.RegisterRetry = DefaultRegisterRetry
+	}
+	if c.ShutdownGrace <= 0 {
+		c.ShutdownGrace = DefaultShutdownGrace
+	}
+	if c.DataRoot == "" {
+		c.DataRoot = DefaultDataRoot
+	}
+	if len(c.Games) == 0 {
+		c.Games = DefaultGames()
+	}
+	for t, r := range c.Games {
+		if t == "" || r == nil {
+			return fmt.Errorf("referee: Config.Games has an empty game type or nil rules (%q)", t)
+		}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Rand == nil {
+		c.Rand = rand.Reader
+	}
+	return nil
+}
+
+// Referee runs matches for a league manager: it registers, accepts
+// start_match from the manager within its capacity, runs each match as the
+// state machine of the protocol and reports each result exactly once.
+type Referee struct {
+	cfg    Config
+	log    *slog.Logger
+	srv    *leaguesdk.Server
+	client *leaguesdk.Client // calls to players
+	// manager carries calls to the manager. Its circuit breaker is off:
+	// reports have their own backoff, and a burst of slow reports must not
+	// hold every other report back for the breaker's whole open period.
+	manager *leaguesdk.Client
+	hub     hub
+
+	// base is the context of every match; Shutdown cancels it when the
+	// grace period ends.
+	base   context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	registered chan struct{}
+
+	mu       sync.Mutex
+	id       string
+	token    string
+	leagueID string
+	endpoint string
+	draining bool
+	active   int
+	matches  map[string]*match // league_id/match_id → match
+}
+
+// New returns a Referee configured by cfg, or an error naming what is
+// wrong with cfg.
+func New(cfg Config) (*Referee, error) {
+	if err := cfg.withDefaults(); err != nil {
+		return nil, err
+	}
+	r := &Referee{
+		cfg:        cfg,
+		log:        cfg.Logger,
+		registered: make(chan struct{}),
+		matches:    map[string]*match{},
+		endpoint:   cfg.Endpoint,
+	}
+	r.base, r.cancel = context.WithCancel(context.Background())
+	r.client = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient,
+		MaxIdleConnsPerHost: 2 * cfg.MaxConcurrentMatches, Logger: cfg.Logger})
+	r.manager = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient,
+		MaxIdleConnsPerHost: cfg.MaxConcurrentMatches, Logger: cfg.Logger,
+		Breaker: leaguesdk.BreakerPolicy{Disabled: true}})
+	r.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{Name: "league-referee", Version: cfg.Version,
+		Sender: r.sender, ErrorType: leaguesdk.MsgGameError, Logger: cfg.Logger, Now: cfg.Now})
+	r.addTools()
+	return r, nil
+}
+
+// Handler returns the referee's http.Handler (POST /mcp, GET /health). It
+// can be mounted in any mux; Run serves it on its own listener.
+func (r *Referee) Handler() http.Handler { return r.srv }
+
+// ID returns the referee id the manager assigned ("REF01"), or "" before
+// registration.
+func (r *Referee) ID() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.id
+}
+
+// LeagueID returns the league id the manager gave at registration, if any.
+func (r *Referee) LeagueID() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.leagueID
+}
+
+// Registered returns a channel closed once the referee is registered.
+func (r *Referee) Registered() <-chan struct{} { return r.registered }
+
+// ActiveMatches returns the number of matches being played now (matches
+// whose result is only waiting to be acknowledged do not count).
+func (r *Referee) ActiveMatches() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.active
+}
+
+// Endpoint returns the contact endpoint the referee announces.
+func (r *Referee) Endpoint() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.endpoint
+}
+
+func (r *Referee) sender() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.id != "" {
+		return leaguesdk.RefereeSender(r.id)
+	}
+	return leaguesdk.NameSender("referee", r.cfg.Name)
+}
+
+func (r *Referee) credentials() (sender, token string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.id == "" {
+		return leaguesdk.NameSender("referee", r.cfg.Name), ""
+	}
+	return leaguesdk.RefereeSender(r.id), r.token
+}
+
+// Run serves the referee, registers it with the manager (retrying while
+// the manager is not up) and serves until ctx ends. It then stops
+// accepting matches, lets in-flight matches finish for up to
+// Config.ShutdownGrace (see Shutdown), stops serving and returns nil.
+// A registration the manager rejects ends Run with an error.
+func (r *Referee) Run(ctx context.Context) error {
+	ln := r.cfg.Listener
+	if ln == nil {
+		var err error
+		if ln, err = agentkit.Listen(r.cfg.Addr); err != nil {
+			return err
+		}
+	}
+	r.mu.Lock()
+	if r.endpoint == "" {
+		r.endpoint = agentkit.EndpointFor(ln.Addr())
+	}
+	r.mu.Unlock()
+	if _, err := writeRegistry(r.cfg.DataRoot, r.cfg.Games, r.cfg.Now()); err != nil {
+		r.log.Warn("cannot write the games registry", slog.String("error", err.Error()))
+	}
+
+	serveCtx, stopServing := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopServing()
+	served := make(chan error, 1)
+	go func() { served <- agentkit.Serve(serveCtx, ln, r.srv, 5*time.Second) }()
+
+	regErr := make(chan error, 1)
+	go func() {
+		regErr <- agentkit.RetryUntilUp(ctx, r.log, r.cfg.RegisterRetry, "registration", r.Register)
+	}()
+
+	var runErr error
+	select {
+	case err := <-served:
+		r.cancel()
+		<-regErr
+		r.wg.Wait()
+		return err
+	case err := <-regErr:
+		if err != nil && ctx.Err() == nil {
+			runErr = err
+			break
+		}
+		<-ctx.Done()
+	case <-ctx.Done():
+		<-regErr // ends with ctx
+	}
+	gctx, cancel := context.WithTimeout(context.Background(), r.cfg.ShutdownGrace)
+	_ = r.Shutdown(gctx)
+	cancel()
+	stopServing()
+	if err := <-served; err != nil && runErr == nil {
+		runErr = err
+	}
+	r.client.Close()
+	r.manager.Close()
+	return runErr
+}
+
+// Shutdown stops the referee from accepting matches (start_match is then
+// refused with E010) and waits for the in-flight matches to finish and
+// their results to be acknowledged, until ctx ends. Matches still running
+// then are aborted: each is marked ABORTED in its transcript and is not
+// reported at all, so the manager, which never got a result, gives it to
+// another referee. A result that was computed but not yet acknowledged
+// stays in the transcript and is reported again if the same match is
+// assigned to this data root later. Shutdown returns ctx's error when it
+// had to abort.
+func (r *Referee) Shutdown(ctx context.Context) error {
+	r.mu.Lock()
+	r.draining = true
+	r.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		r.cancel()
+		return nil
+	case <-ctx.Done():
+	}
+	r.log.Warn("shutdown grace over; aborting in-flight matches", slog.Int("active", r.ActiveMatches()))
+	r.cancel()
+	<-done
+	return ctx.Err()
+}
+
+// Register registers the referee with the manager once
+// (REFEREE_REGISTER_REQUEST) and records the id and token it is given. Run
+// calls it until the manager is up; call it yourself when you serve
+// Handler in your own server (Config.Endpoint must then be set).
+func (r *Referee) Register(ctx context.Context) error {
+	endpoint := r.Endpoint()
+	if endpoint == "" {
+		return errors.New("referee: no contact endpoint: set Config.Endpoint or use Run")
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.RegisterTimeout)
+	defer cancel()
+	req := &leaguesdk.RefereeRegisterRequest{
+		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgRefereeRegisterRequest, leaguesdk.NameSender("referee", r.cfg.Name),
+			"", "", r.cfg.Now()),
+		RefereeMeta: leaguesdk.RefereeMeta{
+			DisplayName:          r.cfg.Name,
+			Version:              r.cfg.Version,
+			GameTypes:            r.cfg.Games.Types(),
+			ContactEndpoint:      endpoint,
+			MaxConcurrentMatches: r.cfg.MaxConcurrentMatches,
+			ProtocolVersion:      leaguesdk.ProtocolVersion,
+		},
+	}
+	var resp leaguesdk.RefereeRegisterResponse
+	if err := r.manager.CallOnce(ctx, r.cfg.League, leaguesdk.MethodRegisterReferee, req, &resp); err != nil {
+		return err
+	}
+	if !resp.Status.Accepted() {
+		return fmt.Errorf("referee: registration rejected by the manager (status %q): %s", resp.Status, resp.Reason)
+	}
+	if resp.RefereeID == "" {
+		return errors.New("referee: registration accepted without a referee_id")
+	}
+	r.mu.Lock()
+	first := r.id == ""
+	r.id, r.token, r.leagueID = resp.RefereeID, resp.AuthToken, resp.LeagueID
+	r.mu.Unlock()
+	r.log.Info("registered", slog.String("referee_id", resp.RefereeID), slog.String("league_id", resp.LeagueID),
+		slog.String("endpoint", endpoint), slog.Any("game_types", r.cfg.Games.Types()))
+	if first {
+		close(r.registered)
+	}
+	return nil
+}

@@ -1,0 +1,253 @@
+package referee
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"github.com/agentleague/league/leaguesdk"
+)
+
+func (r *Referee) addTools() {
+	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodStartMatch,
+		Aliases:     []string{"run_match", "assign_match", string(leaguesdk.MsgStartMatch)},
+		Description: "Assign a match to this referee (manager only). Answered at once; the result follows as MATCH_RESULT_REPORT."},
+		r.startMatch)
+	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodGetMatchState, Public: true,
+		Description: "State of a match this referee runs or ran (choices only once it is finished)."},
+		r.matchState)
+	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyLeagueCompleted, Public: true,
+		Description: "The league is over."},
+		r.leagueCompleted)
+	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodGameJoinAck, Public: true,
+		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgGameJoinAck},
+		Description:  "A player's GAME_JOIN_ACK sent as a request of its own (callback style)."},
+		r.callback(kindJoin))
+	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodChooseParityResponse, Public: true,
+		Aliases:      []string{"game_move_response", "make_move_response"},
+		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgChooseParityResponse, leaguesdk.MsgGameMoveResponse},
+		Description:  "A player's CHOOSE_PARITY_RESPONSE or GAME_MOVE_RESPONSE sent as a request of its own (callback style)."},
+		r.callback(kindMove))
+}
+
+// startMatch accepts a match from the manager: only with the token the
+// manager issued to this referee, only within capacity, and only once per
+// match id (a repeated assignment is answered ACCEPTED again, and a
+// finished match's result is reported again).
+func (r *Referee) startMatch(ctx context.Context, in *leaguesdk.StartMatch) (*leaguesdk.StartMatchResponse, error) {
+	r.mu.Lock()
+	id, token := r.id, r.token
+	r.mu.Unlock()
+	switch {
+	case id == "":
+		return nil, leaguesdk.NewError(leaguesdk.CodeRefereeNotRegistered, "referee is not registered with a league yet")
+	case in.AuthToken == "":
+		return nil, &leaguesdk.Error{Code: leaguesdk.CodeAuthTokenMissing, Field: "auth_token",
+			Message: "start_match must carry the token the manager issued to this referee"}
+	case !leaguesdk.TokensEqual(in.AuthToken, token):
+		return nil, &leaguesdk.Error{Code: leaguesdk.CodeAuthTokenInvalid, Field: "auth_token",
+			Message: "auth_token is not the token issued to this referee"}
+	}
+	accepted := func(reason string) *leaguesdk.StartMatchResponse {
+		sender, tok := r.credentials()
+		return &leaguesdk.StartMatchResponse{
+			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStartMatchResponse, sender, tok, in.ConversationID, r.cfg.Now()),
+			MatchID:  in.MatchID, Status: leaguesdk.StatusAccepted, Reason: leaguesdk.OptionalString(reason)}
+	}
+	rejected := func(reason string) *leaguesdk.StartMatchResponse {
+		resp := accepted(reason)
+		resp.Status = leaguesdk.StatusRejected
+		return resp
+	}
+	key := matchKey(in.LeagueID, in.MatchID)
+	if resp := r.duplicate(key, in, accepted); resp != nil {
+		return resp, nil
+	}
+	rules := r.cfg.Games[in.GameType]
+	if rules == nil {
+		return rejected(fmt.Sprintf("game type %q is not supported by this referee (supports %v)", in.GameType, r.cfg.Games.Types())), nil
+	}
+	game, err := rules.NewGame([2]string{in.PlayerAID, in.PlayerBID}, r.cfg.Rand)
+	if err != nil {
+		return rejected("cannot start the game: " + err.Error()), nil
+	}
+
+	r.mu.Lock()
+	if m := r.matches[key]; m != nil { // assigned twice at the same moment
+		r.mu.Unlock()
+		return accepted("match already assigned to this referee"), nil
+	}
+	if r.draining {
+		r.mu.Unlock()
+		return nil, leaguesdk.NewError(leaguesdk.CodeRateLimited, "referee is shutting down; assign the match to another referee")
+	}
+	if r.active >= r.cfg.MaxConcurrentMatches {
+		n := r.active
+		r.mu.Unlock()
+		return nil, leaguesdk.NewError(leaguesdk.CodeRateLimited,
+			"referee at capacity: %d of %d matches running; retry later or assign another referee", n, r.cfg.MaxConcurrentMatches)
+	}
+	m := r.newMatch(in, game, id)
+	r.matches[key] = m
+	r.active++
+	r.wg.Add(1)
+	base := r.base
+	r.mu.Unlock()
+
+	m.log.Info("match accepted", slog.String("player_A_id", in.PlayerAID), slog.String("player_B_id", in.PlayerBID),
+		slog.String("game_type", in.GameType))
+	go m.run(base)
+	return accepted(""), nil
+}
+
+// duplicate answers a start_match for a match this referee already has,
+// in memory or as a finished transcript under its data root; it returns nil
+// for a new match.
+func (r *Referee) duplicate(key string, in *leaguesdk.StartMatch, accepted func(string) *leaguesdk.StartMatchResponse) *leaguesdk.StartMatchResponse {
+	r.mu.Lock()
+	m := r.matches[key]
+	r.mu.Unlock()
+	if m == nil {
+		t, err := ReadTranscript(r.cfg.DataRoot, in.LeagueID, in.MatchID)
+		if err != nil || t.Result == nil {
+			return nil
+		}
+		m = r.newMatch(in, nil, r.ID())
+		m.rec.t = *t
+		m.state, m.result = StateFinished, t.Result
+		r.mu.Lock()
+		if cur := r.matches[key]; cur != nil {
+			m = cur
+		} else {
+			r.matches[key] = m
+		}
+		r.mu.Unlock()
+	}
+	m.mu.Lock()
+	res, reporting := m.result, m.reporting
+	m.mu.Unlock()
+	if res == nil {
+		return accepted("match already running on this referee")
+	}
+	if !reporting {
+		r.mu.Lock()
+		base := r.base
+		r.wg.Add(1)
+		r.mu.Unlock()
+		go func() {
+			defer r.wg.Done()
+			m.report(base, res)
+		}()
+	}
+	m.log.Info("match assigned again; result reported again")
+	return accepted("match already finished; result reported again")
+}
+
+// release frees the capacity slot of a match that stopped playing.
+func (r *Referee) release() {
+	r.mu.Lock()
+	r.active--
+	r.mu.Unlock()
+}
+
+// MatchState is what get_match_state answers about a match. The players'
+// choices appear only in Result, once the match is finished.
+type MatchState struct {
+	MatchID   string             `json:"match_id"`
+	LeagueID  string             `json:"league_id"`
+	RoundID   int                `json:"round_id"`
+	GameType  string             `json:"game_type"`
+	State     State              `json:"state"`
+	Players   []TranscriptPlayer `json:"players"`
+	Lifecycle []LifecycleEntry   `json:"lifecycle"`
+	Result    *Result            `json:"result"`
+	Reported  bool               `json:"reported"`
+}
+
+// MatchState returns the state of the match with the given id (in any
+// league this referee served), or false when it has none.
+func (r *Referee) MatchState(matchID string) (MatchState, bool) {
+	r.mu.Lock()
+	var m *match
+	for _, c := range r.matches {
+		if c.req.MatchID == matchID {
+			m = c
+		}
+	}
+	r.mu.Unlock()
+	if m == nil {
+		return MatchState{}, false
+	}
+	m.rec.mu.Lock()
+	t := m.rec.t
+	st := MatchState{MatchID: t.MatchID, LeagueID: t.LeagueID, RoundID: t.RoundID, GameType: t.GameType,
+		State: t.State, Players: append([]TranscriptPlayer(nil), t.Players...),
+		Lifecycle: append([]LifecycleEntry(nil), t.Lifecycle...), Reported: t.Reported}
+	if t.State == StateFinished {
+		st.Result = t.Result
+	}
+	m.rec.mu.Unlock()
+	return st, true
+}
+
+func (r *Referee) matchState(ctx context.Context, in *leaguesdk.StateQuery) (*leaguesdk.StateResponse, error) {
+	st, ok := r.MatchState(in.MatchID)
+	if !ok {
+		return nil, &leaguesdk.Error{Code: leaguesdk.CodeMatchNotFound, Field: "match_id",
+			Message: fmt.Sprintf("no match %q on this referee", in.MatchID)}
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return nil, err
+	}
+	sender, tok := r.credentials()
+	return &leaguesdk.StateResponse{
+		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStateResponse, sender, tok, in.ConversationID, r.cfg.Now()),
+		State:    b}, nil
+}
+
+func (r *Referee) leagueCompleted(ctx context.Context, in *leaguesdk.LeagueCompleted) (*leaguesdk.Ack, error) {
+	attrs := []any{slog.String("league_id", in.LeagueID), slog.Int("total_matches", in.TotalMatches)}
+	if in.Champion != nil {
+		attrs = append(attrs, slog.String("champion", in.Champion.PlayerID))
+	}
+	r.log.Info("league completed", attrs...)
+	return r.ack(in.ConversationID, leaguesdk.MsgLeagueCompleted, ""), nil
+}
+
+func (r *Referee) ack(conv string, t leaguesdk.MessageType, matchID string) *leaguesdk.Ack {
+	sender, tok := r.credentials()
+	return &leaguesdk.Ack{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgAck, sender, tok, conv, r.cfg.Now()),
+		Status: leaguesdk.AckOK, Acknowledged: t, MatchID: matchID}
+}
+
+// callback receives a player's answer sent as a request of its own and
+// hands it to the match waiting for it (see hub for how it is matched).
+func (r *Referee) callback(kind string) func(ctx context.Context, in *playerReply) (*leaguesdk.Ack, error) {
+	return func(ctx context.Context, in *playerReply) (*leaguesdk.Ack, error) {
+		if in.MatchID == "" {
+			return nil, &leaguesdk.Error{Code: leaguesdk.CodeMissingRequiredField, Field: "match_id",
+				Message: "missing required field match_id"}
+		}
+		outcome, rec := r.hub.deliver(waitKey{in.MatchID, kind}, *in)
+		if outcome == notAwaited {
+			r.log.Info("callback not awaited", slog.String("match_id", in.MatchID), slog.String("player_id", in.replyPlayer()),
+				slog.String("kind", kind))
+			return nil, &leaguesdk.Error{Code: leaguesdk.CodeDeadlinePassed, Field: "match_id",
+				Message: fmt.Sprintf("no %s answer is awaited from %q in match %q (deadline passed, already answered, or unknown match)",
+					kind, in.replyPlayer(), in.MatchID)}
+		}
+		if req := leaguesdk.RequestFrom(ctx); req != nil {
+			rec.message(Received, in.replyPlayer(), req.Method, req.Message, nil)
+		}
+		t := leaguesdk.MessageType(in.MessageType)
+		if t == "" {
+			t = leaguesdk.MsgGameJoinAck
+			if kind == kindMove {
+				t = leaguesdk.MsgChooseParityResponse
+			}
+		}
+		return r.ack(in.ConvID, t, in.MatchID), nil
+	}
+}

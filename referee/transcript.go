@@ -1,0 +1,177 @@
+package referee
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/agentleague/league/internal/atomicfile"
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// Transcript is the record of one match the referee keeps at
+// data/matches/<league_id>/<match_id>.json: the match's lifecycle with UTC
+// times, every message sent and received (auth tokens redacted), and the
+// result. It is rewritten atomically at every state change.
+type Transcript struct {
+	SchemaVersion string              `json:"schema_version"`
+	LastUpdated   string              `json:"last_updated"`
+	MatchID       string              `json:"match_id"`
+	LeagueID      string              `json:"league_id"`
+	RoundID       int                 `json:"round_id"`
+	GameType      string              `json:"game_type"`
+	RefereeID     string              `json:"referee_id,omitempty"`
+	Players       []TranscriptPlayer  `json:"players"`
+	State         State               `json:"state"`
+	Lifecycle     []LifecycleEntry    `json:"lifecycle"`
+	Transcript    []TranscriptMessage `json:"transcript"`
+	Result        *Result             `json:"result"`
+	// Reported is true once the manager acknowledged the result.
+	Reported bool `json:"reported"`
+}
+
+// TranscriptPlayer is one player of a match.
+type TranscriptPlayer struct {
+	PlayerID string         `json:"player_id"`
+	Role     leaguesdk.Role `json:"role"`
+	Endpoint string         `json:"endpoint"`
+}
+
+// LifecycleEntry records when a match entered a state.
+type LifecycleEntry struct {
+	State State  `json:"state"`
+	At    string `json:"at"`
+	Note  string `json:"note,omitempty"`
+}
+
+// Directions of a TranscriptMessage.
+const (
+	Sent     = "sent"
+	Received = "received"
+)
+
+// TranscriptMessage is one message of a match: sent by the referee or
+// received from a peer. A call that got no readable reply is recorded as a
+// received entry with Error set and no Message.
+type TranscriptMessage struct {
+	At        string          `json:"at"`
+	Direction string          `json:"direction"`
+	Peer      string          `json:"peer"`
+	Method    string          `json:"method"`
+	Message   json.RawMessage `json:"message,omitempty"`
+	Error     string          `json:"error,omitempty"`
+}
+
+// TranscriptPath returns the path of a match's transcript under a data root.
+func TranscriptPath(dataRoot, leagueID, matchID string) string {
+	return filepath.Join(dataRoot, "data", "matches", safeName(leagueID), safeName(matchID)+".json")
+}
+
+// ReadTranscript reads a match's transcript from a data root.
+func ReadTranscript(dataRoot, leagueID, matchID string) (*Transcript, error) {
+	var t Transcript
+	if err := atomicfile.ReadJSON(TranscriptPath(dataRoot, leagueID, matchID), &t); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// safeName keeps a path element inside its directory whatever a peer sent.
+func safeName(s string) string {
+	out := []rune(s)
+	for i, r := range out {
+		if r == '/' || r == '\\' || r == 0 {
+			out[i] = '_'
+		}
+	}
+	if s == "" || s == "." || s == ".." {
+		return "_" + s
+	}
+	return string(out)
+}
+
+// recorder owns a match's Transcript and writes it to disk.
+type recorder struct {
+	mu   sync.Mutex
+	path string
+	now  func() time.Time
+	t    Transcript
+	err  error // first write error, reported once
+}
+
+func (r *recorder) at() string { return r.now().UTC().Format(time.RFC3339Nano) }
+
+// message records a message sent to or received from peer. It does not
+// write the file: messages are flushed with the next state change.
+func (r *recorder) message(direction, peer, method string, msg any, callErr error) {
+	e := TranscriptMessage{At: r.at(), Direction: direction, Peer: peer, Method: method}
+	if msg != nil {
+		e.Message = redact(msg)
+	}
+	if callErr != nil {
+		e.Error = leaguesdk.RedactTokens(callErr.Error())
+	}
+	r.mu.Lock()
+	r.t.Transcript = append(r.t.Transcript, e)
+	r.mu.Unlock()
+}
+
+// state records a state change and writes the transcript.
+func (r *recorder) state(s State, note string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.t.State = s
+	r.t.Lifecycle = append(r.t.Lifecycle, LifecycleEntry{State: s, At: r.at(), Note: note})
+	return r.flushLocked()
+}
+
+// update changes the transcript with f and writes it.
+func (r *recorder) update(f func(t *Transcript)) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f(&r.t)
+	return r.flushLocked()
+}
+
+func (r *recorder) flushLocked() error {
+	r.t.LastUpdated = leaguesdk.FormatTime(r.now())
+	err := atomicfile.WriteJSON(r.path, &r.t)
+	if err != nil && r.err == nil {
+		r.err = err
+		return err
+	}
+	return nil
+}
+
+// redact returns msg as JSON with every auth token replaced.
+func redact(msg any) json.RawMessage {
+	var raw []byte
+	switch m := msg.(type) {
+	case json.RawMessage:
+		raw = m
+	case []byte:
+		raw = m
+	default:
+		b, err := json.Marshal(msg)
+		if err != nil {
+			return nil
+		}
+		raw = b
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) == nil {
+		for _, k := range []string{"auth_token", "token", "admin_token"} {
+			if v, ok := obj[k]; ok && string(v) != `""` && string(v) != "null" {
+				obj[k] = json.RawMessage(`"` + leaguesdk.Redacted + `"`)
+			}
+		}
+		if b, err := json.Marshal(obj); err == nil {
+			raw = b
+		}
+	} else if !json.Valid(raw) {
+		b, _ := json.Marshal(string(raw))
+		raw = b
+	}
+	return json.RawMessage(leaguesdk.RedactTokens(string(raw)))
+}
