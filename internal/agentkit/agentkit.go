@@ -1,6 +1,3 @@
-// Package agentkit holds the plumbing the three agents share: serving an
-// http.Handler until a context ends, registering with a manager that may
-// not be up yet, and the per-agent log file of the data layer.
 package agentkit
 
 import (

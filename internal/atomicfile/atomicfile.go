@@ -1,10 +1,3 @@
-// Package atomicfile writes files so that a reader, or a process started
-// after a crash, sees either the previous content or the new content, never
-// a torn mix of the two.
-//
-// A write goes to a temporary file in the target's directory, is flushed to
-// stable storage, and is then renamed over the target; the directory itself
-// is flushed last so that the rename survives a power loss.
 package atomicfile
 
 import (

@@ -1,0 +1,195 @@
+// The league dashboard: reads the manager's api/state and redraws the page.
+// Plain JavaScript with no dependencies; every value from the state is put
+// into the page as text, never as HTML, because display names come from
+// the agents that registered.
+"use strict";
+
+(function () {
+  const STATE_URL = "api/state"; // relative: works wherever the manager is mounted
+  const POLL_MS = 1000;          // while the league is registering or running
+  const IDLE_POLL_MS = 5000;     // once it has completed
+  const MAX_BACKOFF_MS = 10000;  // while the manager cannot be reached
+
+  const $ = (id) => document.getElementById(id);
+
+  // el builds an element with attributes and text or child nodes.
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === undefined || v === null) continue;
+      if (k === "class") node.className = v;
+      else node.setAttribute(k, String(v));
+    }
+    for (const c of children) {
+      if (c === undefined || c === null) continue;
+      node.append(c instanceof Node ? c : String(c));
+    }
+    return node;
+  }
+
+  function playerNames(state) {
+    const names = new Map();
+    for (const p of state.players || []) names.set(p.player_id, p.display_name || "");
+    for (const r of state.standings || []) {
+      if (r.display_name && !names.get(r.player_id)) names.set(r.player_id, r.display_name);
+    }
+    return names;
+  }
+
+  function label(id, names) {
+    const name = names.get(id);
+    return name && name !== id ? id + " · " + name : id;
+  }
+
+  function renderHeader(state) {
+    document.body.dataset.status = state.status || "";
+    $("league-id").textContent = state.league_id ? "League " + state.league_id : "Even/Odd League";
+    const badge = $("status");
+    badge.textContent = (state.status || "unknown").toLowerCase();
+    badge.dataset.status = state.status || "";
+    $("round").textContent = state.total_rounds
+      ? "round " + (state.current_round || 0) + " of " + state.total_rounds
+      : "";
+    $("game-type").textContent = state.game_type || "";
+    $("updated").textContent = state.updated_at ? "updated " + state.updated_at : "";
+  }
+
+  function renderChampion(state) {
+    const box = $("champion");
+    const c = state.champion;
+    if (!c || !c.player_id) {
+      box.hidden = true;
+      delete box.dataset.playerId;
+      delete document.body.dataset.champion;
+      return;
+    }
+    box.hidden = false;
+    box.dataset.playerId = c.player_id;
+    document.body.dataset.champion = c.player_id;
+    $("champion-name").textContent = c.display_name ? c.display_name + " (" + c.player_id + ")" : c.player_id;
+    $("champion-points").textContent = c.points + " points";
+  }
+
+  // Before any match is played the manager may send no standings; the
+  // table then lists the registered players with zeros.
+  function standingsRows(state) {
+    if (state.standings && state.standings.length) return state.standings;
+    return (state.players || []).map((p, i) => ({
+      rank: i + 1, player_id: p.player_id, display_name: p.display_name,
+      played: 0, wins: 0, draws: 0, losses: 0, points: 0,
+    }));
+  }
+
+  function renderStandings(state, names) {
+    const rows = standingsRows(state);
+    const champ = state.champion && state.champion.player_id;
+    const body = $("standings").tBodies[0];
+    body.replaceChildren(...rows.map((r) =>
+      el("tr", { "data-player-id": r.player_id, class: r.player_id === champ ? "champion" : null },
+        el("td", {}, r.rank),
+        el("td", { class: "who" }, label(r.player_id, names)),
+        el("td", {}, r.played), el("td", {}, r.wins), el("td", {}, r.draws), el("td", {}, r.losses),
+        el("td", { class: "points" }, r.points))));
+    $("standings-empty").hidden = rows.length > 0;
+  }
+
+  function describeResult(m) {
+    const res = m.result;
+    if (!res) return m.status === "RUNNING" ? "playing…" : "";
+    const d = res.details || {};
+    const parts = [];
+    if (res.status === "DRAW" || (!res.winner && res.status !== "TECHNICAL_LOSS")) parts.push("draw");
+    else if (res.winner) parts.push(res.winner + " wins" + (res.status === "TECHNICAL_LOSS" ? " (technical)" : ""));
+    else parts.push("no winner");
+    if (d.drawn_number) parts.push("number " + d.drawn_number);
+    if (d.reason && res.status === "TECHNICAL_LOSS") parts.push(d.reason);
+    return parts.join(" · ");
+  }
+
+  function choiceOf(m, id) {
+    const c = m.result && m.result.details && m.result.details.choices;
+    return c && c[id] ? c[id] : null;
+  }
+
+  function renderMatch(m, names) {
+    const who = (id) => el("span", { class: "who", "data-player-id": id }, label(id, names),
+      choiceOf(m, id) ? el("span", { class: "choice" }, " " + choiceOf(m, id)) : null);
+    return el("li", { class: "match", "data-match-id": m.match_id, "data-status": m.status },
+      el("span", { class: "id" }, m.match_id),
+      el("span", { class: "players" }, who(m.player_A_id), " vs ", who(m.player_B_id)),
+      el("span", { class: "status", "data-status": m.status }, (m.status || "").toLowerCase()),
+      el("span", { class: "referee" }, m.referee_id || ""),
+      el("span", { class: "result" }, describeResult(m)));
+  }
+
+  function renderSchedule(state, names) {
+    const byRound = new Map();
+    for (const m of state.matches || []) {
+      if (!byRound.has(m.round_id)) byRound.set(m.round_id, []);
+      byRound.get(m.round_id).push(m);
+    }
+    const rounds = [...byRound.keys()].sort((a, b) => a - b);
+    $("schedule").replaceChildren(...rounds.map((r) => {
+      const ms = byRound.get(r);
+      const done = ms.every((m) => m.status === "FINISHED");
+      const current = r === state.current_round && !done;
+      return el("section", {
+        class: "round" + (current ? " current" : ""), "data-round-id": r,
+        "data-status": done ? "COMPLETED" : (current ? "RUNNING" : "PENDING"),
+      },
+      el("h3", {}, "Round " + r, done ? " ✓" : ""),
+      el("ul", {}, ...ms.map((m) => renderMatch(m, names))));
+    }));
+    $("schedule-empty").hidden = rounds.length > 0;
+  }
+
+  function renderAgents(state) {
+    const players = state.players || [];
+    $("players").tBodies[0].replaceChildren(...players.map((p) =>
+      el("tr", { "data-player-id": p.player_id },
+        el("td", {}, p.player_id), el("td", {}, p.display_name || ""),
+        el("td", { class: "endpoint" }, p.endpoint || ""))));
+    $("player-count").textContent = "(" + players.length + ")";
+
+    const refs = state.referees || [];
+    $("referees").tBodies[0].replaceChildren(...refs.map((r) =>
+      el("tr", { "data-referee-id": r.referee_id },
+        el("td", {}, r.referee_id), el("td", {}, r.display_name || ""),
+        el("td", { class: "endpoint" }, r.endpoint || ""),
+        el("td", {}, (r.active_matches || 0) + " / " + (r.max_concurrent_matches || "?")))));
+    $("referee-count").textContent = "(" + refs.length + ")";
+  }
+
+  function render(state) {
+    const names = playerNames(state);
+    renderHeader(state);
+    renderChampion(state);
+    renderStandings(state, names);
+    renderSchedule(state, names);
+    renderAgents(state);
+  }
+
+  let failures = 0;
+
+  async function tick() {
+    let next = POLL_MS;
+    try {
+      const resp = await fetch(STATE_URL, { cache: "no-store", headers: { Accept: "application/json" } });
+      if (!resp.ok) throw new Error("HTTP " + resp.status);
+      const state = await resp.json();
+      render(state);
+      failures = 0;
+      $("connection").hidden = true;
+      if (state.status === "COMPLETED") next = IDLE_POLL_MS;
+    } catch (err) {
+      failures++;
+      next = Math.min(POLL_MS * 2 ** failures, MAX_BACKOFF_MS);
+      const c = $("connection");
+      c.hidden = false;
+      c.textContent = "Cannot reach the manager (" + err.message + "); trying again in " + Math.round(next / 1000) + " s.";
+    }
+    setTimeout(tick, next);
+  }
+
+  tick();
+})();

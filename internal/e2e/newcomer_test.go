@@ -1,0 +1,261 @@
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentleague/league/player"
+)
+
+// newcomerMain is the program a newcomer writes: a module of its own that
+// depends on this one and uses only its public API. Its strategy is a type
+// of its own that also learns from results.
+const newcomerMain = `package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player"
+)
+
+// mirror plays the parity its opponent chose least, and counts what it learns.
+type mirror struct {
+	mu      sync.Mutex
+	learned int
+}
+
+func (m *mirror) ChooseParity(ctx context.Context, c player.ParityCall) (leaguesdk.Parity, error) {
+	if c.History.Against(c.OpponentID).OpponentMostly() == leaguesdk.Odd {
+		return leaguesdk.Even, nil
+	}
+	return leaguesdk.Odd, nil
+}
+
+func (m *mirror) Learn(ctx context.Context, r player.MatchRecord) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.learned++
+	fmt.Printf("learned %s %s\n", r.MatchID, r.Result)
+}
+
+func main() {
+	league := flag.String("league", "http://127.0.0.1:8000/mcp", "the league manager's endpoint")
+	addr := flag.String("addr", "127.0.0.1:8101", "listen address (port 0: any free port)")
+	data := flag.String("data", "./league-data", "data root")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("listening on %s\n", ln.Addr())
+	a, err := player.New(player.Config{Name: "Newcomer", League: *league, Listener: ln, DataRoot: *data, Strategy: &mirror{}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	go func() {
+		<-a.Registered()
+		fmt.Printf("registered as %s\n", a.ID())
+	}()
+	if err := a.Run(ctx); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("stopped")
+}
+`
+
+// goBlock returns the first Go code block after the line heading in the
+// markdown file at path.
+func goBlock(t *testing.T, path, heading string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	i := strings.Index(text, "\n"+heading+"\n")
+	if i < 0 {
+		t.Fatalf("%s has no %q section", path, heading)
+	}
+	text = text[i:]
+	start := strings.Index(text, "```go\n")
+	if start < 0 {
+		t.Fatalf("%s: no Go block after %q", path, heading)
+	}
+	text = text[start+len("```go\n"):]
+	end := strings.Index(text, "\n```")
+	if end < 0 {
+		t.Fatalf("%s: unterminated Go block after %q", path, heading)
+	}
+	return []byte(text[:end+1])
+}
+
+// moduleRoot is the folder holding this module's go.mod.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		t.Fatal("not inside a module")
+	}
+	return filepath.Dir(gomod)
+}
+
+// TestNewcomerModulePlaysALeague writes a player as a separate module in a
+// temporary folder (with a replace directive to this checkout), builds it
+// with the go command, and plays it in a full league against this module's
+// manager, referee and three players.
+func TestNewcomerModulePlaysALeague(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program; skipped in -short mode")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("stops the program with an interrupt signal")
+	}
+	root := moduleRoot(t)
+	dir := t.TempDir()
+	gomod := fmt.Sprintf("module example.com/newcomer\n\ngo 1.25.0\n\nrequire github.com/agentleague/league v0.0.0\n\nreplace github.com/agentleague/league => %s\n", root)
+	// This module's go.sum covers the dependencies it brings: the build
+	// needs neither the network nor the checksum database.
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{
+		"go.mod":  []byte(gomod),
+		"go.sum":  sum,
+		"main.go": []byte(newcomerMain),
+		// The README's player and the guide's must build as they are.
+		"readme/main.go": goBlock(t, filepath.Join(root, "README.md"), "## A player in twenty lines"),
+		"guide/main.go":  goBlock(t, filepath.Join(root, "docs", "writing-a-player.md"), "## The smallest player"),
+	}
+	for name, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "newcomer")
+	goCmd := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS="+os.Getenv("GOFLAGS")+" -mod=mod", "GOWORK=off", "GOTOOLCHAIN=local")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %s in the newcomer's module: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	goCmd("vet", "./...")
+	goCmd("build", "-o", bin, ".")
+
+	l := newLeague(t, 4)
+	l.addReferees(1)
+	var ours []*player.Agent
+	for i := range 3 {
+		ours = append(ours, l.addPlayer(fmt.Sprintf("House Player %d", i+1), player.Random(nil)))
+	}
+
+	cmd := exec.Command(bin, "-league", l.url(), "-addr", "127.0.0.1:0", "-data", t.TempDir())
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		exited <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+		}
+	})
+
+	l.await(l.mgr.Done(), "the league to complete")
+
+	// The newcomer played every other player once.
+	var newcomerID string
+	for _, row := range l.mgr.Standings() {
+		if row.DisplayName == "Newcomer" {
+			newcomerID = row.PlayerID
+			if row.Played != 3 {
+				t.Errorf("the newcomer played %d matches, want 3: %+v", row.Played, row)
+			}
+		}
+	}
+	if newcomerID == "" {
+		t.Fatalf("the newcomer is not in the standings: %+v", l.mgr.Standings())
+	}
+	for _, a := range ours {
+		if got := a.History().Against(newcomerID).Len(); got != 1 {
+			t.Errorf("%s played the newcomer %d times, want 1", a.ID(), got)
+		}
+	}
+	if champ := l.mgr.Champion(); champ == nil {
+		t.Error("no champion")
+	}
+
+	// Interrupted, it stops cleanly, having said what it did.
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	timeout := time.After(20 * time.Second)
+	for done := false; !done; {
+		select {
+		case line, ok := <-lines:
+			if ok {
+				out = append(out, line)
+			}
+			done = !ok
+		case <-timeout:
+			t.Fatalf("the newcomer did not stop; it printed:\n%s\n%s", strings.Join(out, "\n"), stderr.String())
+		}
+	}
+	if err := <-exited; err != nil {
+		t.Fatalf("the newcomer exited with %v; it printed:\n%s\n%s", err, strings.Join(out, "\n"), stderr.String())
+	}
+	all := strings.Join(out, "\n")
+	for _, want := range []string{"listening on 127.0.0.1:", "registered as " + newcomerID, "stopped"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the newcomer's output lacks %q:\n%s", want, all)
+		}
+	}
+	if got := strings.Count(all, "learned R"); got != 3 {
+		t.Errorf("the newcomer's strategy learned %d results, want 3:\n%s", got, all)
+	}
+}
