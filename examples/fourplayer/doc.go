@@ -1,0 +1,23 @@
+// Command fourplayer runs a whole Even/Odd league in one process: the league
+// manager, two referees and four players with four different strategies,
+// each a real HTTP server on the loopback interface, started in the
+// exercise's order — manager, referees, players. It prints the league as it
+// happens and, at the end, the final standings and the champion.
+//
+//	go run ./examples/fourplayer                 # manager :8000, referees :8001-8002, players :8101-8104
+//	go run ./examples/fourplayer -ephemeral      # free ports instead
+//	go run ./examples/fourplayer -players 6 -referees 3 -data /tmp/league
+//
+// Flags:
+//
+//	-data       data root (./league-data): config/, data/ and logs/ of the league go under it
+//	-ephemeral  listen on free ports instead of the exercise's fixed ones
+//	-players    number of players, 2–99 (4); strategies random, always_even, always_odd, history in turn
+//	-referees   number of referees, 1–99 (2)
+//
+// While it runs, the manager's dashboard is at http://127.0.0.1:8000/. Each
+// run is a new league, named after the time it started, so the data root
+// keeps the earlier ones. A port in use stops it at once with a hint to use
+// -ephemeral; Ctrl-C stops every agent cleanly. It exits 0 once it has
+// printed the champion.
+package main

@@ -1,0 +1,486 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/manager"
+	"github.com/agentleague/league/player"
+	"github.com/agentleague/league/player/strategies"
+	"github.com/agentleague/league/referee"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// options are the command's flags.
+type options struct {
+	data      string
+	ephemeral bool
+	players   int
+	referees  int
+	ports     ports
+}
+
+// ports are the fixed ports of the exercise: the manager's, the first
+// referee's and the first player's; the others follow.
+type ports struct{ manager, referee, player int }
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	o := options{ports: ports{manager: 8000, referee: 8001, player: 8101}}
+	fs := flag.NewFlagSet("fourplayer", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.data, "data", "./league-data", "data root: the league's config, data and logs are written under it")
+	fs.BoolVar(&o.ephemeral, "ephemeral", false, "listen on free ports instead of 8000, 8001…, 8101…")
+	fs.IntVar(&o.players, "players", 4, "number of players (2–99)")
+	fs.IntVar(&o.referees, "referees", 2, "number of referees (1–99)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: fourplayer [flags]\n\nRuns a whole Even/Odd league (manager, referees, players) in one process over loopback HTTP.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if o.players < 2 || o.players > 99 {
+		return o, fmt.Errorf("-players must be between 2 and 99, not %d", o.players)
+	}
+	if o.referees < 1 || o.referees > 99 {
+		return o, fmt.Errorf("-referees must be between 1 and 99, not %d", o.referees)
+	}
+	return o, nil
+}
+
+// The demo's deadlines. The players answer at once, so these only matter
+// when something goes wrong; they are short so that a failure shows in
+// seconds rather than minutes. The standalone programs keep the protocol's
+// defaults.
+const (
+	joinTimeout   = 2 * time.Second
+	moveTimeout   = 5 * time.Second
+	retryDelay    = 200 * time.Millisecond
+	reportTimeout = 30 * time.Second
+)
+
+// run runs the league and returns the process's exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "fourplayer:", err)
+		return 2
+	}
+	if err := runLeague(ctx, o, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, "fourplayer:", err)
+		return 1
+	}
+	return 0
+}
+
+// listeners opens every listener before any agent starts, so that a port
+// in use is reported at once and nothing is left half started.
+type listeners struct {
+	manager  net.Listener
+	referees []net.Listener
+	players  []net.Listener
+}
+
+func openListeners(o options) (*listeners, error) {
+	ls := &listeners{}
+	open := func(port int) (net.Listener, error) {
+		addr := fmt.Sprintf("127.0.0.1:%d", port)
+		if o.ephemeral {
+			addr = "127.0.0.1:0"
+		}
+		ln, err := net.Listen("tcp", addr)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("port %d is already in use (is another league running?); "+
+				"run with -ephemeral to use free ports instead: go run ./examples/fourplayer -ephemeral", port)
+		}
+		return ln, err
+	}
+	// openRun appends n listeners, on ports base, base+1, …, to dst.
+	openRun := func(dst *[]net.Listener, base, n int) error {
+		for i := range n {
+			ln, err := open(base + i)
+			if err != nil {
+				return err
+			}
+			*dst = append(*dst, ln)
+		}
+		return nil
+	}
+	var managers []net.Listener
+	err := openRun(&managers, o.ports.manager, 1)
+	if err == nil {
+		ls.manager = managers[0]
+		err = openRun(&ls.referees, o.ports.referee, o.referees)
+	}
+	if err == nil {
+		err = openRun(&ls.players, o.ports.player, o.players)
+	}
+	if err != nil {
+		ls.close()
+		return nil, err
+	}
+	return ls, nil
+}
+
+func (ls *listeners) close() {
+	for _, ln := range append(append([]net.Listener{ls.manager}, ls.referees...), ls.players...) {
+		if ln != nil {
+			ln.Close()
+		}
+	}
+}
+
+func endpoint(ln net.Listener) string { return "http://" + ln.Addr().String() + "/mcp" }
+
+// agents collects the Run errors of the agents started so far.
+type agents struct {
+	wg   sync.WaitGroup
+	errc chan error
+}
+
+func (a *agents) start(ctx context.Context, what string, runFn func(context.Context) error) {
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		if err := runFn(ctx); err != nil && ctx.Err() == nil {
+			a.errc <- fmt.Errorf("%s: %w", what, err)
+		}
+	}()
+}
+
+func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) error {
+	ls, err := openListeners(o)
+	if err != nil {
+		return err
+	}
+	// The agents close the listeners they serve; this closes the others
+	// when something fails before every agent has started.
+	defer ls.close()
+	if err := os.MkdirAll(o.data, 0o755); err != nil {
+		return fmt.Errorf("data root: %w", err)
+	}
+
+	out := &progress{w: stdout, names: map[string]string{}}
+	// Warnings and errors of the agents go to stderr as text; everything
+	// they log goes to their JSON log files under the data root.
+	warnings := slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: leaguesdk.RedactAttr})
+	logs := &agentLogs{dataRoot: o.data, warnings: warnings, files: map[string]*agentkit.PendingLog{}, stderr: stderr}
+	defer logs.close()
+
+	// A new league each run: the data root keeps the earlier ones, and a
+	// manager given the id of a finished league would only resume it.
+	leagueID := "league_" + time.Now().UTC().Format("20060102_150405") + "_even_odd"
+	mgr, err := manager.New(manager.Config{
+		LeagueID:      leagueID,
+		Listener:      ls.manager,
+		DataRoot:      o.data,
+		MinPlayers:    o.players,
+		ReportTimeout: reportTimeout,
+		RetryDelay:    retryDelay,
+		Logger:        slog.New(warnings).With("agent", manager.AgentID), // the manager writes its JSON log itself
+		OnEvent:       out.event,
+	})
+	if err != nil {
+		return err
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	ag := &agents{errc: make(chan error, 1+o.referees+o.players)}
+	defer func() {
+		cancel()
+		ag.wg.Wait() // every agent has stopped when runLeague returns
+	}()
+
+	leagueURL := endpoint(ls.manager)
+	began := time.Now()
+	out.printf("Even/Odd league: 1 manager, %d referees, %d players — data and logs under %s\n", o.referees, o.players, o.data)
+	out.printf("manager   listening on %s   dashboard: http://%s/\n", leagueURL, ls.manager.Addr())
+	ag.start(ctx, "manager", mgr.Run)
+
+	for i, ln := range ls.referees {
+		ref, err := referee.New(referee.Config{
+			Name:        refereeName(i),
+			League:      leagueURL,
+			Listener:    ln,
+			DataRoot:    o.data,
+			JoinTimeout: joinTimeout,
+			MoveTimeout: moveTimeout,
+			RetryDelay:  retryDelay,
+			Logger:      logs.add(refereeName(i), "referee"),
+		})
+		if err != nil {
+			return err
+		}
+		ag.start(ctx, refereeName(i), ref.Run)
+		// One at a time, so that REF01 is the first referee, REF02 the second…
+		if err := wait(ctx, ref.Registered(), ag.errc, refereeName(i)+" to register"); err != nil {
+			return err
+		}
+		logs.open(refereeName(i), ref.ID())
+	}
+
+	for i, e := range lineup(o.players) {
+		strategy, err := strategies.ByName(e.strategy, nil)
+		if err != nil {
+			return err
+		}
+		log := logs.add(e.name, "player")
+		p, err := player.New(player.Config{
+			Name:     e.name,
+			League:   leagueURL,
+			Listener: ls.players[i],
+			DataRoot: o.data,
+			Strategy: strategy,
+			Logger:   log,
+		})
+		if err != nil {
+			return err
+		}
+		out.setStrategy(e.name, e.strategy)
+		ag.start(ctx, e.name, p.Run)
+		// One at a time, so that P01 is the first of the line-up, P02 the second…
+		if err := wait(ctx, p.Registered(), ag.errc, e.name+" to register"); err != nil {
+			return err
+		}
+		logs.open(e.name, p.ID())
+	}
+
+	if err := wait(ctx, mgr.Done(), ag.errc, "the league to complete"); err != nil {
+		return err
+	}
+	out.final(mgr.Standings(), mgr.Champion())
+	abs, err := filepath.Abs(o.data)
+	if err != nil {
+		abs = o.data
+	}
+	out.printf("\nThe league took %.1f s. Data: %s  Logs: %s\n",
+		time.Since(began).Seconds(), filepath.Join(abs, "data"), filepath.Join(abs, "logs"))
+	return nil
+}
+
+// agentLogs gives each referee and player a logger that writes JSON lines
+// to its agent log, logs/agents/<agent_id>.log.jsonl, and warnings to
+// stderr. The file opens once the agent's id is known; lines logged before
+// are held until then.
+type agentLogs struct {
+	dataRoot string
+	warnings slog.Handler
+	stderr   io.Writer
+	mu       sync.Mutex
+	files    map[string]*agentkit.PendingLog // by display name
+}
+
+func (l *agentLogs) add(name, kind string) *slog.Logger {
+	f := &agentkit.PendingLog{}
+	l.mu.Lock()
+	l.files[name] = f
+	l.mu.Unlock()
+	file := leaguesdk.NewLogger(f, leaguesdk.NameSender(kind, name), slog.LevelDebug).Handler()
+	return slog.New(leaguesdk.FanOut(file, l.warnings.WithAttrs([]slog.Attr{slog.String("agent", name)})))
+}
+
+func (l *agentLogs) open(name, agentID string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.files[name].Open(l.dataRoot, agentID); err != nil {
+		fmt.Fprintf(l.stderr, "fourplayer: the log of %s: %v\n", name, err)
+	}
+}
+
+func (l *agentLogs) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, f := range l.files {
+		_ = f.Close()
+	}
+}
+
+// wait waits for done, failing when an agent stops with an error or ctx ends.
+func wait(ctx context.Context, done <-chan struct{}, errc <-chan error, what string) error {
+	select {
+	case <-done:
+		return nil
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("stopped while waiting for %s: %w", what, context.Cause(ctx))
+	}
+}
+
+func refereeName(i int) string {
+	names := []string{"Referee Alpha", "Referee Beta", "Referee Gamma", "Referee Delta"}
+	if i < len(names) {
+		return names[i]
+	}
+	return fmt.Sprintf("Referee %d", i+1)
+}
+
+// entrant is one of the demo's players.
+type entrant struct {
+	name, strategy string // strategy: a name of strategies.ByName
+}
+
+// lineup returns n players cycling through four strategies.
+func lineup(n int) []entrant {
+	base := []entrant{
+		{"Random Rita", "random"},
+		{"Even Eddie", "always_even"},
+		{"Odd Olive", "always_odd"},
+		{"Hannah History", "history"},
+	}
+	out := make([]entrant, n)
+	for i := range out {
+		out[i] = base[i%len(base)]
+		if i >= len(base) {
+			out[i].name = fmt.Sprintf("%s %d", out[i].name, i/len(base)+1)
+		}
+	}
+	return out
+}
+
+// progress prints the league as the manager's events arrive. The manager
+// calls OnEvent from several goroutines.
+type progress struct {
+	mu         sync.Mutex
+	w          io.Writer
+	names      map[string]string // agent id → display name
+	strategies map[string]string // display name → strategy
+}
+
+func (p *progress) printf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, format, args...)
+}
+
+func (p *progress) setStrategy(name, describe string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.strategies == nil {
+		p.strategies = map[string]string{}
+	}
+	p.strategies[name] = describe
+}
+
+// who names a player: "P01 Random Rita".
+func (p *progress) who(id string) string {
+	if n := p.names[id]; n != "" {
+		return id + " " + n
+	}
+	return id
+}
+
+func (p *progress) event(ev manager.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w := p.w
+	switch ev.Kind {
+	case manager.EventRefereeRegistered:
+		p.names[ev.AgentID] = ev.DisplayName
+		fmt.Fprintf(w, "referee   %-5s %-16s registered at %s\n", ev.AgentID, ev.DisplayName, ev.Endpoint)
+	case manager.EventPlayerRegistered:
+		p.names[ev.AgentID] = ev.DisplayName
+		fmt.Fprintf(w, "player    %-5s %-16s registered at %s  (%s)\n", ev.AgentID, ev.DisplayName, ev.Endpoint, p.strategies[ev.DisplayName])
+	case manager.EventRegistrationRejected, manager.EventWarning, manager.EventMatchReassigned:
+		fmt.Fprintf(w, "          ! %s\n", ev.Message)
+	case manager.EventLeagueStarted:
+		fmt.Fprintf(w, "\n%s\n", ev.Message)
+	case manager.EventRoundStarted:
+		fmt.Fprintf(w, "\nRound %d\n", ev.RoundID)
+	case manager.EventMatchAssigned:
+		fmt.Fprintf(w, "  %-6s %s vs %s → %s\n", ev.MatchID, p.who(ev.PlayerA), p.who(ev.PlayerB), ev.RefereeID)
+	case manager.EventMatchResult:
+		fmt.Fprintf(w, "  %-6s %s\n", ev.MatchID, p.describe(ev))
+	case manager.EventRoundCompleted:
+		fmt.Fprintf(w, "Round %d completed\n", ev.RoundID)
+	}
+}
+
+// describe tells a match's result: "P01 Random Rita even, P02 Even Eddie
+// even; number 7 → draw".
+func (p *progress) describe(ev manager.Event) string {
+	r := ev.Result
+	if r == nil {
+		return ev.Message
+	}
+	var choices []string
+	for _, id := range []string{ev.PlayerA, ev.PlayerB} {
+		c := string(r.Details.Choices[id])
+		if c == "" {
+			c = "no choice"
+		}
+		choices = append(choices, p.who(id)+" "+c)
+	}
+	s := strings.Join(choices, ", ")
+	if r.Details.DrawnNumber != 0 {
+		s += fmt.Sprintf("; number %d", r.Details.DrawnNumber)
+	}
+	switch {
+	case r.Status == leaguesdk.ResultTechnicalLoss:
+		s += fmt.Sprintf(" → technical loss, %s wins (%s)", orNobody(string(r.Winner)), r.Details.Reason)
+	case r.Winner != "":
+		s += " → " + p.who(string(r.Winner)) + " wins"
+	default:
+		s += " → draw"
+	}
+	return s
+}
+
+func orNobody(id string) string {
+	if id == "" {
+		return "nobody"
+	}
+	return id
+}
+
+// final prints the standings table and the champion.
+func (p *progress) final(rows []leaguesdk.StandingRow, champ *leaguesdk.Champion) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w := p.w
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Rank < rows[j].Rank })
+	fmt.Fprintf(w, "\nFinal standings\n")
+	fmt.Fprintf(w, "  %-4s %-22s %6s %4s %4s %4s %6s\n", "rank", "player", "played", "W", "D", "L", "points")
+	for _, r := range rows {
+		name := r.DisplayName
+		if name == "" {
+			name = p.names[r.PlayerID]
+		}
+		fmt.Fprintf(w, "  %-4d %-22s %6d %4d %4d %4d %6d\n", r.Rank, r.PlayerID+" "+name, r.Played, r.Wins, r.Draws, r.Losses, r.Points)
+	}
+	if champ == nil {
+		fmt.Fprintf(w, "\nNo champion.\n")
+		return
+	}
+	name := champ.DisplayName
+	if name == "" {
+		name = p.names[champ.PlayerID]
+	}
+	fmt.Fprintf(w, "\nChampion: %s %s with %d points\n", champ.PlayerID, name, champ.Points)
+}

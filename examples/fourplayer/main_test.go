@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a strings.Builder safe for the agents' goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestRunPlaysAWholeLeagueAndWritesTheDataLayer(t *testing.T) {
+	data := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var stdout, stderr syncBuffer
+	code := run(ctx, []string{"-ephemeral", "-data", data}, &stdout, &stderr)
+	out := stdout.String()
+	if code != 0 {
+		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr.String())
+	}
+
+	// Progress: registrations in the exercise's order, every round and
+	// match, then the final table and the champion.
+	for _, want := range []string{
+		"REF01 Referee Alpha", "REF02 Referee Beta",
+		"P01   Random Rita", "P02   Even Eddie", "P03   Odd Olive", "P04   Hannah History",
+		"Round 1\n", "Round 2\n", "Round 3\n", "Round 3 completed",
+		"Final standings", "Champion: P0",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	if i, j := strings.Index(out, "REF02"), strings.Index(out, "P01 "); i < 0 || j < i {
+		t.Errorf("the players registered before the referees:\n%s", out)
+	}
+	results := regexp.MustCompile(`(?m)^  R\dM\d +P0\d .* (even|odd|no choice), P0\d .*; number \d+ → .*$`).FindAllString(out, -1)
+	if len(results) != 6 {
+		t.Errorf("got %d match results with choices and number, want 6:\n%s", len(results), out)
+	}
+	table := regexp.MustCompile(`(?m)^  [1-4] +P0[1-4] .* 3 +\d +\d +\d +\d+$`).FindAllString(out, -1)
+	if len(table) != 4 {
+		t.Errorf("the final table has %d rows of 3 matches each, want 4:\n%s", len(table), out)
+	}
+
+	// The data and log layers.
+	leagues, err := filepath.Glob(filepath.Join(data, "data", "leagues", "*"))
+	if err != nil || len(leagues) != 1 {
+		t.Fatalf("want one league under data/leagues, got %v (%v)", leagues, err)
+	}
+	id := filepath.Base(leagues[0])
+	files := []string{
+		"config/system.json",
+		"config/leagues/" + id + ".json",
+		"config/games/games_registry.json",
+		"data/leagues/" + id + "/standings.json",
+		"data/leagues/" + id + "/rounds.json",
+		"logs/league/" + id + "/league.log.jsonl",
+		"logs/agents/league_manager.log.jsonl",
+		"logs/agents/REF01.log.jsonl",
+		"logs/agents/REF02.log.jsonl",
+	}
+	for r := 1; r <= 3; r++ {
+		for m := 1; m <= 2; m++ {
+			files = append(files, fmt.Sprintf("data/matches/%s/R%dM%d.json", id, r, m))
+		}
+	}
+	for p := 1; p <= 4; p++ {
+		files = append(files, fmt.Sprintf("data/players/P%02d/history.json", p), fmt.Sprintf("logs/agents/P%02d.log.jsonl", p))
+	}
+	token := regexp.MustCompile(`tok_[0-9a-f]{32}`)
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(data, f))
+		if err != nil {
+			t.Errorf("the data root lacks %s: %v", f, err)
+			continue
+		}
+		if len(b) == 0 {
+			t.Errorf("%s is empty", f)
+		}
+		if strings.HasSuffix(f, ".jsonl") && token.Match(b) {
+			t.Errorf("%s holds an auth token", f)
+		}
+	}
+}
+
+func TestRunExplainsAPortInUse(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	port := busy.Addr().(*net.TCPAddr).Port
+
+	var stdout, stderr syncBuffer
+	o := options{data: t.TempDir(), players: 2, referees: 1, ports: ports{manager: port, referee: port, player: port}}
+	err = runLeague(context.Background(), o, &stdout, &stderr)
+	if err == nil {
+		t.Fatal("runLeague succeeded on a port in use")
+	}
+	for _, want := range []string{fmt.Sprintf("port %d is already in use", port), "-ephemeral"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}
+
+func TestRunRefusesBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-players", "1"},
+		{"-players", "100"},
+		{"-referees", "0"},
+		{"-unknown"},
+		{"stray"},
+	} {
+		var stdout, stderr syncBuffer
+		if code := run(context.Background(), args, &stdout, &stderr); code != 2 {
+			t.Errorf("run %q = %d, want 2 (stderr %q)", args, code, stderr.String())
+		}
+		if stderr.String() == "" {
+			t.Errorf("run %q said nothing on stderr", args)
+		}
+	}
+	var stdout, stderr syncBuffer
+	if code := run(context.Background(), []string{"-h"}, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), "-ephemeral") {
+		t.Errorf("run -h = %d, %q; want 0 and the flags", code, stderr.String())
+	}
+}
+
+func TestRunStopsCleanlyWhenInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"-ephemeral", "-data", t.TempDir(), "-players", "4"}, &stdout, &stderr)
+	}()
+	cancel()
+	select {
+	case code := <-done:
+		if code != 1 || !strings.Contains(stderr.String(), "stopped") {
+			t.Errorf("interrupted run = %d, stderr %q; want 1 and a word on why", code, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("run did not return after its context ended")
+	}
+}

@@ -1,0 +1,186 @@
+// Command manager runs the league manager of an Even/Odd League.
+//
+//	go run ./examples/manager -port 8000 -min-players 4
+//
+// Flags:
+//
+//	-port                 port to listen on (8000; 0 picks a free port)
+//	-host                 host to listen on (127.0.0.1); use 0.0.0.0 with -endpoint to serve other machines
+//	-endpoint             the manager's endpoint as agents reach it (default http://<host>:<port>/mcp)
+//	-league-id            the league's id (league_2025_even_odd)
+//	-data                 data root (./league-data)
+//	-min-players          start once that many players and a referee are registered (4; 0 or negative disables)
+//	-max-players          refuse players beyond this number (0: unlimited)
+//	-registration-window  start after this long with at least two players and a referee (60s; negative disables)
+//	-admin-token          token that authorises start_league (none: start_league is refused)
+//	-report-timeout       how long a referee may take to report a match before it goes to another referee (3m)
+//	-start-match-timeout  deadline of each start_match call (10s)
+//	-broadcast-timeout    deadline of each broadcast call to one agent (5s)
+//	-retry-delay          first pause before a match no referee takes is offered again (1s)
+//	-tiebreakers          standings order (points,wins,draws,player_id; head_to_head is available)
+//	-insecure             do not authenticate agents' messages (third-party agents without tokens; trusted networks only)
+//	-v                    log every call on stderr as well
+//
+// It prints on stderr where it listens, every registration, round and
+// result, and the final table. The dashboard is at http://<host>:<port>/.
+// JSON logs go to <data>/logs/agents/league_manager.log.jsonl and
+// <data>/logs/league/<league-id>/league.log.jsonl.
+//
+// SIGINT or SIGTERM stops the manager cleanly. Everything needed to resume
+// is on disk all the time: started again with the same -data and
+// -league-id — even after a crash — it resumes the league where it was.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/manager"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stderr)
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "manager:", err)
+		os.Exit(1)
+	}
+}
+
+// run runs the manager until ctx ends.
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	port := fs.Int("port", 8000, "port to listen on (0 picks a free port)")
+	host := fs.String("host", "127.0.0.1", "host to listen on")
+	endpoint := fs.String("endpoint", "", "the manager's endpoint as agents reach it (default http://<host>:<port>/mcp)")
+	leagueID := fs.String("league-id", manager.DefaultLeagueID, "the league's id")
+	dataRoot := fs.String("data", manager.DefaultDataRoot, "data root")
+	minPlayers := fs.Int("min-players", manager.DefaultMinPlayers, "start once that many players and a referee are registered (negative disables)")
+	maxPlayers := fs.Int("max-players", 0, "refuse players beyond this number (0: unlimited)")
+	window := fs.Duration("registration-window", manager.DefaultRegistrationWindow, "start after this long with at least two players and a referee (negative disables)")
+	adminToken := fs.String("admin-token", "", "token that authorises start_league (none: start_league is refused)")
+	reportTimeout := fs.Duration("report-timeout", manager.DefaultReportTimeout, "how long a referee may take to report a match before it goes to another referee")
+	startTimeout := fs.Duration("start-match-timeout", manager.DefaultStartMatchTimeout, "deadline of each start_match call")
+	broadcastTimeout := fs.Duration("broadcast-timeout", manager.DefaultBroadcastTimeout, "deadline of each broadcast call to one agent")
+	retryDelay := fs.Duration("retry-delay", manager.DefaultRetryDelay, "first pause before a match no referee takes is offered again")
+	tiebreakers := fs.String("tiebreakers", "points,wins,draws,player_id", "standings order, comma-separated (head_to_head is available)")
+	insecure := fs.Bool("insecure", false, "do not authenticate agents' messages (trusted networks only)")
+	verbose := fs.Bool("v", false, "log every call on stderr as well")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %v", fs.Args())
+	}
+	if *minPlayers == 0 {
+		*minPlayers = -1 // "0" on the command line reads as "no count trigger"
+	}
+	var tbs []manager.Tiebreaker
+	for _, s := range strings.Split(*tiebreakers, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			tbs = append(tbs, manager.Tiebreaker(s))
+		}
+	}
+
+	ln, err := agentkit.Listen(net.JoinHostPort(*host, strconv.Itoa(*port)))
+	if err != nil {
+		return err
+	}
+	level := slog.LevelWarn
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	out := &printer{w: stderr}
+	m, err := manager.New(manager.Config{
+		LeagueID:           *leagueID,
+		Listener:           ln,
+		Endpoint:           *endpoint,
+		DataRoot:           *dataRoot,
+		MinPlayers:         *minPlayers,
+		MaxPlayers:         *maxPlayers,
+		RegistrationWindow: *window,
+		AdminToken:         *adminToken,
+		ReportTimeout:      *reportTimeout,
+		StartMatchTimeout:  *startTimeout,
+		BroadcastTimeout:   *broadcastTimeout,
+		RetryDelay:         *retryDelay,
+		Tiebreakers:        tbs,
+		Insecure:           *insecure,
+		Logger:             slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: leaguesdk.RedactAttr})),
+		OnEvent:            out.event,
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	// Run fills in the endpoint from the listener; say it once it is known.
+	mcp := *endpoint
+	if mcp == "" {
+		h := *host
+		if ip := net.ParseIP(h); ip != nil && ip.IsUnspecified() {
+			h = "127.0.0.1"
+		}
+		mcp = "http://" + net.JoinHostPort(h, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)) + "/mcp"
+	}
+	out.printf("league manager listening on %s (league %s, status %s, data %s)\n", mcp, *leagueID, m.Status(), *dataRoot)
+	out.printf("dashboard: %s/\n", strings.TrimSuffix(mcp, "/mcp"))
+	if *insecure {
+		out.printf("WARNING: -insecure: agents' messages are not authenticated\n")
+	}
+	err = m.Run(ctx)
+	out.printf("league manager stopped (status %s)\n", m.Status())
+	return err
+}
+
+// printer writes the league's events for a person.
+type printer struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (p *printer) printf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, format, args...)
+}
+
+func (p *printer) event(e manager.Event) {
+	stamp := e.Time.UTC().Format(time.TimeOnly)
+	switch e.Kind {
+	case manager.EventMatchAssigned:
+		return // one line per result is enough
+	case manager.EventLeagueCompleted:
+		p.printf("%s %s\n%s", stamp, e.Message, formatTable(e.Standings))
+		return
+	case manager.EventRoundCompleted:
+		p.printf("%s %s\n", stamp, e.Message)
+		return
+	}
+	p.printf("%s %s\n", stamp, e.Message)
+}
+
+// formatTable renders a standings table.
+func formatTable(rows []leaguesdk.StandingRow) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %-4s %-8s %-20s %6s %4s %4s %4s %6s\n", "rank", "player", "name", "played", "W", "D", "L", "points")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "  %-4d %-8s %-20.20s %6d %4d %4d %4d %6d\n", r.Rank, r.PlayerID, r.DisplayName, r.Played, r.Wins, r.Draws, r.Losses, r.Points)
+	}
+	return b.String()
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player"
+	"github.com/agentleague/league/referee"
+)
+
+// syncWriter collects what run prints, safe for concurrent use.
+type syncWriter struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func listen(t *testing.T) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
+}
+
+// TestLeague runs the program on a free port with a referee and two players
+// and checks what it prints, then stops it as SIGINT would.
+func TestLeague(t *testing.T) {
+	out := &syncWriter{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := t.TempDir()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- run(ctx, []string{"-port", "0", "-data", dir, "-league-id", "league_example", "-min-players", "2",
+			"-registration-window", "-1s", "-report-timeout", "10s", "-retry-delay", "50ms"}, out)
+	}()
+	re := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+/mcp)`)
+	waitFor(t, "the listening line", func() bool { return re.MatchString(out.String()) })
+	league := re.FindStringSubmatch(out.String())[1]
+
+	var wg sync.WaitGroup
+	agents, stopAgents := context.WithCancel(context.Background())
+	defer func() { stopAgents(); wg.Wait() }()
+	start := func(run func(context.Context) error) {
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = run(agents) }()
+	}
+	ref, err := referee.New(referee.Config{Name: "Referee Alpha", League: league, Listener: listen(t), DataRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start(ref.Run)
+	<-ref.Registered()
+	for _, name := range []string{"Alpha", "Beta"} {
+		a, err := player.New(player.Config{Name: name, League: league, Listener: listen(t), DataRoot: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start(a.Run)
+	}
+	waitFor(t, "the final table", func() bool { return strings.Contains(out.String(), "rank") })
+
+	resp, err := http.Get(strings.TrimSuffix(league, "/mcp") + "/api/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state struct {
+		Status   string              `json:"status"`
+		Champion *leaguesdk.Champion `json:"champion"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&state)
+	resp.Body.Close()
+	if err != nil || state.Status != "COMPLETED" || state.Champion == nil {
+		t.Errorf("state: %+v, %v", state, err)
+	}
+	cancel()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("run did not return")
+	}
+	printed := out.String()
+	for _, want := range []string{"registered as REF01", "registered as P01", "registered as P02", "league league_example started",
+		"round 1 started", "R1M1:", "round 1 completed", "league league_example completed", "P01", "league manager stopped (status COMPLETED)"} {
+		if !strings.Contains(printed, want) {
+			t.Errorf("output lacks %q:\n%s", want, printed)
+		}
+	}
+	if strings.Contains(printed, "tok_") {
+		t.Errorf("output shows a token:\n%s", printed)
+	}
+}
+
+func TestBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-port", "0", "-tiebreakers", "luck"},
+		{"-port", "0", "extra"},
+		{"-no-such-flag"},
+	} {
+		out := &syncWriter{}
+		if err := run(context.Background(), append(args, "-data", t.TempDir()), out); err == nil {
+			t.Errorf("run %v: no error", args)
+		}
+	}
+}

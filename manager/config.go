@@ -1,0 +1,234 @@
+package manager
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"regexp"
+	"time"
+
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// Defaults of Config.
+const (
+	DefaultLeagueID           = "league_2025_even_odd"
+	DefaultAddr               = "127.0.0.1:8000"
+	DefaultDataRoot           = "./league-data"
+	DefaultMinPlayers         = 4
+	DefaultRegistrationWindow = 60 * time.Second
+	DefaultReportTimeout      = 3 * time.Minute
+	DefaultStartMatchTimeout  = 10 * time.Second
+	DefaultBroadcastTimeout   = 5 * time.Second
+	DefaultRetryDelay         = time.Second
+	DefaultMaxRetryDelay      = 30 * time.Second
+	DefaultShutdownGrace      = 5 * time.Second
+)
+
+// Config configures a Manager. The zero value of every field means the
+// default its comment names.
+type Config struct {
+	// LeagueID names the league. It is also the key of the league's files
+	// under DataRoot, so a manager started again with the same LeagueID and
+	// DataRoot resumes the league. Default DefaultLeagueID. Letters,
+	// digits, '_', '-' and '.' only.
+	LeagueID string
+	// GameType is the game the league plays. Default leaguesdk.GameEvenOdd.
+	GameType string
+	// Addr is the address Run listens on when Listener is nil. Default
+	// DefaultAddr.
+	Addr string
+	// Listener, when set, is the listener Run serves on (tests and examples
+	// pass one on port 0). Run closes it when it returns.
+	Listener net.Listener
+	// Endpoint is the manager's endpoint as agents reach it. Default: the
+	// /mcp URL of the listener's address.
+	Endpoint string
+	// DataRoot is the root of the league's data layer (config/, data/,
+	// logs/). Default DefaultDataRoot.
+	DataRoot string
+	// MinPlayers starts the league as soon as that many players (and at
+	// least one referee) are registered. Default DefaultMinPlayers; a
+	// negative value disables this trigger, leaving the registration window
+	// and start_league.
+	MinPlayers int
+	// MaxPlayers refuses players beyond this number. Default 0: unlimited.
+	MaxPlayers int
+	// RegistrationWindow starts the league when it has passed since the
+	// manager first opened registration, provided at least two players and
+	// a referee are registered (otherwise as soon as they are). Default
+	// DefaultRegistrationWindow; a negative value disables this trigger.
+	RegistrationWindow time.Duration
+	// AdminToken authorises start_league calls, which start the league at
+	// once. Default "": start_league is refused.
+	AdminToken string
+	// ReportTimeout is how long a referee may take, after it accepted
+	// start_match, to report the match's result before the match is given
+	// to another referee. It must exceed what a match can take (join and
+	// choice deadlines with their retries). Default DefaultReportTimeout.
+	ReportTimeout time.Duration
+	// StartMatchTimeout is the deadline of one start_match call. Default
+	// DefaultStartMatchTimeout.
+	StartMatchTimeout time.Duration
+	// BroadcastTimeout is the deadline of one broadcast call to one agent
+	// (round announcements, standings, completion), retries included.
+	// Default DefaultBroadcastTimeout.
+	BroadcastTimeout time.Duration
+	// RetryDelay is the first pause before a match that no referee could
+	// take is offered again, and how long a referee that failed a call is
+	// passed over; the pause doubles up to MaxRetryDelay. Default
+	// DefaultRetryDelay.
+	RetryDelay time.Duration
+	// MaxRetryDelay bounds RetryDelay's doubling. Default DefaultMaxRetryDelay.
+	MaxRetryDelay time.Duration
+	// ShutdownGrace is how long Run lets in-flight requests finish when its
+	// context ends. Default DefaultShutdownGrace.
+	ShutdownGrace time.Duration
+	// Tiebreakers orders the standings. Default DefaultTiebreakers().
+	Tiebreakers []Tiebreaker
+	// Insecure turns off authentication of agents' messages, for leagues
+	// with third-party agents that do not send the tokens they were given.
+	// Tokens are still issued and sent. Anyone who can reach the manager can
+	// then report results and speak for any agent: use it only on a trusted
+	// network. start_league still needs AdminToken. Default false.
+	Insecure bool
+	// MaxBodyBytes limits request bodies. Default leaguesdk.DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// Logger receives the manager's log. The agent log file
+	// logs/agents/league_manager.log.jsonl gets every record as well.
+	// Default: only the file.
+	Logger *slog.Logger
+	// Now is the clock of timestamps. Durations (deadlines, windows) are
+	// measured with the monotonic clock. Default time.Now.
+	Now func() time.Time
+	// OnEvent, when set, is called for every league event. It is called
+	// synchronously from the manager's goroutines, never while the manager
+	// holds a lock; it must return quickly and must not call the manager's
+	// mutating methods (Start). Reading methods (Standings, Snapshot) are fine.
+	OnEvent func(Event)
+}
+
+var leagueIDPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+// withDefaults validates c and fills in its defaults.
+func (c Config) withDefaults() (Config, error) {
+	if c.LeagueID == "" {
+		c.LeagueID = DefaultLeagueID
+	}
+	if !leagueIDPattern.MatchString(c.LeagueID) || c.LeagueID == "." || c.LeagueID == ".." {
+		return c, fmt.Errorf("manager: league id %q may hold only letters, digits, '_', '-' and '.'", c.LeagueID)
+	}
+	if c.GameType == "" {
+		c.GameType = leaguesdk.GameEvenOdd
+	}
+	if c.Addr == "" {
+		c.Addr = DefaultAddr
+	}
+	if c.Endpoint != "" && !leaguesdk.ValidEndpoint(c.Endpoint) {
+		return c, fmt.Errorf("manager: endpoint %q is not an http(s) URL", c.Endpoint)
+	}
+	if c.DataRoot == "" {
+		c.DataRoot = DefaultDataRoot
+	}
+	if c.MinPlayers == 0 {
+		c.MinPlayers = DefaultMinPlayers
+	}
+	if c.MinPlayers > 0 && c.MinPlayers < 2 {
+		return c, errors.New("manager: MinPlayers must be at least 2 (or negative to disable the trigger)")
+	}
+	if c.MaxPlayers < 0 {
+		return c, errors.New("manager: MaxPlayers cannot be negative (0 means unlimited)")
+	}
+	if c.MaxPlayers > 0 && c.MaxPlayers < 2 {
+		return c, errors.New("manager: MaxPlayers must be at least 2 (0 means unlimited)")
+	}
+	if c.MaxPlayers > 0 && c.MinPlayers > c.MaxPlayers {
+		return c, fmt.Errorf("manager: MinPlayers %d exceeds MaxPlayers %d", c.MinPlayers, c.MaxPlayers)
+	}
+	if c.RegistrationWindow == 0 {
+		c.RegistrationWindow = DefaultRegistrationWindow
+	}
+	if c.ReportTimeout == 0 {
+		c.ReportTimeout = DefaultReportTimeout
+	}
+	if c.StartMatchTimeout == 0 {
+		c.StartMatchTimeout = DefaultStartMatchTimeout
+	}
+	if c.BroadcastTimeout == 0 {
+		c.BroadcastTimeout = DefaultBroadcastTimeout
+	}
+	if c.RetryDelay == 0 {
+		c.RetryDelay = DefaultRetryDelay
+	}
+	if c.MaxRetryDelay == 0 {
+		c.MaxRetryDelay = DefaultMaxRetryDelay
+	}
+	if c.MaxRetryDelay < c.RetryDelay {
+		c.MaxRetryDelay = c.RetryDelay
+	}
+	if c.ShutdownGrace == 0 {
+		c.ShutdownGrace = DefaultShutdownGrace
+	}
+	for name, d := range map[string]time.Duration{"ReportTimeout": c.ReportTimeout, "StartMatchTimeout": c.StartMatchTimeout,
+		"BroadcastTimeout": c.BroadcastTimeout, "RetryDelay": c.RetryDelay, "ShutdownGrace": c.ShutdownGrace} {
+		if d < 0 {
+			return c, fmt.Errorf("manager: %s cannot be negative", name)
+		}
+	}
+	if len(c.Tiebreakers) == 0 {
+		c.Tiebreakers = DefaultTiebreakers()
+	}
+	for _, t := range c.Tiebreakers {
+		if !t.valid() {
+			return c, fmt.Errorf("manager: unknown tiebreaker %q (use points, wins, draws, head_to_head, player_id)", t)
+		}
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = leaguesdk.DefaultMaxBodyBytes
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c, nil
+}
+
+// EventKind names a league event.
+type EventKind string
+
+// The events a Manager reports through Config.OnEvent.
+const (
+	EventRefereeRegistered    EventKind = "referee_registered"
+	EventPlayerRegistered     EventKind = "player_registered"
+	EventRegistrationRejected EventKind = "registration_rejected"
+	EventLeagueStarted        EventKind = "league_started"
+	EventRoundStarted         EventKind = "round_started"
+	EventMatchAssigned        EventKind = "match_assigned"
+	EventMatchReassigned      EventKind = "match_reassigned"
+	EventMatchResult          EventKind = "match_result"
+	EventRoundCompleted       EventKind = "round_completed"
+	EventLeagueCompleted      EventKind = "league_completed"
+	EventWarning              EventKind = "warning"
+)
+
+// Event is something that happened in the league. Only the fields of its
+// kind are set; Message is a sentence for a person in every event.
+type Event struct {
+	Kind    EventKind
+	Time    time.Time
+	RoundID int
+	MatchID string
+	// AgentID, DisplayName and Endpoint describe a registration.
+	AgentID, DisplayName, Endpoint string
+	// PlayerA, PlayerB and RefereeID describe a match.
+	PlayerA, PlayerB, RefereeID string
+	// Result is the recorded result of a match_result event; its details
+	// carry the choices and the drawn number.
+	Result *leaguesdk.MatchResult
+	// Standings is the table after a round_completed or league_completed event.
+	Standings []leaguesdk.StandingRow
+	// Champion is the winner, in a league_completed event.
+	Champion *leaguesdk.Champion
+	// Message describes the event.
+	Message string
+}

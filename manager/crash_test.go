@@ -1,0 +1,207 @@
+package manager_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentleague/league/manager"
+)
+
+// managerProcess is examples/manager running as a process of its own.
+type managerProcess struct {
+	cmd      *exec.Cmd
+	endpoint string // its /mcp URL
+	stderr   *syncBuffer
+	exited   chan struct{}
+}
+
+// syncBuffer is a strings.Builder safe for concurrent use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) WriteString(v string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.WriteString(v)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var listeningLine = regexp.MustCompile(`listening on (http://127\.0\.0\.1:(\d+)/mcp)`)
+
+// startProcess runs the manager binary with args and waits until it says
+// where it listens.
+func startProcess(t *testing.T, bin string, args ...string) *managerProcess {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &managerProcess{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	found := make(chan string, 1)
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			line := sc.Text()
+			p.stderr.WriteString(line + "\n")
+			if m := listeningLine.FindStringSubmatch(line); m != nil {
+				found <- m[1]
+			}
+		}
+	}()
+	go func() {
+		<-copied
+		_ = cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-p.exited
+	})
+	select {
+	case p.endpoint = <-found:
+	case <-p.exited:
+		t.Fatalf("manager exited at start:\n%s", p.stderr.String())
+	case <-time.After(20 * time.Second):
+		t.Fatal("manager did not say where it listens")
+	}
+	return p
+}
+
+// state fetches the process's /api/state.
+func (p *managerProcess) state(t *testing.T) (manager.Snapshot, bool) {
+	resp, err := http.Get(strings.TrimSuffix(p.endpoint, "/mcp") + "/api/state")
+	if err != nil {
+		return manager.Snapshot{}, false
+	}
+	defer resp.Body.Close()
+	var s manager.Snapshot
+	b, _ := io.ReadAll(resp.Body)
+	return s, json.Unmarshal(b, &s) == nil
+}
+
+func finished(s manager.Snapshot) int {
+	n := 0
+	for _, m := range s.Matches {
+		if m.Result != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// TestKillAndRestartProcess runs examples/manager as a process with real
+// referees and players, kills it with SIGKILL twice during the league, and
+// starts it again each time on the same data root and port. The league
+// completes; every match is recorded once, and the final standings are
+// those computed from the match records on disk.
+func TestKillAndRestartProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills a manager process")
+	}
+	t.Parallel()
+	bin := filepath.Join(t.TempDir(), "manager")
+	build := exec.Command("go", "build", "-o", bin, "github.com/agentleague/league/examples/manager")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	const league = "league_crash"
+	args := func(port string) []string {
+		return []string{"-port", port, "-data", dir, "-league-id", league, "-min-players", "6",
+			"-registration-window", "-1s", "-report-timeout", "2s", "-start-match-timeout", "1s",
+			"-broadcast-timeout", "1s", "-retry-delay", "50ms"}
+	}
+	p := startProcess(t, bin, args("0")...)
+	port := listeningLine.FindStringSubmatch(p.stderr.String())[2]
+
+	startReferee(t, p.endpoint, "Referee Alpha", refereeOptions{capacity: 2})
+	startReferee(t, p.endpoint, "Referee Beta", refereeOptions{capacity: 2})
+	startPlayers(t, p.endpoint, 6, slow(15*time.Millisecond))
+
+	for _, killAt := range []int{3, 8} {
+		waitFor(t, 30*time.Second, fmt.Sprintf("%d results", killAt), func() bool {
+			s, ok := p.state(t)
+			return ok && finished(s) >= killAt
+		})
+		if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		<-p.exited
+		p = startProcess(t, bin, args(port)...)
+		if !strings.Contains(p.stderr.String(), "status RUNNING") {
+			t.Errorf("restarted manager does not resume a running league:\n%s", p.stderr.String())
+		}
+	}
+	var final manager.Snapshot
+	waitFor(t, 60*time.Second, "the league to complete", func() bool {
+		s, ok := p.state(t)
+		final = s
+		return ok && s.Status == manager.StatusCompleted
+	})
+	records, err := manager.LoadResults(dir, league)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(records) != 15 || finished(final) != 15 {
+		t.Fatalf("%d records on disk, %d finished matches, want 15", len(records), finished(final))
+	}
+	seen := map[string]bool{}
+	for _, r := range records {
+		if seen[r.MatchID] {
+			t.Fatalf("%s recorded twice", r.MatchID)
+		}
+		seen[r.MatchID] = true
+	}
+	var entrants []manager.Entrant
+	for _, pl := range final.Players {
+		entrants = append(entrants, manager.Entrant{PlayerID: pl.PlayerID, DisplayName: pl.DisplayName})
+	}
+	if got, want := fmt.Sprint(final.Standings), fmt.Sprint(manager.ComputeStandings(entrants, records, nil)); got != want {
+		t.Fatalf("final standings\n%s\nwant (recomputed from the records)\n%s", got, want)
+	}
+	if final.Champion == nil || final.Champion.PlayerID != final.Standings[0].PlayerID {
+		t.Errorf("champion %+v", final.Champion)
+	}
+
+	// A clean stop on SIGTERM.
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(20 * time.Second):
+		t.Fatal("manager did not stop on SIGTERM")
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("exit code %d after SIGTERM:\n%s", code, p.stderr.String())
+	}
+	if !strings.Contains(p.stderr.String(), "rank") {
+		t.Logf("output of the last run:\n%s", p.stderr.String())
+	}
+	_ = os.Remove(bin)
+}

@@ -1,0 +1,94 @@
+// Package manager is the league manager of the Even/Odd Agent League: the
+// source of truth of one league. It registers referees and players, starts
+// the league, plays a round-robin in rounds, hands each match to a referee,
+// records each result exactly once, keeps the standings, answers queries,
+// and keeps all of it on disk so that a manager started again resumes the
+// league where it stopped.
+//
+// Quick start:
+//
+//	m, err := manager.New(manager.Config{
+//		LeagueID:   "league_2025_even_odd",
+//		Addr:       "127.0.0.1:8000",
+//		DataRoot:   "./league-data",
+//		MinPlayers: 4,
+//	})
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	log.Fatal(m.Run(ctx)) // registration, every round, LEAGUE_COMPLETED; then queries until ctx ends
+//
+// # Registration and start
+//
+// Referees (register_referee) and players (register_player) get ids in
+// order — REF01, REF02, … and P01, P02, … (P100 after P99) — and a token
+// that every later message must carry. A registration is REJECTED, with a
+// reason, when it declares a protocol_version older than 2.0.0, does not
+// play the league's game, would exceed Config.MaxPlayers, uses the contact
+// endpoint of an agent already registered (an agent presenting its own
+// token again is answered with its id and token instead), or, for players,
+// arrives after the start. Referees may join a running league.
+//
+// The league starts when Config.MinPlayers players and a referee are
+// registered, when Config.RegistrationWindow has passed with at least two
+// players and a referee, or on start_league carrying Config.AdminToken
+// (Start does the same for programs that embed the manager).
+//
+// # Rounds
+//
+// The schedule is RoundRobin over the players in registration order. For
+// each round the manager sends ROUND_ANNOUNCEMENT to every player, then
+// start_match to referees: all matches of the round in parallel over every
+// referee of the game, least loaded first, never more at once on a referee
+// than its max_concurrent_matches (further matches wait for room). A
+// referee that cannot be reached or refuses loses the match to another; one
+// that does not report within Config.ReportTimeout too. A result is accepted
+// only from a referee the match was given to and recorded once; later
+// reports of the same match are acknowledged DUPLICATE. A referee the
+// match was taken from still counts as one it was given to: if its late
+// report arrives first, that result stands (the game was played), and the
+// new referee's report is the duplicate. After the round,
+// every player gets LEAGUE_STANDINGS_UPDATE and ROUND_COMPLETED; after the
+// last, players and referees get LEAGUE_COMPLETED. Broadcasts go out
+// concurrently, each call bounded by Config.BroadcastTimeout, so an agent
+// that is down delays nobody.
+//
+// # Standings
+//
+// ComputeStandings derives the table from the recorded results only: win
+// 3, draw 1, loss 0; a technical loss is a loss for the offender and a win
+// for its opponent; when both failed, both lose. Config.Tiebreakers orders
+// equal points (default points, wins, draws, player_id; head_to_head is
+// available).
+//
+// # Security
+//
+// Every message after registration must carry the token issued to the agent
+// its sender names (E011 without a token, E012 with another agent's);
+// results only from the match's referee (E012). The manager sends each
+// referee its own token in start_match and each player its own token in
+// broadcasts. Config.Insecure turns authentication off for third-party
+// agents that do not send tokens; use it only on a trusted network.
+//
+// # Files and resuming
+//
+// Under Config.DataRoot: config/system.json, config/leagues/<league_id>.json,
+// data/leagues/<league_id>/standings.json and rounds.json, the manager's
+// recoverable state data/leagues/<league_id>/state.json (mode 0600: it
+// holds the tokens), one file per recorded result in
+// data/leagues/<league_id>/results/, the league log
+// logs/league/<league_id>/league.log.jsonl and the agent log
+// logs/agents/league_manager.log.jsonl. Every file is replaced atomically,
+// and a result is on disk before its report is acknowledged. A manager
+// started on the same data root with the same league id resumes: agents
+// keep their ids and tokens, recorded results stay, finished matches are
+// not played again and unfinished ones are. A report that reaches the new
+// manager from the referee a match was planned for at the start of its
+// round is still accepted; any other unfinished match is handed out again.
+//
+// # HTTP surface
+//
+// Handler serves the protocol on POST /mcp (and POST /), GET /health, the
+// Snapshot as JSON on GET /api/state, and the live dashboard on every
+// other GET path.
+package manager

@@ -1,0 +1,532 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// maxParallelCalls bounds the calls of one broadcast in flight at once.
+const maxParallelCalls = 64
+
+// runLeague waits for the start, plays every round not yet completed, and
+// completes the league.
+func (m *Manager) runLeague(ctx context.Context) error {
+	if err := m.waitForStart(ctx); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	status, first, total := m.status, m.roundsCompleted+1, len(m.rounds)
+	m.mu.Unlock()
+	if status == StatusCompleted {
+		m.doneOnce.Do(func() { close(m.done) })
+		return nil
+	}
+	for r := first; r <= total; r++ {
+		if err := m.runRound(ctx, r); err != nil {
+			return err
+		}
+	}
+	return m.completeLeague(ctx)
+}
+
+// waitForStart returns once the league has started: on MinPlayers players
+// and a referee, at the end of the registration window with two players and
+// a referee, or when Start or start_league started it.
+func (m *Manager) waitForStart(ctx context.Context) error {
+	for {
+		m.mu.Lock()
+		status, players, referees := m.status, len(m.players), len(m.referees)
+		windowEnd := m.openedAt.Add(m.cfg.RegistrationWindow)
+		m.mu.Unlock()
+		if status != StatusRegistering {
+			return nil
+		}
+		var wait time.Time
+		reason := ""
+		switch {
+		case referees == 0:
+		case m.cfg.MinPlayers > 0 && players >= m.cfg.MinPlayers:
+			reason = fmt.Sprintf("%d players registered", players)
+		case m.cfg.RegistrationWindow > 0 && !m.cfg.Now().Before(windowEnd) && players >= 2:
+			reason = "the registration window ended"
+		case m.cfg.RegistrationWindow > 0 && m.cfg.Now().Before(windowEnd):
+			wait = time.Now().Add(windowEnd.Sub(m.cfg.Now()))
+		}
+		if reason != "" {
+			if _, err := m.begin(reason); err != nil {
+				m.emit(Event{Kind: EventWarning, Message: "cannot start the league: " + err.Error()})
+				if err := sleep(ctx, m.cfg.RetryDelay); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if err := m.waitUntil(ctx, wait); err != nil {
+			return err
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// target is an agent a broadcast goes to.
+type target struct {
+	id, sender, endpoint, token string
+}
+
+// playerTargetsLocked returns every player as a broadcast target.
+func (m *Manager) playerTargetsLocked() []target {
+	out := make([]target, len(m.players))
+	for i, p := range m.players {
+		out[i] = target{id: p.ID, sender: leaguesdk.PlayerSender(p.ID), endpoint: p.Endpoint, token: p.AuthToken}
+	}
+	return out
+}
+
+// broadcast runs send for every target concurrently (at most
+// maxParallelCalls at once), each call bounded by BroadcastTimeout, and
+// returns when all have finished. A target that fails is logged and
+// reported as a warning; it never holds the others up.
+func (m *Manager) broadcast(ctx context.Context, what string, targets []target, send func(ctx context.Context, t target) error) {
+	sem := make(chan struct{}, maxParallelCalls)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failed []string
+	for _, t := range targets {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			cctx, cancel := context.WithTimeout(ctx, m.cfg.BroadcastTimeout)
+			defer cancel()
+			if err := send(cctx, t); err != nil && ctx.Err() == nil {
+				m.log.Warn("broadcast failed", slog.String("what", what), slog.String("agent_id", t.id),
+					slog.String("endpoint", t.endpoint), slog.String("error", err.Error()))
+				mu.Lock()
+				failed = append(failed, fmt.Sprintf("%s (%s)", t.id, leaguesdk.CodeOf(err)))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(failed) > 0 {
+		m.emit(Event{Kind: EventWarning, Message: fmt.Sprintf("%s did not reach %d agent(s): %v", what, len(failed), failed)})
+	}
+}
+
+// call sends msg to one target and discards its answer.
+func (m *Manager) call(ctx context.Context, t target, method string, msg any) error {
+	var ack leaguesdk.Ack
+	return m.client.Call(ctx, t.endpoint, method, msg, &ack)
+}
+
+// runRound plays round r: announce, hand out its unfinished matches, wait
+// for every result, then tell the players.
+func (m *Manager) runRound(ctx context.Context, r int) error {
+	m.persistMu.Lock()
+	var announce []leaguesdk.ScheduledMatch
+	var targets []target
+	pending := 0
+	err := m.saveState(func() error {
+		m.currentRound = r
+		m.planRoundLocked(r)
+		if m.roundTimes[r-1].StartedAt == nil {
+			now := m.cfg.Now().UTC()
+			m.roundTimes[r-1].StartedAt = &now
+		}
+		for _, mt := range m.rounds[r-1] {
+			sm := leaguesdk.ScheduledMatch{MatchID: mt.MatchID, GameType: m.cfg.GameType, PlayerAID: mt.PlayerA, PlayerBID: mt.PlayerB}
+			if ref := m.refByID[mt.RefereeID]; ref != nil {
+				sm.RefereeEndpoint = ref.Endpoint
+			}
+			announce = append(announce, sm)
+			if mt.record == nil {
+				pending++
+			}
+		}
+		targets = m.playerTargetsLocked()
+		return nil
+	}, nil)
+	m.persistMu.Unlock()
+	if err != nil {
+		m.emit(Event{Kind: EventWarning, RoundID: r, Message: "round state not saved: " + err.Error()})
+	}
+	m.writeRounds()
+	if pending > 0 {
+		m.broadcast(ctx, fmt.Sprintf("ROUND_ANNOUNCEMENT of round %d", r), targets, func(ctx context.Context, t target) error {
+			return m.call(ctx, t, leaguesdk.MethodNotifyRound, &leaguesdk.RoundAnnouncement{
+				Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgRoundAnnouncement, leaguesdk.LeagueManagerSender, t.token, "", m.cfg.Now()),
+				LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(r), Matches: announce})
+		})
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		m.emit(Event{Kind: EventRoundStarted, RoundID: r, Message: fmt.Sprintf("round %d started: %d matches", r, len(announce))})
+		if err := m.dispatch(ctx, r); err != nil {
+			return err
+		}
+	}
+	return m.completeRound(ctx, r)
+}
+
+// planRoundLocked picks a referee for every unfinished match of round r:
+// the one whose planned load relative to its capacity is the lowest. The
+// plan is what ROUND_ANNOUNCEMENT gives as referee_endpoint; dispatch
+// follows it while the referee has room. m.mu must be held.
+func (m *Manager) planRoundLocked(r int) {
+	load := map[string]int{}
+	for _, mt := range m.rounds[r-1] {
+		if mt.record != nil {
+			continue
+		}
+		var best *referee
+		for _, ref := range m.referees {
+			if !m.supports(ref.GameTypes) {
+				continue
+			}
+			// load/capacity < best's load/capacity, without division.
+			if best == nil || load[ref.ID]*best.MaxConcurrentMatches < load[best.ID]*ref.MaxConcurrentMatches {
+				best = ref
+			}
+		}
+		mt.RefereeID = ""
+		if best != nil {
+			mt.RefereeID = best.ID
+			load[best.ID]++
+		}
+	}
+}
+
+// startJob is a start_match call to make.
+type startJob struct {
+	mt               *match
+	round            int
+	ref              target
+	endpoints        [2]string
+	recordA, recordB leaguesdk.PlayerRecord
+}
+
+// dispatch hands round r's unfinished matches to referees and returns once
+// every match of the round has a result. It runs the round's matches in
+// parallel over the referees, least loaded first, never above a referee's
+// capacity; it takes a match away from a referee that does not report in
+// time and offers a match no referee takes again later.
+func (m *Manager) dispatch(ctx context.Context, r int) error {
+	for {
+		now := time.Now()
+		var next time.Time
+		soon := func(t time.Time) {
+			if next.IsZero() || t.Before(next) {
+				next = t
+			}
+		}
+		var jobs []startJob
+		var events []Event
+		var stranded []string
+		remaining := 0
+		m.mu.Lock()
+		for _, mt := range m.rounds[r-1] {
+			switch mt.status {
+			case leaguesdk.MatchFinished:
+				continue
+			case matchStarting:
+				remaining++
+				continue
+			case leaguesdk.MatchRunning:
+				remaining++
+				if now.Before(mt.deadline) {
+					soon(mt.deadline)
+					continue
+				}
+				remaining-- // counted again below, as a pending match
+				ref := m.refByID[mt.referee]
+				ref.active--
+				mt.excluded[ref.ID] = true
+				mt.status, mt.referee = leaguesdk.MatchPending, ""
+				events = append(events, Event{Kind: EventMatchReassigned, RoundID: r, MatchID: mt.MatchID, PlayerA: mt.PlayerA,
+					PlayerB: mt.PlayerB, RefereeID: ref.ID, Message: fmt.Sprintf("referee %s did not report %s within %s; the match goes to another referee",
+						ref.ID, mt.MatchID, m.cfg.ReportTimeout)})
+			}
+			remaining++
+			if now.Before(mt.notBefore) {
+				soon(mt.notBefore)
+				continue
+			}
+			ref, anyEligible := m.pickRefereeLocked(mt, now)
+			if ref == nil {
+				if !anyEligible {
+					mt.backoff = min(max(2*mt.backoff, m.cfg.RetryDelay), m.cfg.MaxRetryDelay)
+					mt.notBefore = now.Add(mt.backoff)
+					clear(mt.excluded)
+					soon(mt.notBefore)
+					stranded = append(stranded, mt.MatchID)
+				}
+				continue
+			}
+			ref.active++
+			mt.status, mt.referee, mt.RefereeID = matchStarting, ref.ID, ref.ID
+			mt.assignees[ref.ID] = true
+			a, b := m.tallyLocked(mt.PlayerA), m.tallyLocked(mt.PlayerB)
+			jobs = append(jobs, startJob{mt: mt, round: r,
+				ref:       target{id: ref.ID, sender: leaguesdk.RefereeSender(ref.ID), endpoint: ref.Endpoint, token: ref.AuthToken},
+				endpoints: [2]string{m.playerByID[mt.PlayerA].Endpoint, m.playerByID[mt.PlayerB].Endpoint},
+				recordA:   leaguesdk.PlayerRecord{Wins: a.wins, Losses: a.losses, Draws: a.draws},
+				recordB:   leaguesdk.PlayerRecord{Wins: b.wins, Losses: b.losses, Draws: b.draws}})
+		}
+		for _, ref := range m.referees {
+			if now.Before(ref.downUntil) {
+				soon(ref.downUntil)
+			}
+		}
+		m.mu.Unlock()
+		if len(stranded) > 0 {
+			events = append(events, Event{Kind: EventWarning, RoundID: r, Message: fmt.Sprintf(
+				"no referee can take %v now; offering again shortly", stranded)})
+		}
+		for _, e := range events {
+			m.emit(e)
+		}
+		for _, j := range jobs {
+			m.calls.Add(1)
+			go func() {
+				defer m.calls.Done()
+				m.startMatch(ctx, j)
+			}()
+		}
+		if remaining == 0 {
+			return nil
+		}
+		if err := m.waitUntil(ctx, next); err != nil {
+			return err
+		}
+	}
+}
+
+// waitUntil waits for a wake-up, for the time next (when not zero), or for
+// ctx to end.
+func (m *Manager) waitUntil(ctx context.Context, next time.Time) error {
+	var timer <-chan time.Time
+	if !next.IsZero() {
+		t := time.NewTimer(max(time.Until(next), time.Millisecond))
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-m.wake:
+	case <-timer:
+	}
+	return nil
+}
+
+// pickRefereeLocked returns the referee to give mt to: its planned referee
+// when that one is among the least loaded with room, else the least loaded
+// referee with room (fewest active matches, then most free places, then
+// registration order). It returns nil and whether any referee could take
+// the match once it has room. m.mu must be held.
+func (m *Manager) pickRefereeLocked(mt *match, now time.Time) (*referee, bool) {
+	var best *referee
+	anyEligible := false
+	for _, ref := range m.referees {
+		if mt.excluded[ref.ID] || now.Before(ref.downUntil) || !m.supports(ref.GameTypes) {
+			continue
+		}
+		anyEligible = true
+		if ref.active >= ref.MaxConcurrentMatches {
+			continue
+		}
+		switch {
+		case best == nil, ref.active < best.active:
+			best = ref
+		case ref.active == best.active && (ref.ID == mt.RefereeID && best.ID != mt.RefereeID ||
+			ref.MaxConcurrentMatches-ref.active > best.MaxConcurrentMatches-best.active && best.ID != mt.RefereeID):
+			best = ref
+		}
+	}
+	return best, anyEligible
+}
+
+// startMatch sends start_match for one match and records what came of it.
+func (m *Manager) startMatch(ctx context.Context, j startJob) {
+	mt := j.mt
+	msg := &leaguesdk.StartMatch{
+		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStartMatch, leaguesdk.LeagueManagerSender, j.ref.token, "", m.cfg.Now()),
+		LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(j.round), MatchID: mt.MatchID, GameType: m.cfg.GameType,
+		PlayerAID: mt.PlayerA, PlayerBID: mt.PlayerB, PlayerAEndpoint: j.endpoints[0], PlayerBEndpoint: j.endpoints[1],
+		Standings: map[string]leaguesdk.PlayerRecord{mt.PlayerA: j.recordA, mt.PlayerB: j.recordB},
+	}
+	cctx, cancel := context.WithTimeout(ctx, m.cfg.StartMatchTimeout)
+	var resp leaguesdk.StartMatchResponse
+	err := m.client.CallOnce(cctx, j.ref.endpoint, leaguesdk.MethodStartMatch, msg, &resp)
+	cancel()
+	if err == nil && !resp.Status.Accepted() {
+		reason := string(resp.Reason)
+		if reason == "" {
+			reason = "no reason given"
+		}
+		err = fmt.Errorf("refused the match (%s): %s", resp.Status, reason)
+	}
+	if ctx.Err() != nil {
+		return // shutting down; the match is offered again after a restart
+	}
+	var ev Event
+	now := time.Now()
+	m.mu.Lock()
+	ref := m.refByID[j.ref.id]
+	if mt.status == matchStarting && mt.referee == ref.ID {
+		if err == nil {
+			mt.status, mt.deadline = leaguesdk.MatchRunning, now.Add(m.cfg.ReportTimeout)
+			mt.backoff = 0
+			ref.failures = 0
+			ev = Event{Kind: EventMatchAssigned, RoundID: j.round, MatchID: mt.MatchID, PlayerA: mt.PlayerA, PlayerB: mt.PlayerB,
+				RefereeID: ref.ID, Message: fmt.Sprintf("%s (%s vs %s) runs on referee %s", mt.MatchID, mt.PlayerA, mt.PlayerB, ref.ID)}
+		} else {
+			ref.active--
+			mt.status, mt.referee = leaguesdk.MatchPending, ""
+			mt.excluded[ref.ID] = true
+			if code := leaguesdk.CodeOf(err); code == leaguesdk.CodeConnectionError || code == leaguesdk.CodeTimeout {
+				// An unreachable referee is passed over for a while by every match.
+				ref.failures++
+				ref.downUntil = now.Add(min(m.cfg.RetryDelay<<min(ref.failures-1, 16), m.cfg.MaxRetryDelay))
+			}
+			ev = Event{Kind: EventWarning, RoundID: j.round, MatchID: mt.MatchID, RefereeID: ref.ID,
+				Message: fmt.Sprintf("referee %s did not take %s: %v; trying another referee", ref.ID, mt.MatchID, err)}
+		}
+	}
+	m.mu.Unlock()
+	if ev.Kind != "" {
+		m.emit(ev)
+	}
+	m.wakeUp()
+}
+
+// roundSummaryLocked counts round r's outcomes. m.mu must be held.
+func (m *Manager) roundSummaryLocked(r int) leaguesdk.RoundSummary {
+	var s leaguesdk.RoundSummary
+	for _, mt := range m.rounds[r-1] {
+		if mt.record == nil {
+			continue
+		}
+		s.TotalMatches++
+		switch resultStatus(&mt.record.Result) {
+		case leaguesdk.ResultDraw:
+			s.Draws++
+		case leaguesdk.ResultTechnicalLoss:
+			s.TechnicalLosses++
+		default:
+			s.Wins++
+		}
+	}
+	return s
+}
+
+// completeRound tells every player the standings and that round r is
+// over, then records the round as completed.
+func (m *Manager) completeRound(ctx context.Context, r int) error {
+	m.mu.Lock()
+	standings := append([]leaguesdk.StandingRow(nil), m.standingsLocked()...)
+	summary := m.roundSummaryLocked(r)
+	targets := m.playerTargetsLocked()
+	var next *leaguesdk.RoundID
+	if r < len(m.rounds) {
+		n := leaguesdk.RoundID(r + 1)
+		next = &n
+	}
+	m.mu.Unlock()
+	m.writeStandings()
+	m.broadcast(ctx, fmt.Sprintf("the results of round %d", r), targets, func(ctx context.Context, t target) error {
+		err := m.call(ctx, t, leaguesdk.MethodUpdateStandings, &leaguesdk.LeagueStandingsUpdate{
+			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueStandingsUpdate, leaguesdk.LeagueManagerSender, t.token, "", m.cfg.Now()),
+			LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(r), Standings: standings})
+		if ctx.Err() != nil {
+			return err
+		}
+		err2 := m.call(ctx, t, leaguesdk.MethodNotifyRoundCompleted, &leaguesdk.RoundCompleted{
+			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgRoundCompleted, leaguesdk.LeagueManagerSender, t.token, "", m.cfg.Now()),
+			LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(r), MatchesCompleted: summary.TotalMatches,
+			NextRoundID: next, Summary: &summary})
+		return errors.Join(err, err2)
+	})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.persistMu.Lock()
+	err := m.saveState(func() error {
+		m.roundsCompleted = max(m.roundsCompleted, r)
+		now := m.cfg.Now().UTC()
+		m.roundTimes[r-1].CompletedAt = &now
+		return nil
+	}, nil)
+	m.persistMu.Unlock()
+	if err != nil {
+		m.emit(Event{Kind: EventWarning, RoundID: r, Message: "round completion not saved: " + err.Error()})
+	}
+	m.writeRounds()
+	m.writeStandings()
+	m.emit(Event{Kind: EventRoundCompleted, RoundID: r, Standings: standings, Message: fmt.Sprintf(
+		"round %d completed: %d matches, %d wins, %d draws, %d technical losses", r, summary.TotalMatches,
+		summary.Wins, summary.Draws, summary.TechnicalLosses)})
+	return nil
+}
+
+// completeLeague names the champion, sends LEAGUE_COMPLETED to every
+// player and referee, and records the league as completed.
+func (m *Manager) completeLeague(ctx context.Context) error {
+	m.mu.Lock()
+	standings := append([]leaguesdk.StandingRow(nil), m.standingsLocked()...)
+	var champion *leaguesdk.Champion
+	if len(standings) > 0 {
+		champion = &leaguesdk.Champion{PlayerID: standings[0].PlayerID, DisplayName: standings[0].DisplayName, Points: standings[0].Points}
+	}
+	targets := m.playerTargetsLocked()
+	for _, ref := range m.referees {
+		targets = append(targets, target{id: ref.ID, sender: leaguesdk.RefereeSender(ref.ID), endpoint: ref.Endpoint, token: ref.AuthToken})
+	}
+	rounds, matches := len(m.rounds), len(m.matchByID)
+	m.mu.Unlock()
+	m.broadcast(ctx, "LEAGUE_COMPLETED", targets, func(ctx context.Context, t target) error {
+		return m.call(ctx, t, leaguesdk.MethodNotifyLeagueCompleted, &leaguesdk.LeagueCompleted{
+			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueCompleted, leaguesdk.LeagueManagerSender, t.token, "", m.cfg.Now()),
+			LeagueID: m.cfg.LeagueID, TotalRounds: rounds, TotalMatches: matches, Champion: champion, FinalStandings: standings})
+	})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.persistMu.Lock()
+	err := m.saveState(func() error {
+		now := m.cfg.Now().UTC()
+		m.status, m.completedAt, m.champion, m.currentRound = StatusCompleted, &now, champion, 0
+		return nil
+	}, nil)
+	m.persistMu.Unlock()
+	if err != nil {
+		m.emit(Event{Kind: EventWarning, Message: "league completion not saved: " + err.Error()})
+	}
+	if err := m.writeConfigFiles(); err != nil {
+		m.log.Warn("cannot write the league configuration", slog.String("error", err.Error()))
+	}
+	m.writeStandings()
+	msg := fmt.Sprintf("league %s completed after %d rounds and %d matches", m.cfg.LeagueID, rounds, matches)
+	if champion != nil {
+		msg += fmt.Sprintf("; champion %s (%s) with %d points", champion.PlayerID, champion.DisplayName, champion.Points)
+	}
+	m.emit(Event{Kind: EventLeagueCompleted, Standings: standings, Champion: champion, Message: msg})
+	m.doneOnce.Do(func() { close(m.done) })
+	return nil
+}

@@ -1,0 +1,537 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/internal/dashboard"
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// AgentID is the manager's agent id in the data layer: its log is
+// logs/agents/league_manager.log.jsonl.
+const AgentID = "league_manager"
+
+// Manager runs one league: it registers referees and players, schedules
+// the round-robin, hands matches to referees, records their results, keeps
+// the standings, answers queries and keeps everything it needs to resume
+// under its data root. It is safe for concurrent use.
+type Manager struct {
+	cfg      Config
+	log      *slog.Logger
+	store    store
+	events   *eventLog
+	agentLog *os.File
+	srv      *leaguesdk.Server
+	client   *leaguesdk.Client
+	tokens   leaguesdk.Tokens
+	handler  http.Handler
+
+	// persistMu serialises the changes of state.json: it is taken before mu
+	// and held until the new state is on disk, so files are written in the
+	// order the changes were made.
+	persistMu sync.Mutex
+	// standingsMu serialises writes of standings.json.
+	standingsMu      sync.Mutex
+	standingsVersion int
+
+	mu              sync.Mutex
+	status          string
+	endpoint        string
+	openedAt        time.Time
+	startedAt       *time.Time
+	completedAt     *time.Time
+	nextPlayer      int
+	nextReferee     int
+	referees        []*referee
+	refByID         map[string]*referee
+	players         []*agentRecord
+	playerByID      map[string]*agentRecord
+	endpoints       map[string]string // contact endpoint → agent id
+	rounds          [][]*match
+	matchByID       map[string]*match
+	roundTimes      []roundTimes
+	roundsCompleted int
+	currentRound    int
+	records         []MatchRecord // recorded results, in the order they were recorded
+	cache           standingsCache
+	champion        *leaguesdk.Champion
+	updatedAt       time.Time
+
+	calls          sync.WaitGroup // start_match calls in flight
+	wake           chan struct{}  // something changed that the league loop waits for
+	standingsDirty chan struct{}
+	done           chan struct{}
+	doneOnce       sync.Once
+	running        atomic.Bool
+}
+
+// referee is a registered referee and its load.
+type referee struct {
+	agentRecord
+	active    int       // matches given to it and not yet finished
+	downUntil time.Time // passed over until then, after a failed call
+	failures  int       // consecutive failed calls
+}
+
+// match is a scheduled match and where it stands.
+type match struct {
+	scheduledMatch                 // RefereeID: the referee planned at the round's start
+	status         string          // leaguesdk.MatchPending, matchStarting, leaguesdk.MatchRunning, leaguesdk.MatchFinished
+	referee        string          // the referee holding the match now, while starting or running
+	assignees      map[string]bool // every referee the match was given to; their reports are accepted
+	excluded       map[string]bool // referees that failed this match
+	deadline       time.Time       // when the holding referee must have reported
+	notBefore      time.Time       // no new attempt before then
+	backoff        time.Duration
+	record         *MatchRecord
+	recording      sync.Mutex // held while the match's result is written
+}
+
+const matchStarting = "STARTING"
+
+type standingsCache struct {
+	n       int // number of records the cache was computed from; -1 = invalid
+	players int
+	rows    []leaguesdk.StandingRow
+	tallies map[string]*tally
+}
+
+// New returns a Manager configured by cfg. When the data root holds the
+// state of the same league, the manager resumes it: registered agents keep
+// their ids and tokens, recorded results stay, and the league continues
+// from its first unfinished round when Run is called.
+func New(cfg Config) (*Manager, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	m := &Manager{
+		cfg:            cfg,
+		store:          store{root: cfg.DataRoot, league: cfg.LeagueID},
+		status:         StatusRegistering,
+		refByID:        map[string]*referee{},
+		playerByID:     map[string]*agentRecord{},
+		endpoints:      map[string]string{},
+		matchByID:      map[string]*match{},
+		nextPlayer:     1,
+		nextReferee:    1,
+		wake:           make(chan struct{}, 1),
+		standingsDirty: make(chan struct{}, 1),
+		done:           make(chan struct{}),
+		cache:          standingsCache{n: -1},
+	}
+	if err := os.MkdirAll(cfg.DataRoot, 0o755); err != nil {
+		return nil, fmt.Errorf("manager: data root: %w", err)
+	}
+	if m.agentLog, err = agentkit.OpenAgentLog(cfg.DataRoot, AgentID); err != nil {
+		return nil, fmt.Errorf("manager: agent log: %w", err)
+	}
+	fileHandler := leaguesdk.NewLogger(m.agentLog, AgentID, slog.LevelDebug).Handler()
+	if cfg.Logger != nil {
+		m.log = slog.New(leaguesdk.FanOut(fileHandler, cfg.Logger.Handler()))
+	} else {
+		m.log = slog.New(fileHandler)
+	}
+	if m.events, err = openEventLog(m.store.leagueLogPath()); err != nil {
+		m.agentLog.Close()
+		return nil, fmt.Errorf("manager: league log: %w", err)
+	}
+	if err := m.restore(); err != nil {
+		m.closeFiles()
+		return nil, err
+	}
+	m.endpoint = cfg.Endpoint
+	m.updatedAt = cfg.Now()
+	m.client = leaguesdk.NewClient(leaguesdk.ClientConfig{
+		Timeout: cfg.BroadcastTimeout,
+		Retry:   leaguesdk.RetryPolicy{MaxRetries: 2, Delay: min(500*time.Millisecond, cfg.BroadcastTimeout/4)},
+		Logger:  m.log,
+	})
+	m.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{
+		Name:         "league-manager",
+		Sender:       func() string { return leaguesdk.LeagueManagerSender },
+		Authorize:    m.authorize,
+		MaxBodyBytes: cfg.MaxBodyBytes,
+		Logger:       m.log,
+		Now:          cfg.Now,
+	})
+	m.addTools()
+	m.handler = m.newHandler()
+	return m, nil
+}
+
+// restore loads the league's state and results from the data root, if any.
+func (m *Manager) restore() error {
+	st, err := m.store.loadState()
+	if err != nil {
+		return fmt.Errorf("manager: resume: %w", err)
+	}
+	if st == nil {
+		m.openedAt = m.cfg.Now()
+		return nil
+	}
+	if st.GameType != "" && st.GameType != m.cfg.GameType {
+		return fmt.Errorf("manager: league %s under %s plays %s, not %s", m.cfg.LeagueID, m.cfg.DataRoot, st.GameType, m.cfg.GameType)
+	}
+	m.status, m.openedAt, m.startedAt, m.completedAt = st.Status, st.OpenedAt, st.StartedAt, st.CompletedAt
+	m.nextPlayer, m.nextReferee = max(st.NextPlayer, 1), max(st.NextReferee, 1)
+	for _, r := range st.Referees {
+		ref := &referee{agentRecord: r}
+		m.referees = append(m.referees, ref)
+		m.refByID[r.ID] = ref
+		m.endpoints[r.Endpoint] = r.ID
+		m.tokens.Bind(r.ID, r.AuthToken)
+	}
+	for i := range st.Players {
+		p := st.Players[i]
+		m.players = append(m.players, &p)
+		m.playerByID[p.ID] = &p
+		m.endpoints[p.Endpoint] = p.ID
+		m.tokens.Bind(p.ID, p.AuthToken)
+	}
+	m.setSchedule(st.Rounds)
+	m.roundTimes = st.RoundTimes
+	m.roundsCompleted = st.RoundsCompleted
+	m.champion = st.Champion
+	records, err := LoadResults(m.cfg.DataRoot, m.cfg.LeagueID)
+	if err != nil {
+		return fmt.Errorf("manager: resume: %w", err)
+	}
+	for _, rec := range records {
+		mt := m.matchByID[rec.MatchID]
+		if mt == nil || mt.PlayerA != rec.PlayerA || mt.PlayerB != rec.PlayerB {
+			m.log.Warn("recorded result does not match the schedule; ignored", slog.String("match_id", rec.MatchID))
+			continue
+		}
+		r := rec
+		mt.record, mt.status = &r, leaguesdk.MatchFinished
+		m.records = append(m.records, rec)
+	}
+	m.log.Info("league resumed", slog.String("league_id", m.cfg.LeagueID), slog.String("status", m.status),
+		slog.Int("referees", len(m.referees)), slog.Int("players", len(m.players)),
+		slog.Int("rounds_completed", m.roundsCompleted), slog.Int("results", len(m.records)))
+	return nil
+}
+
+// setSchedule installs the schedule's rounds.
+func (m *Manager) setSchedule(rounds [][]scheduledMatch) {
+	m.rounds = make([][]*match, len(rounds))
+	for i, round := range rounds {
+		for _, sm := range round {
+			mt := &match{scheduledMatch: sm, status: leaguesdk.MatchPending, assignees: map[string]bool{}, excluded: map[string]bool{}}
+			if sm.RefereeID != "" {
+				// A report from the referee planned before a restart is
+				// still accepted.
+				mt.assignees[sm.RefereeID] = true
+			}
+			m.rounds[i] = append(m.rounds[i], mt)
+			m.matchByID[sm.MatchID] = mt
+		}
+	}
+	if len(m.roundTimes) < len(rounds) {
+		m.roundTimes = append(m.roundTimes, make([]roundTimes, len(rounds)-len(m.roundTimes))...)
+	}
+}
+
+// stateLocked returns the state to persist. m.mu must be held.
+func (m *Manager) stateLocked() *leagueState {
+	st := &leagueState{
+		LeagueID: m.cfg.LeagueID, GameType: m.cfg.GameType, Status: m.status,
+		OpenedAt: m.openedAt, StartedAt: m.startedAt, CompletedAt: m.completedAt,
+		NextPlayer: m.nextPlayer, NextReferee: m.nextReferee,
+		Referees: make([]agentRecord, 0, len(m.referees)), Players: make([]agentRecord, 0, len(m.players)),
+		Rounds: make([][]scheduledMatch, len(m.rounds)), RoundsCompleted: m.roundsCompleted,
+		RoundTimes: append([]roundTimes(nil), m.roundTimes...), Champion: m.champion,
+	}
+	for _, r := range m.referees {
+		st.Referees = append(st.Referees, r.agentRecord)
+	}
+	for _, p := range m.players {
+		st.Players = append(st.Players, *p)
+	}
+	for i, round := range m.rounds {
+		for _, mt := range round {
+			st.Rounds[i] = append(st.Rounds[i], mt.scheduledMatch)
+		}
+	}
+	return st
+}
+
+// saveState writes the state as change leaves it. The caller holds
+// persistMu; change runs under mu and may refuse with an error, in which
+// case nothing is written. When the write fails, undo runs under mu.
+func (m *Manager) saveState(change func() error, undo func()) error {
+	m.mu.Lock()
+	if err := change(); err != nil {
+		m.mu.Unlock()
+		return err
+	}
+	m.updatedAt = m.cfg.Now()
+	st := m.stateLocked()
+	m.mu.Unlock()
+	if err := m.store.saveState(st, m.cfg.Now()); err != nil {
+		if undo != nil {
+			m.mu.Lock()
+			undo()
+			m.mu.Unlock()
+		}
+		m.log.Error("cannot save the league state", slog.String("error", err.Error()))
+		return fmt.Errorf("manager: saving the league state: %w", err)
+	}
+	return nil
+}
+
+// Handler returns the manager's HTTP surface: the protocol on POST /mcp
+// (and POST /), GET /health, GET /api/state (the Snapshot as JSON) and the
+// dashboard on every other GET path. The league itself runs only under Run.
+func (m *Manager) Handler() http.Handler { return m.handler }
+
+func (m *Manager) newHandler() http.Handler {
+	dash := dashboard.Handler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodPost, r.URL.Path == "/mcp", r.URL.Path == "/health":
+			m.srv.ServeHTTP(w, r)
+		case r.URL.Path == "/api/state":
+			if r.Method != http.MethodGet && r.Method != http.MethodHead {
+				w.Header().Set("Allow", "GET, HEAD")
+				http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+				return
+			}
+			w.Header().Set("Cache-Control", "no-store")
+			writeJSON(w, m.Snapshot())
+		default:
+			dash.ServeHTTP(w, r)
+		}
+	})
+}
+
+// Endpoint returns the endpoint agents reach the manager at: Config.Endpoint,
+// or once Run listens, the /mcp URL of its listener.
+func (m *Manager) Endpoint() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.endpoint
+}
+
+// Run listens (Config.Listener, or Config.Addr), serves Handler, and runs
+// the league: registration until a start trigger, then every round, then
+// LEAGUE_COMPLETED. After the league completes it keeps serving queries
+// until ctx ends. When ctx ends it stops the league where it is, lets
+// in-flight requests finish, and returns nil: everything needed to resume
+// is on disk. Run can be called once.
+func (m *Manager) Run(ctx context.Context) error {
+	if !m.running.CompareAndSwap(false, true) {
+		return errors.New("manager: Run called twice")
+	}
+	defer m.closeFiles()
+	defer m.client.Close()
+	ln := m.cfg.Listener
+	if ln == nil {
+		var err error
+		if ln, err = agentkit.Listen(m.cfg.Addr); err != nil {
+			return fmt.Errorf("manager: %w", err)
+		}
+	}
+	m.mu.Lock()
+	if m.endpoint == "" {
+		m.endpoint = endpointOf(ln.Addr())
+	}
+	endpoint := m.endpoint
+	m.mu.Unlock()
+	if err := m.writeConfigFiles(); err != nil {
+		ln.Close()
+		return err
+	}
+	m.log.Info("league manager listening", slog.String("endpoint", endpoint), slog.String("league_id", m.cfg.LeagueID),
+		slog.String("data_root", m.cfg.DataRoot))
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	leagueErr := make(chan error, 1)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		leagueErr <- m.runLeague(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		m.standingsWriter(ctx)
+	}()
+	serveErr := agentkit.Serve(ctx, ln, m.handler, m.cfg.ShutdownGrace)
+	cancel()
+	wg.Wait()
+	m.calls.Wait()
+	if err := <-leagueErr; err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	m.writeStandings()
+	m.log.Info("league manager stopped", slog.String("league_id", m.cfg.LeagueID))
+	return serveErr
+}
+
+func endpointOf(addr net.Addr) string {
+	if tcp, ok := addr.(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
+		return fmt.Sprintf("http://127.0.0.1:%d/mcp", tcp.Port)
+	}
+	return agentkit.EndpointFor(addr)
+}
+
+func (m *Manager) closeFiles() {
+	m.events.close()
+	if m.agentLog != nil {
+		_ = m.agentLog.Close()
+	}
+}
+
+// Done returns a channel that is closed once the league has completed and
+// LEAGUE_COMPLETED has been sent (or, for a resumed league that had
+// completed, once Run has started).
+func (m *Manager) Done() <-chan struct{} { return m.done }
+
+// Status returns the league's status: StatusRegistering, StatusRunning or
+// StatusCompleted.
+func (m *Manager) Status() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.status
+}
+
+// Standings returns the current standings table, computed from the
+// recorded results.
+func (m *Manager) Standings() []leaguesdk.StandingRow {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]leaguesdk.StandingRow(nil), m.standingsLocked()...)
+}
+
+// Champion returns the league's winner once the league has completed, and
+// nil before.
+func (m *Manager) Champion() *leaguesdk.Champion {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.champion == nil {
+		return nil
+	}
+	c := *m.champion
+	return &c
+}
+
+// Results returns the recorded results, ordered by round and match.
+func (m *Manager) Results() []MatchRecord {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []MatchRecord
+	for _, round := range m.rounds {
+		for _, mt := range round {
+			if mt.record != nil {
+				out = append(out, *mt.record)
+			}
+		}
+	}
+	return out
+}
+
+// Start closes registration and starts the league, as an authenticated
+// start_league call does. It needs at least two players and one referee.
+// Starting a league that has already started does nothing. The rounds are
+// played by Run.
+func (m *Manager) Start(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	_, err := m.begin("started by the operator")
+	return err
+}
+
+// entrantsLocked returns the players as the standings know them.
+func (m *Manager) entrantsLocked() []Entrant {
+	out := make([]Entrant, len(m.players))
+	for i, p := range m.players {
+		out[i] = Entrant{PlayerID: p.ID, DisplayName: p.DisplayName}
+	}
+	return out
+}
+
+// standingsLocked returns the standings, recomputed from the records when
+// a result was recorded since the last call. m.mu must be held.
+func (m *Manager) standingsLocked() []leaguesdk.StandingRow {
+	if m.cache.n != len(m.records) || m.cache.players != len(m.players) {
+		rows, ts := computeStandings(m.entrantsLocked(), m.records, m.cfg.Tiebreakers)
+		m.cache = standingsCache{n: len(m.records), players: len(m.players), rows: rows, tallies: ts}
+	}
+	return m.cache.rows
+}
+
+// tallyLocked returns a player's record. m.mu must be held.
+func (m *Manager) tallyLocked(id string) *tally {
+	m.standingsLocked()
+	if t := m.cache.tallies[id]; t != nil {
+		return t
+	}
+	return &tally{Entrant: Entrant{PlayerID: id}}
+}
+
+// emit logs e to the league log and passes it to Config.OnEvent. It must
+// not be called with a lock held.
+func (m *Manager) emit(e Event) {
+	if e.Time.IsZero() {
+		e.Time = m.cfg.Now()
+	}
+	details := map[string]any{"message": e.Message}
+	for k, v := range map[string]any{"round_id": e.RoundID, "match_id": e.MatchID, "agent_id": e.AgentID,
+		"display_name": e.DisplayName, "endpoint": e.Endpoint, "player_A_id": e.PlayerA, "player_B_id": e.PlayerB,
+		"referee_id": e.RefereeID} {
+		if v != "" && v != 0 {
+			details[k] = v
+		}
+	}
+	if e.Result != nil {
+		details["result"] = e.Result
+	}
+	if e.Champion != nil {
+		details["champion"] = e.Champion
+	}
+	level := "INFO"
+	if e.Kind == EventWarning || e.Kind == EventRegistrationRejected {
+		level = "WARNING"
+	}
+	m.events.write(e.Time, eventType(e.Kind), level, details)
+	if e.Kind == EventWarning {
+		m.log.Warn(e.Message, slog.String("event", string(e.Kind)))
+	} else {
+		m.log.Info(e.Message, slog.String("event", string(e.Kind)))
+	}
+	if m.cfg.OnEvent != nil {
+		m.cfg.OnEvent(e)
+	}
+}
+
+func eventType(k EventKind) string {
+	b := []byte(k)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}
+
+// wakeUp tells the league loop that something it may wait for changed.
+func (m *Manager) wakeUp() {
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,222 @@
+package manager_test
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentleague/league/internal/atomicfile"
+	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/manager"
+	"github.com/agentleague/league/player"
+)
+
+// relisten listens again on the address of a stopped manager, so that the
+// agents, which know its endpoint, reach the restarted one.
+func relisten(t *testing.T, addr string) net.Listener {
+	t.Helper()
+	var ln net.Listener
+	var err error
+	for range 100 {
+		if ln, err = net.Listen("tcp", addr); err == nil {
+			return ln
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("listen again on %s: %v", addr, err)
+	return nil
+}
+
+// TestResumeAfterStop stops a running league at many points — during
+// registration, at the start, after each result — and starts a new manager
+// on the same data root and address. The agents keep running: they keep
+// their ids and tokens, no recorded result is lost or recorded twice, and
+// finished matches are not handed out again.
+func TestResumeAfterStop(t *testing.T) {
+	t.Parallel()
+	points := []int{-1, 0, 1, 2, 3, 4, 5}
+	if testing.Short() {
+		points = []int{-1, 0, 3}
+	}
+	for _, stopAt := range points {
+		name := fmt.Sprintf("after %d results", stopAt)
+		if stopAt < 0 {
+			name = "during registration"
+		}
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := fastConfig(t, dir)
+			cfg.MinPlayers = 4
+			ln := listen(t)
+			cfg.Listener = ln
+			stop := make(chan struct{}, 1)
+			var results atomic.Int32
+			cfg.OnEvent = func(e manager.Event) {
+				n := int(results.Load())
+				if e.Kind == manager.EventMatchResult {
+					n = int(results.Add(1))
+				}
+				if (e.Kind == manager.EventLeagueStarted && stopAt == 0) || (e.Kind == manager.EventMatchResult && n == stopAt) {
+					select {
+					case stop <- struct{}{}:
+					default:
+					}
+				}
+			}
+			m1 := startManager(t, cfg)
+			startReferee(t, m1.MCP, "Referee Alpha", refereeOptions{capacity: 2})
+			startReferee(t, m1.MCP, "Referee Beta", refereeOptions{capacity: 2})
+			var agents []*player.Agent
+			for i := range 4 {
+				a, _ := newPlayerAgent(t, m1.MCP, fmt.Sprintf("Agent %d", i+1), nil)
+				agents = append(agents, a)
+				if stopAt < 0 && i >= 2 {
+					continue // the manager is down: it registers with the next one
+				}
+				select {
+				case <-a.Registered():
+				case <-time.After(10 * time.Second):
+					t.Fatalf("player %d did not register", i+1)
+				}
+				if stopAt < 0 && i == 1 {
+					m1.Stop()
+				}
+			}
+			if stopAt >= 0 {
+				select {
+				case <-stop:
+				case <-time.After(20 * time.Second):
+					t.Fatal("the stop point was never reached")
+				}
+				m1.Stop()
+			}
+			recordedBefore := map[string]bool{}
+			for _, r := range m1.Results() {
+				recordedBefore[r.MatchID] = true
+			}
+
+			cfg2 := fastConfig(t, dir)
+			cfg2.MinPlayers = 4
+			cfg2.Listener = relisten(t, ln.Addr().String())
+			m2 := startManager(t, cfg2)
+			m2.waitDone(t, 30*time.Second)
+			checkLeague(t, m2, dir, cfg.LeagueID, 4)
+			if got := m1.Events.count(manager.EventMatchResult) + m2.Events.count(manager.EventMatchResult); got != 6 {
+				t.Errorf("%d results recorded over both runs, want 6", got)
+			}
+			for _, e := range m2.Events.all() {
+				if e.Kind == manager.EventMatchAssigned && recordedBefore[e.MatchID] {
+					t.Errorf("%s was handed out again after its result was recorded", e.MatchID)
+				}
+			}
+			ids := map[string]bool{}
+			for _, a := range agents {
+				ids[a.ID()] = true
+			}
+			for _, p := range m2.Snapshot().Players {
+				if !ids[p.PlayerID] {
+					t.Errorf("player %s of the manager is not one of the agents' ids %v", p.PlayerID, ids)
+				}
+			}
+			if len(ids) != 4 || len(m2.Snapshot().Players) != 4 {
+				t.Errorf("agent ids %v, manager players %d", ids, len(m2.Snapshot().Players))
+			}
+		})
+	}
+}
+
+// TestDataLayer checks the files of a completed league.
+func TestDataLayer(t *testing.T) {
+	dir := t.TempDir()
+	cfg := fastConfig(t, dir)
+	cfg.MinPlayers = 3
+	m := startManager(t, cfg)
+	startReferee(t, m.MCP, "Referee Alpha", refereeOptions{})
+	startPlayers(t, m.MCP, 3, nil)
+	m.waitDone(t, 20*time.Second)
+	m.Stop()
+
+	league := filepath.Join(dir, "data", "leagues", cfg.LeagueID)
+	var standings struct {
+		SchemaVersion   string                  `json:"schema_version"`
+		LastUpdated     string                  `json:"last_updated"`
+		LeagueID        string                  `json:"league_id"`
+		Version         int                     `json:"version"`
+		RoundsCompleted int                     `json:"rounds_completed"`
+		Standings       []leaguesdk.StandingRow `json:"standings"`
+	}
+	if err := atomicfile.ReadJSON(filepath.Join(league, "standings.json"), &standings); err != nil {
+		t.Fatal(err)
+	}
+	if standings.SchemaVersion != "1.0.0" || standings.LeagueID != cfg.LeagueID || standings.RoundsCompleted != 3 ||
+		standings.Version < 3 || len(standings.Standings) != 3 || fmt.Sprint(standings.Standings) != fmt.Sprint(m.Standings()) {
+		t.Errorf("standings.json: %+v", standings)
+	}
+	if _, err := leaguesdk.ParseTime(standings.LastUpdated); err != nil {
+		t.Errorf("last_updated: %v", err)
+	}
+	var rounds struct {
+		TotalRounds int `json:"total_rounds"`
+		Rounds      []struct {
+			RoundID     int     `json:"round_id"`
+			Status      string  `json:"status"`
+			CompletedAt *string `json:"completed_at"`
+			Matches     []struct {
+				MatchID string `json:"match_id"`
+				Status  string `json:"status"`
+				Result  string `json:"result"`
+			} `json:"matches"`
+		} `json:"rounds"`
+	}
+	if err := atomicfile.ReadJSON(filepath.Join(league, "rounds.json"), &rounds); err != nil {
+		t.Fatal(err)
+	}
+	if rounds.TotalRounds != 3 || len(rounds.Rounds) != 3 {
+		t.Fatalf("rounds.json: %+v", rounds)
+	}
+	for _, r := range rounds.Rounds {
+		if r.Status != "COMPLETED" || r.CompletedAt == nil || len(r.Matches) != 1 || r.Matches[0].Status != leaguesdk.MatchFinished ||
+			r.Matches[0].Result == "" {
+			t.Errorf("round %d in rounds.json: %+v", r.RoundID, r)
+		}
+	}
+	var lc map[string]any
+	if err := atomicfile.ReadJSON(filepath.Join(dir, "config", "leagues", cfg.LeagueID+".json"), &lc); err != nil {
+		t.Fatal(err)
+	}
+	if lc["status"] != manager.StatusCompleted || lc["game_type"] != "even_odd" {
+		t.Errorf("league config: %v", lc)
+	}
+	for _, f := range []string{"config/system.json", "logs/agents/league_manager.log.jsonl",
+		"logs/league/" + cfg.LeagueID + "/league.log.jsonl"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil || len(b) == 0 {
+			t.Errorf("%s: %v (%d bytes)", f, err, len(b))
+		}
+		if containsToken(b) {
+			t.Errorf("%s holds an auth token", f)
+		}
+	}
+}
+
+func containsToken(b []byte) bool {
+	for i := 0; i+36 <= len(b); i++ {
+		if string(b[i:i+4]) != "tok_" {
+			continue
+		}
+		hex := 0
+		for _, c := range b[i+4 : i+36] {
+			if (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') {
+				hex++
+			}
+		}
+		if hex == 32 {
+			return true
+		}
+	}
+	return false
+}

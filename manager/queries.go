@@ -1,0 +1,305 @@
+package manager
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/agentleague/league/internal/atomicfile"
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// handleQuery serves league_query. GET_NEXT_MATCH and GET_PLAYER_STATS are
+// about the player that asks unless query_params.player_id names another.
+func (m *Manager) handleQuery(_ context.Context, q *leaguesdk.LeagueQuery) (*leaguesdk.LeagueQueryResponse, error) {
+	kind, senderID := leaguesdk.SplitSender(q.Sender)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	token := ""
+	if kind == "referee" {
+		if r := m.refByID[senderID]; r != nil {
+			token = r.AuthToken
+		}
+	} else if p := m.playerByID[senderID]; p != nil {
+		token = p.AuthToken
+	}
+	resp := &leaguesdk.LeagueQueryResponse{
+		Envelope:  leaguesdk.NewEnvelope(leaguesdk.MsgLeagueQueryResponse, leaguesdk.LeagueManagerSender, token, q.ConversationID, m.cfg.Now()),
+		QueryType: q.QueryType,
+	}
+	fail := func(code leaguesdk.Code, format string, args ...any) (*leaguesdk.LeagueQueryResponse, error) {
+		resp.Error = &leaguesdk.ErrorInfo{ErrorCode: code, ErrorDescription: fmt.Sprintf(format, args...)}
+		return resp, nil
+	}
+	if q.LeagueID != "" && q.LeagueID != m.cfg.LeagueID {
+		return fail(leaguesdk.CodeLeagueNotFound, "this manager runs league %s, not %s", m.cfg.LeagueID, q.LeagueID)
+	}
+	playerID := senderID
+	if q.QueryParams != nil && q.QueryParams.PlayerID != "" {
+		playerID = q.QueryParams.PlayerID
+	}
+	var data any
+	switch q.QueryType {
+	case leaguesdk.QueryStandings:
+		data = leaguesdk.StandingsData{LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(m.roundsCompleted),
+			Standings: append([]leaguesdk.StandingRow{}, m.standingsLocked()...)}
+	case leaguesdk.QuerySchedule:
+		data = leaguesdk.ScheduleData{LeagueID: m.cfg.LeagueID, Matches: m.scheduleLocked()}
+	case leaguesdk.QueryNextMatch:
+		if m.playerByID[playerID] == nil {
+			return fail(leaguesdk.CodePlayerNotRegistered, "%q is not a player of league %s", playerID, m.cfg.LeagueID)
+		}
+		data = leaguesdk.NextMatchData{NextMatch: m.nextMatchLocked(playerID)}
+	case leaguesdk.QueryPlayerStats:
+		p := m.playerByID[playerID]
+		if p == nil {
+			return fail(leaguesdk.CodePlayerNotRegistered, "%q is not a player of league %s", playerID, m.cfg.LeagueID)
+		}
+		stats := leaguesdk.PlayerStatsData{PlayerID: p.ID, DisplayName: p.DisplayName}
+		for _, row := range m.standingsLocked() {
+			if row.PlayerID == p.ID {
+				stats.Rank = row.Rank
+			}
+		}
+		t := m.tallyLocked(p.ID)
+		stats.Played, stats.Wins, stats.Draws, stats.Losses = t.played, t.wins, t.draws, t.losses
+		stats.TechnicalLosses, stats.Points = t.technical, t.points
+		data = stats
+	default:
+		return fail(leaguesdk.CodeMissingRequiredField, "unknown query_type %q: use GET_STANDINGS, GET_SCHEDULE, GET_NEXT_MATCH or GET_PLAYER_STATS", q.QueryType)
+	}
+	b, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	resp.Success, resp.Data = true, b
+	return resp, nil
+}
+
+// handleGetStandings serves get_standings: the standings table as state.
+func (m *Manager) handleGetStandings(_ context.Context, q *leaguesdk.StateQuery) (*leaguesdk.StateResponse, error) {
+	m.mu.Lock()
+	b, err := json.Marshal(leaguesdk.StandingsData{LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(m.roundsCompleted),
+		Standings: append([]leaguesdk.StandingRow{}, m.standingsLocked()...)})
+	m.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return &leaguesdk.StateResponse{
+		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStateResponse, leaguesdk.LeagueManagerSender, q.AuthToken, q.ConversationID, m.cfg.Now()),
+		State:    b}, nil
+}
+
+// entryLocked returns mt as the schedule shows it. m.mu must be held.
+func (m *Manager) entryLocked(mt *match) leaguesdk.ScheduleEntry {
+	e := leaguesdk.ScheduleEntry{MatchID: mt.MatchID, RoundID: leaguesdk.RoundID(mt.RoundID), GameType: m.cfg.GameType,
+		PlayerAID: mt.PlayerA, PlayerBID: mt.PlayerB, Status: mt.status, RefereeID: mt.RefereeID}
+	switch {
+	case mt.record != nil:
+		res := mt.record.Result
+		e.Result, e.RefereeID, e.Status = &res, mt.record.RefereeID, leaguesdk.MatchFinished
+	case mt.status == matchStarting:
+		e.Status = leaguesdk.MatchRunning
+	}
+	if ref := m.refByID[e.RefereeID]; ref != nil {
+		e.RefereeEndpoint = ref.Endpoint
+	}
+	return e
+}
+
+// scheduleLocked returns every match with its status. m.mu must be held.
+func (m *Manager) scheduleLocked() []leaguesdk.ScheduleEntry {
+	out := make([]leaguesdk.ScheduleEntry, 0, len(m.matchByID))
+	for _, round := range m.rounds {
+		for _, mt := range round {
+			out = append(out, m.entryLocked(mt))
+		}
+	}
+	return out
+}
+
+// nextMatchLocked returns the first match of id that has no result yet.
+func (m *Manager) nextMatchLocked(id string) *leaguesdk.NextMatch {
+	for _, round := range m.rounds {
+		for _, mt := range round {
+			if mt.record != nil || (mt.PlayerA != id && mt.PlayerB != id) {
+				continue
+			}
+			e := m.entryLocked(mt)
+			n := &leaguesdk.NextMatch{MatchID: mt.MatchID, RoundID: leaguesdk.RoundID(mt.RoundID), OpponentID: mt.PlayerB,
+				Role: leaguesdk.PlayerA, RefereeEndpoint: e.RefereeEndpoint}
+			if mt.PlayerB == id {
+				n.OpponentID, n.Role = mt.PlayerA, leaguesdk.PlayerB
+			}
+			return n
+		}
+	}
+	return nil
+}
+
+// Snapshot is the league's state as the dashboard shows it (GET /api/state).
+type Snapshot struct {
+	LeagueID     string                    `json:"league_id"`
+	GameType     string                    `json:"game_type"`
+	Status       string                    `json:"status"`
+	CurrentRound int                       `json:"current_round"`
+	TotalRounds  int                       `json:"total_rounds"`
+	Referees     []RefereeInfo             `json:"referees"`
+	Players      []PlayerInfo              `json:"players"`
+	Matches      []leaguesdk.ScheduleEntry `json:"matches"`
+	Standings    []leaguesdk.StandingRow   `json:"standings"`
+	Champion     *leaguesdk.Champion       `json:"champion"`
+	UpdatedAt    string                    `json:"updated_at"`
+}
+
+// RefereeInfo is a registered referee in a Snapshot.
+type RefereeInfo struct {
+	RefereeID            string `json:"referee_id"`
+	DisplayName          string `json:"display_name"`
+	Endpoint             string `json:"endpoint"`
+	MaxConcurrentMatches int    `json:"max_concurrent_matches"`
+	ActiveMatches        int    `json:"active_matches"`
+}
+
+// PlayerInfo is a registered player in a Snapshot.
+type PlayerInfo struct {
+	PlayerID    string `json:"player_id"`
+	DisplayName string `json:"display_name"`
+	Endpoint    string `json:"endpoint"`
+}
+
+// Snapshot returns the league's state: status, rounds, agents, every match,
+// standings and champion. It holds no tokens.
+func (m *Manager) Snapshot() Snapshot {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := Snapshot{LeagueID: m.cfg.LeagueID, GameType: m.cfg.GameType, Status: m.status, CurrentRound: m.currentRound,
+		TotalRounds: len(m.rounds), Referees: make([]RefereeInfo, 0, len(m.referees)), Players: make([]PlayerInfo, 0, len(m.players)),
+		Matches: m.scheduleLocked(), Standings: append([]leaguesdk.StandingRow{}, m.standingsLocked()...),
+		UpdatedAt: leaguesdk.FormatTime(m.updatedAt)}
+	if m.status == StatusCompleted {
+		s.CurrentRound = len(m.rounds)
+	}
+	for _, r := range m.referees {
+		s.Referees = append(s.Referees, RefereeInfo{RefereeID: r.ID, DisplayName: r.DisplayName, Endpoint: r.Endpoint,
+			MaxConcurrentMatches: r.MaxConcurrentMatches, ActiveMatches: r.active})
+	}
+	for _, p := range m.players {
+		s.Players = append(s.Players, PlayerInfo{PlayerID: p.ID, DisplayName: p.DisplayName, Endpoint: p.Endpoint})
+	}
+	if m.champion != nil {
+		c := *m.champion
+		s.Champion = &c
+	}
+	return s
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, "state does not encode", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b)
+}
+
+// writeConfigFiles writes config/system.json and config/leagues/<id>.json.
+func (m *Manager) writeConfigFiles() error {
+	now := m.cfg.Now()
+	if err := m.store.saveSystem(now); err != nil {
+		return fmt.Errorf("manager: %w", err)
+	}
+	var f leagueConfigFile
+	f.SchemaVersion, f.LastUpdated = SchemaVersion, leaguesdk.FormatTime(now)
+	f.LeagueID, f.DisplayName, f.GameType = m.cfg.LeagueID, m.cfg.LeagueID, m.cfg.GameType
+	f.Scoring.WinPoints, f.Scoring.DrawPoints, f.Scoring.LossPoints = WinPoints, DrawPoints, LossPoints
+	f.Scoring.TechnicalLossPoints, f.Scoring.Tiebreakers = LossPoints, m.cfg.Tiebreakers
+	f.Participants.MinPlayers, f.Participants.MaxPlayers = max(m.cfg.MinPlayers, 2), m.cfg.MaxPlayers
+	f.Schedule.Format = "round_robin"
+	f.Schedule.RegistrationWindowSec = max(m.cfg.RegistrationWindow.Seconds(), 0)
+	f.Schedule.ReportTimeoutSec = m.cfg.ReportTimeout.Seconds()
+	m.mu.Lock()
+	f.Status, f.Endpoint = m.status, m.endpoint
+	f.Participants.Players, f.Participants.Referees = len(m.players), len(m.referees)
+	m.mu.Unlock()
+	if err := atomicfile.WriteJSON(m.store.leagueConfigPath(), f); err != nil {
+		return fmt.Errorf("manager: %w", err)
+	}
+	return nil
+}
+
+// writeStandings writes data/leagues/<id>/standings.json as the results
+// now stand.
+func (m *Manager) writeStandings() {
+	m.standingsMu.Lock()
+	defer m.standingsMu.Unlock()
+	m.mu.Lock()
+	m.standingsVersion++
+	f := standingsFile{SchemaVersion: SchemaVersion, LastUpdated: leaguesdk.FormatTime(m.cfg.Now()), LeagueID: m.cfg.LeagueID,
+		Version: m.standingsVersion, RoundsCompleted: m.roundsCompleted, MatchesRecorded: len(m.records),
+		Standings: append([]leaguesdk.StandingRow{}, m.standingsLocked()...)}
+	m.mu.Unlock()
+	if err := atomicfile.WriteJSON(m.store.standingsPath(), f); err != nil {
+		m.log.Warn("cannot write the standings file", slog.String("error", err.Error()))
+	}
+}
+
+// markStandingsDirty asks the standings writer for a new standings.json.
+func (m *Manager) markStandingsDirty() {
+	select {
+	case m.standingsDirty <- struct{}{}:
+	default:
+	}
+}
+
+// standingsWriter rewrites standings.json after results, coalescing
+// results that arrive while it writes, until ctx ends.
+func (m *Manager) standingsWriter(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-m.standingsDirty:
+			m.writeStandings()
+		}
+	}
+}
+
+// writeRounds writes data/leagues/<id>/rounds.json.
+func (m *Manager) writeRounds() {
+	m.mu.Lock()
+	f := roundsFile{SchemaVersion: SchemaVersion, LastUpdated: leaguesdk.FormatTime(m.cfg.Now()), LeagueID: m.cfg.LeagueID,
+		TotalRounds: len(m.rounds), Rounds: make([]roundRecord, 0, len(m.rounds))}
+	for i, round := range m.rounds {
+		rr := roundRecord{RoundID: i + 1, Status: leaguesdk.MatchPending, MatchCount: len(round)}
+		if t := m.roundTimes[i]; t.StartedAt != nil {
+			s := leaguesdk.FormatTime(*t.StartedAt)
+			rr.StartedAt, rr.Status = &s, leaguesdk.MatchRunning
+		}
+		if t := m.roundTimes[i]; t.CompletedAt != nil {
+			s := leaguesdk.FormatTime(*t.CompletedAt)
+			rr.CompletedAt, rr.Status = &s, "COMPLETED"
+			summary := m.roundSummaryLocked(i + 1)
+			rr.Summary = &summary
+		}
+		if rr.StartedAt != nil {
+			rr.Matches = make([]roundMatch, 0, len(round))
+			for _, mt := range round {
+				e := m.entryLocked(mt)
+				rm := roundMatch{MatchID: e.MatchID, PlayerA: e.PlayerAID, PlayerB: e.PlayerBID, RefereeID: e.RefereeID, Status: e.Status}
+				if e.Result != nil {
+					rm.Result, rm.Winner = e.Result.Status, string(e.Result.Winner)
+				}
+				rr.Matches = append(rr.Matches, rm)
+			}
+		}
+		f.Rounds = append(f.Rounds, rr)
+	}
+	m.mu.Unlock()
+	if err := atomicfile.WriteJSON(m.store.roundsPath(), f); err != nil {
+		m.log.Warn("cannot write the rounds file", slog.String("error", err.Error()))
+	}
+}

@@ -1,0 +1,378 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// playerRegistration is LEAGUE_REGISTER_REQUEST as the manager's handler
+// receives it. The field Header hides the embedded message's Header method,
+// so leaguesdk.Handle passes the request on without validating it: the
+// handler validates it itself, to answer a too-old protocol_version with
+// REJECTED as the protocol wants rather than with an error.
+type playerRegistration struct {
+	leaguesdk.LeagueRegisterRequest
+	Header struct{} `json:"-"`
+}
+
+// refereeRegistration is REFEREE_REGISTER_REQUEST, received like playerRegistration.
+type refereeRegistration struct {
+	leaguesdk.RefereeRegisterRequest
+	Header struct{} `json:"-"`
+}
+
+// addTools adds the manager's tools to its server.
+func (m *Manager) addTools() {
+	leaguesdk.Handle(m.srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterReferee, Public: true,
+		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgRefereeRegisterRequest},
+		Description:  "Register a referee with the league; the answer carries its referee_id and auth_token."},
+		m.handleRegisterReferee)
+	leaguesdk.Handle(m.srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterPlayer, Public: true,
+		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgLeagueRegisterRequest},
+		Description:  "Register a player with the league; the answer carries its player_id and auth_token."},
+		m.handleRegisterPlayer)
+	leaguesdk.Handle(m.srv, leaguesdk.Tool{Name: leaguesdk.MethodReportMatchResult,
+		Description: "Report the result of a match; only the referee the match was given to may report it."},
+		m.handleReport)
+	leaguesdk.Handle(m.srv, leaguesdk.Tool{Name: leaguesdk.MethodLeagueQuery,
+		Description: "Ask for the standings, the schedule, a player's next match or a player's statistics."},
+		m.handleQuery)
+	leaguesdk.Handle(m.srv, leaguesdk.Tool{Name: leaguesdk.MethodGetStandings,
+		Description: "Return the current standings table as the manager's state."},
+		m.handleGetStandings)
+	leaguesdk.Handle(m.srv, leaguesdk.Tool{Name: leaguesdk.MethodStartLeague, Public: true,
+		Description: "Close registration and start the league; needs the operator's admin token."},
+		m.handleStartLeague)
+}
+
+// authorize checks that a message after registration carries the token of
+// the agent its sender names (E011 without a token, E012 with another's).
+func (m *Manager) authorize(_ context.Context, _ string, env *leaguesdk.Envelope) error {
+	if m.cfg.Insecure {
+		return nil
+	}
+	id, err := m.tokens.Verify(env.Sender, env.AuthToken)
+	if err != nil {
+		return err
+	}
+	kind, _ := leaguesdk.SplitSender(env.Sender)
+	m.mu.Lock()
+	_, isPlayer := m.playerByID[id]
+	_, isReferee := m.refByID[id]
+	m.mu.Unlock()
+	if (kind == "player" && !isPlayer) || (kind == "referee" && !isReferee) {
+		return &leaguesdk.Error{Code: leaguesdk.CodeAuthTokenInvalid, Field: "sender",
+			Message: fmt.Sprintf("auth_token belongs to %s, who is not a %s", id, kind)}
+	}
+	return nil
+}
+
+// agentID formats the n-th id with prefix: two digits at least (P01, REF07),
+// more when needed (P100).
+func agentID(prefix string, n int) string {
+	s := strconv.Itoa(n)
+	if len(s) < 2 {
+		s = "0" + s
+	}
+	return prefix + s
+}
+
+// checkProtocol returns the rejection reason for a registration whose
+// validation failed on its declared protocol_version, or "" when err is
+// something else.
+func checkProtocol(err error, field, declared string) string {
+	var e *leaguesdk.Error
+	if le, ok := err.(*leaguesdk.Error); ok {
+		e = le
+	}
+	if e == nil || e.Code != leaguesdk.CodeProtocolVersionMismatch || e.Field != field {
+		return ""
+	}
+	return fmt.Sprintf("%s %s: protocol_version %q is older than %s, the oldest version this league accepts; upgrade the agent",
+		e.Code, e.Code.Name(), declared, leaguesdk.MinProtocolVersion)
+}
+
+// supports reports whether gameTypes holds the league's game type.
+func (m *Manager) supports(gameTypes []string) bool {
+	return slices.ContainsFunc(gameTypes, func(g string) bool { return strings.EqualFold(strings.TrimSpace(g), m.cfg.GameType) })
+}
+
+// registration is the outcome of a registration request.
+type registration struct {
+	id, token, reason string
+	rejoined          bool
+}
+
+func (m *Manager) handleRegisterPlayer(_ context.Context, in *playerRegistration) (*leaguesdk.LeagueRegisterResponse, error) {
+	req := &in.LeagueRegisterRequest
+	meta := req.PlayerMeta
+	reg, err := m.register(registrationRequest{kind: "player", env: &req.Envelope, invalid: leaguesdk.Validate(req),
+		protocolField: "player_meta.protocol_version", protocolVersion: meta.ProtocolVersion,
+		name: meta.DisplayName, endpoint: meta.ContactEndpoint,
+		decide: func() (string, error) {
+			switch {
+			case m.status != StatusRegistering:
+				return "", rejection("registration is closed: league %s has already started", m.cfg.LeagueID)
+			case !m.supports(meta.GameTypes):
+				return "", rejection("this league plays %s, and the player supports only %s", m.cfg.GameType, strings.Join(meta.GameTypes, ", "))
+			case m.cfg.MaxPlayers > 0 && len(m.players) >= m.cfg.MaxPlayers:
+				return "", rejection("the league is full: it takes at most %d players", m.cfg.MaxPlayers)
+			}
+			return agentID("P", m.nextPlayer), nil
+		},
+		add: func(id, token string) {
+			p := &agentRecord{ID: id, DisplayName: meta.DisplayName, Version: meta.Version, Endpoint: meta.ContactEndpoint,
+				GameTypes: meta.GameTypes, ProtocolVersion: meta.ProtocolVersion, AuthToken: token, RegisteredAt: m.cfg.Now().UTC()}
+			m.players = append(m.players, p)
+			m.playerByID[id] = p
+			m.nextPlayer++
+		},
+		undo: func(id string) {
+			m.players = m.players[:len(m.players)-1]
+			delete(m.playerByID, id)
+			m.nextPlayer--
+		}})
+	if err != nil {
+		return nil, err
+	}
+	resp := &leaguesdk.LeagueRegisterResponse{
+		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterResponse, leaguesdk.LeagueManagerSender, reg.token, req.ConversationID, m.cfg.Now()),
+		Status:   leaguesdk.StatusAccepted, PlayerID: reg.id, LeagueID: m.cfg.LeagueID, Reason: leaguesdk.OptionalString(reg.reason)}
+	if reg.reason != "" {
+		resp.Status = leaguesdk.StatusRejected
+	}
+	return resp, nil
+}
+
+func (m *Manager) handleRegisterReferee(_ context.Context, in *refereeRegistration) (*leaguesdk.RefereeRegisterResponse, error) {
+	req := &in.RefereeRegisterRequest
+	meta := req.RefereeMeta
+	reg, err := m.register(registrationRequest{kind: "referee", env: &req.Envelope, invalid: leaguesdk.Validate(req),
+		protocolField: "referee_meta.protocol_version", protocolVersion: meta.ProtocolVersion,
+		name: meta.DisplayName, endpoint: meta.ContactEndpoint, detail: fmt.Sprintf(", up to %d matches at once", meta.MaxConcurrentMatches),
+		decide: func() (string, error) {
+			switch {
+			case m.status == StatusCompleted:
+				return "", rejection("league %s has completed", m.cfg.LeagueID)
+			case !m.supports(meta.GameTypes):
+				return "", rejection("this league plays %s, and the referee supports only %s", m.cfg.GameType, strings.Join(meta.GameTypes, ", "))
+			}
+			return agentID("REF", m.nextReferee), nil
+		},
+		add: func(id, token string) {
+			r := &referee{agentRecord: agentRecord{ID: id, DisplayName: meta.DisplayName, Version: meta.Version,
+				Endpoint: meta.ContactEndpoint, GameTypes: meta.GameTypes, ProtocolVersion: meta.ProtocolVersion,
+				MaxConcurrentMatches: meta.MaxConcurrentMatches, AuthToken: token, RegisteredAt: m.cfg.Now().UTC()}}
+			m.referees = append(m.referees, r)
+			m.refByID[id] = r
+			m.nextReferee++
+		},
+		undo: func(id string) {
+			m.referees = m.referees[:len(m.referees)-1]
+			delete(m.refByID, id)
+			m.nextReferee--
+		}})
+	if err != nil {
+		return nil, err
+	}
+	resp := &leaguesdk.RefereeRegisterResponse{
+		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgRefereeRegisterResponse, leaguesdk.LeagueManagerSender, reg.token, req.ConversationID, m.cfg.Now()),
+		Status:   leaguesdk.StatusAccepted, RefereeID: reg.id, LeagueID: m.cfg.LeagueID, Reason: leaguesdk.OptionalString(reg.reason)}
+	if reg.reason != "" {
+		resp.Status = leaguesdk.StatusRejected
+	}
+	return resp, nil
+}
+
+// registrationRequest is a registration as register handles it.
+type registrationRequest struct {
+	kind    string // "player" or "referee"
+	env     *leaguesdk.Envelope
+	invalid error // what validating the request found
+	// protocolField names the declared protocol_version, which a too-old
+	// value in is answered with REJECTED rather than an error.
+	protocolField, protocolVersion string
+	name, endpoint, detail         string
+	decide                         func() (string, error)
+	add                            func(id, token string)
+	undo                           func(id string)
+}
+
+// register decides a registration (see admit) and reports it as an
+// event. It returns the outcome — an id and token, or a rejection reason —
+// or the protocol error to answer.
+func (m *Manager) register(r registrationRequest) (registration, error) {
+	var reg registration
+	if r.invalid != nil {
+		if reg.reason = checkProtocol(r.invalid, r.protocolField, r.protocolVersion); reg.reason == "" {
+			return reg, r.invalid
+		}
+	} else {
+		reg = m.admit(r.env.AuthToken, r.endpoint, r.decide, r.add, r.undo)
+	}
+	switch {
+	case reg.reason != "":
+		m.emit(Event{Kind: EventRegistrationRejected, DisplayName: r.name, Endpoint: r.endpoint,
+			Message: fmt.Sprintf("%s %q refused: %s", r.kind, r.name, reg.reason)})
+	case reg.id == "":
+		return reg, &leaguesdk.Error{Code: leaguesdk.CodeConnectionError, Message: "the manager could not save the registration; try again"}
+	case !reg.rejoined:
+		kind := EventPlayerRegistered
+		if r.kind == "referee" {
+			kind = EventRefereeRegistered
+		}
+		m.emit(Event{Kind: kind, AgentID: reg.id, DisplayName: r.name, Endpoint: r.endpoint,
+			Message: fmt.Sprintf("%s %s registered as %s (%s%s)", r.kind, r.name, reg.id, r.endpoint, r.detail)})
+		m.wakeUp()
+	}
+	return reg, nil
+}
+
+// rejectionError carries a registration's rejection reason through admit.
+type rejectionError string
+
+func (r rejectionError) Error() string { return string(r) }
+
+func rejection(format string, args ...any) error { return rejectionError(fmt.Sprintf(format, args...)) }
+
+// admit decides a registration and makes it durable. decide runs under mu
+// and returns the new id or a rejection; an agent that registers again
+// from its endpoint with the token it was given keeps its id and token.
+// add records the agent under mu, undo takes it back if it cannot be saved.
+// A registration that cannot be saved returns an empty id and no reason.
+func (m *Manager) admit(presented, endpoint string, decide func() (string, error),
+	add func(id, token string), undo func(id string)) registration {
+	m.persistMu.Lock()
+	defer m.persistMu.Unlock()
+	var reg registration
+	err := m.saveState(func() error {
+		if other, taken := m.endpoints[endpoint]; taken {
+			if tok, ok := m.tokens.Token(other); ok && presented != "" && leaguesdk.TokensEqual(tok, presented) {
+				reg = registration{id: other, token: tok, rejoined: true}
+				return errUnchanged
+			}
+			return rejection("%s is already registered with contact endpoint %s; an agent registers once", other, endpoint)
+		}
+		id, err := decide()
+		if err != nil {
+			return err
+		}
+		reg = registration{id: id, token: leaguesdk.NewToken()}
+		add(reg.id, reg.token)
+		m.endpoints[endpoint] = reg.id
+		return nil
+	}, func() {
+		undo(reg.id)
+		delete(m.endpoints, endpoint)
+	})
+	if err == errUnchanged {
+		return reg
+	}
+	switch e := err.(type) {
+	case nil:
+		m.tokens.Bind(reg.id, reg.token)
+		return reg
+	case rejectionError:
+		return registration{reason: string(e)}
+	}
+	return registration{}
+}
+
+// errUnchanged stops saveState when a change turns out to change nothing.
+var errUnchanged = errors.New("unchanged")
+
+// handleStartLeague serves start_league: with the operator's admin token it
+// closes registration and starts the league.
+func (m *Manager) handleStartLeague(_ context.Context, in *leaguesdk.StartLeague) (*leaguesdk.StartLeagueResponse, error) {
+	switch {
+	case m.cfg.AdminToken == "":
+		return nil, &leaguesdk.Error{Code: leaguesdk.CodeAuthTokenInvalid, Field: "auth_token",
+			Message: "start_league is disabled on this manager: it was started without an admin token"}
+	case in.AuthToken == "":
+		return nil, &leaguesdk.Error{Code: leaguesdk.CodeAuthTokenMissing, Field: "auth_token",
+			Message: "start_league needs the operator's admin token in auth_token"}
+	case !leaguesdk.TokensEqual(in.AuthToken, m.cfg.AdminToken):
+		return nil, &leaguesdk.Error{Code: leaguesdk.CodeAuthTokenInvalid, Field: "auth_token",
+			Message: "auth_token is not this league's admin token"}
+	case in.LeagueID != "" && in.LeagueID != m.cfg.LeagueID:
+		return nil, &leaguesdk.Error{Code: leaguesdk.CodeLeagueNotFound, Field: "league_id",
+			Message: fmt.Sprintf("this manager runs league %s, not %s", m.cfg.LeagueID, in.LeagueID)}
+	}
+	status := leaguesdk.StartLeagueStarted
+	if started, err := m.begin("started by start_league"); err != nil {
+		return nil, err
+	} else if !started {
+		status = leaguesdk.StartLeagueAlreadyStarted
+	}
+	m.mu.Lock()
+	resp := &leaguesdk.StartLeagueResponse{
+		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStartLeagueResponse, leaguesdk.LeagueManagerSender, "", in.ConversationID, m.cfg.Now()),
+		LeagueID: m.cfg.LeagueID, Status: status, Players: len(m.players), Referees: len(m.referees), TotalRounds: len(m.rounds)}
+	m.mu.Unlock()
+	return resp, nil
+}
+
+// begin closes registration and builds the schedule, and reports whether
+// it did. It needs two players and a referee; a league that has started
+// already is left alone.
+func (m *Manager) begin(reason string) (bool, error) {
+	m.persistMu.Lock()
+	started := false
+	var players, rounds int
+	err := m.saveState(func() error {
+		if m.status != StatusRegistering {
+			return errUnchanged
+		}
+		if len(m.players) < 2 {
+			return &leaguesdk.Error{Code: leaguesdk.CodePlayerNotRegistered,
+				Message: fmt.Sprintf("the league needs at least two players to start; %d registered", len(m.players))}
+		}
+		if len(m.referees) == 0 {
+			return &leaguesdk.Error{Code: leaguesdk.CodeRefereeNotRegistered,
+				Message: "the league needs at least one referee to start; none registered"}
+		}
+		ids := make([]string, len(m.players))
+		for i, p := range m.players {
+			ids[i] = p.ID
+		}
+		var schedule [][]scheduledMatch
+		for _, round := range RoundRobin(ids) {
+			var ms []scheduledMatch
+			for _, p := range round {
+				ms = append(ms, scheduledMatch{MatchID: p.MatchID, RoundID: p.Round, PlayerA: p.PlayerA, PlayerB: p.PlayerB})
+			}
+			schedule = append(schedule, ms)
+		}
+		now := m.cfg.Now().UTC()
+		m.status, m.startedAt = StatusRunning, &now
+		m.setSchedule(schedule)
+		started, players, rounds = true, len(m.players), len(schedule)
+		return nil
+	}, func() {
+		m.status, m.startedAt = StatusRegistering, nil
+		m.rounds, m.matchByID, m.roundTimes = nil, map[string]*match{}, nil
+	})
+	m.persistMu.Unlock()
+	if err == errUnchanged {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if started {
+		if err := m.writeConfigFiles(); err != nil {
+			m.log.Warn("cannot write the league configuration", slog.String("error", err.Error()))
+		}
+		m.emit(Event{Kind: EventLeagueStarted, Message: fmt.Sprintf("league %s started (%s): %d players, %d rounds",
+			m.cfg.LeagueID, reason, players, rounds)})
+		m.wakeUp()
+	}
+	return started, nil
+}

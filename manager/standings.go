@@ -1,0 +1,343 @@
+package manager
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// Points of the league's scoring table: a win earns 3, a draw 1, a loss 0.
+// A technical loss scores like a loss for the offender and like a win for
+// its opponent; when both players failed, both score 0 and the match still
+// counts as played.
+const (
+	WinPoints  = 3
+	DrawPoints = 1
+	LossPoints = 0
+)
+
+// Tiebreaker is one criterion of the standings order. Rows are ordered by
+// the first tiebreaker, rows equal on it by the second, and so on; player_id
+// (ascending) always decides last, so every rank is unique.
+type Tiebreaker string
+
+// The tiebreakers a league can be configured with.
+const (
+	// TiebreakPoints orders by points, most first.
+	TiebreakPoints Tiebreaker = "points"
+	// TiebreakWins orders by wins, most first.
+	TiebreakWins Tiebreaker = "wins"
+	// TiebreakDraws orders by draws, most first.
+	TiebreakDraws Tiebreaker = "draws"
+	// TiebreakHeadToHead orders the players still tied by the points they
+	// earned in the matches among themselves, most first.
+	TiebreakHeadToHead Tiebreaker = "head_to_head"
+	// TiebreakPlayerID orders by player id, ascending.
+	TiebreakPlayerID Tiebreaker = "player_id"
+)
+
+// DefaultTiebreakers is the standings order used when none is configured:
+// points, wins, draws, player_id.
+func DefaultTiebreakers() []Tiebreaker {
+	return []Tiebreaker{TiebreakPoints, TiebreakWins, TiebreakDraws, TiebreakPlayerID}
+}
+
+func (t Tiebreaker) valid() bool {
+	switch t {
+	case TiebreakPoints, TiebreakWins, TiebreakDraws, TiebreakHeadToHead, TiebreakPlayerID:
+		return true
+	}
+	return false
+}
+
+// Entrant is a player as the standings know it.
+type Entrant struct {
+	PlayerID    string `json:"player_id"`
+	DisplayName string `json:"display_name,omitempty"`
+}
+
+// MatchRecord is a recorded result: the one source of truth the standings
+// are computed from. The manager keeps one file per record under
+// data/leagues/<league_id>/results/.
+type MatchRecord struct {
+	MatchID    string                `json:"match_id"`
+	RoundID    int                   `json:"round_id"`
+	PlayerA    string                `json:"player_A_id"`
+	PlayerB    string                `json:"player_B_id"`
+	RefereeID  string                `json:"referee_id,omitempty"`
+	Result     leaguesdk.MatchResult `json:"result"`
+	RecordedAt time.Time             `json:"recorded_at"`
+}
+
+// outcome is what a result means for one player of the match.
+type outcome struct {
+	win, draw, loss, technical bool
+}
+
+// outcomes returns the status of the record's result (WIN, DRAW or
+// TECHNICAL_LOSS, derived from winner and score when the referee sent none)
+// and what it means for player A and player B.
+func (r *MatchRecord) outcomes() (a, b outcome) {
+	res := &r.Result
+	winner := string(res.Winner)
+	switch status := resultStatus(res); {
+	case status == leaguesdk.ResultDraw:
+		return outcome{draw: true}, outcome{draw: true}
+	case winner == r.PlayerA:
+		return outcome{win: true}, outcome{loss: true, technical: status == leaguesdk.ResultTechnicalLoss}
+	case winner == r.PlayerB:
+		return outcome{loss: true, technical: status == leaguesdk.ResultTechnicalLoss}, outcome{win: true}
+	default:
+		// No winner and no draw: both players failed.
+		return outcome{loss: true, technical: true}, outcome{loss: true, technical: true}
+	}
+}
+
+// resultStatus returns the result's status, deriving it from winner and
+// score when the referee did not send one.
+func resultStatus(res *leaguesdk.MatchResult) leaguesdk.ResultStatus {
+	if res.Status != "" {
+		return res.Status
+	}
+	if res.Winner != "" {
+		return leaguesdk.ResultWin
+	}
+	// No winner: equal positive scores are a draw; anything else means both failed.
+	first, equal, positive := true, true, true
+	var v0 int
+	for _, v := range res.Score {
+		if first {
+			v0, first = v, false
+		} else if v != v0 {
+			equal = false
+		}
+		if v <= 0 {
+			positive = false
+		}
+	}
+	if !first && equal && positive {
+		return leaguesdk.ResultDraw
+	}
+	return leaguesdk.ResultTechnicalLoss
+}
+
+// checkResult verifies that a reported result names only the players of
+// its match and is self-consistent.
+func checkResult(res *leaguesdk.MatchResult, playerA, playerB string) error {
+	w := string(res.Winner)
+	if w != "" && w != playerA && w != playerB {
+		return &leaguesdk.Error{Code: leaguesdk.CodeInvalidChoice, Field: "result.winner",
+			Message: fmt.Sprintf("winner %q is not a player of this match (%s vs %s)", w, playerA, playerB)}
+	}
+	switch res.Status {
+	case "", leaguesdk.ResultTechnicalLoss:
+	case leaguesdk.ResultWin:
+		if w == "" {
+			return &leaguesdk.Error{Code: leaguesdk.CodeMissingRequiredField, Field: "result.winner",
+				Message: "a WIN result must name its winner"}
+		}
+	case leaguesdk.ResultDraw:
+		if w != "" {
+			return &leaguesdk.Error{Code: leaguesdk.CodeInvalidChoice, Field: "result.winner",
+				Message: "a DRAW result cannot have a winner"}
+		}
+	default:
+		return &leaguesdk.Error{Code: leaguesdk.CodeInvalidChoice, Field: "result.status",
+			Message: fmt.Sprintf("result status %q is none of WIN, DRAW, TECHNICAL_LOSS", res.Status)}
+	}
+	for id := range res.Score {
+		if id != playerA && id != playerB {
+			return &leaguesdk.Error{Code: leaguesdk.CodeInvalidChoice, Field: "result.score",
+				Message: fmt.Sprintf("score names %q, who is not a player of this match (%s vs %s)", id, playerA, playerB)}
+		}
+	}
+	return nil
+}
+
+// tally is one player's record.
+type tally struct {
+	Entrant
+	played, wins, draws, losses, technical, points int
+}
+
+func (t *tally) add(o outcome) {
+	t.played++
+	switch {
+	case o.win:
+		t.wins++
+		t.points += WinPoints
+	case o.draw:
+		t.draws++
+		t.points += DrawPoints
+	default:
+		t.losses++
+		t.points += LossPoints
+		if o.technical {
+			t.technical++
+		}
+	}
+}
+
+// tallies counts the results of every entrant. Results naming a player who
+// is not an entrant count for the entrant only.
+func tallies(players []Entrant, results []MatchRecord) map[string]*tally {
+	byID := make(map[string]*tally, len(players))
+	for _, p := range players {
+		byID[p.PlayerID] = &tally{Entrant: p}
+	}
+	for i := range results {
+		r := &results[i]
+		a, b := r.outcomes()
+		if t := byID[r.PlayerA]; t != nil {
+			t.add(a)
+		}
+		if t := byID[r.PlayerB]; t != nil {
+			t.add(b)
+		}
+	}
+	return byID
+}
+
+// ComputeStandings returns the standings table of players after results:
+// one row per player with played, wins, draws, losses and points (win 3,
+// draw 1, loss 0; a technical loss scores 0 for the offender and 3 for its
+// opponent; when both failed, both score 0 and the match still counts as
+// played), ordered by tiebreakers (DefaultTiebreakers when empty) with
+// player_id ascending deciding last, ranked 1…n. It is a pure function:
+// the manager calls it on its recorded results whenever it needs the table.
+func ComputeStandings(players []Entrant, results []MatchRecord, tiebreakers []Tiebreaker) []leaguesdk.StandingRow {
+	rows, _ := computeStandings(players, results, tiebreakers)
+	return rows
+}
+
+// computeStandings is ComputeStandings that also returns the tallies.
+func computeStandings(players []Entrant, results []MatchRecord, tiebreakers []Tiebreaker) ([]leaguesdk.StandingRow, map[string]*tally) {
+	ts := tallies(players, results)
+	order := rank(players, results, ts, tiebreakers)
+	rows := make([]leaguesdk.StandingRow, len(order))
+	for i, id := range order {
+		t := ts[id]
+		rows[i] = leaguesdk.StandingRow{Rank: i + 1, PlayerID: id, DisplayName: t.DisplayName, Played: t.played,
+			Wins: t.wins, Draws: t.draws, Losses: t.losses, Points: t.points}
+	}
+	return rows, ts
+}
+
+// rank returns the player ids in standings order.
+func rank(players []Entrant, results []MatchRecord, ts map[string]*tally, tiebreakers []Tiebreaker) []string {
+	if len(tiebreakers) == 0 {
+		tiebreakers = DefaultTiebreakers()
+	}
+	ids := make([]string, 0, len(players))
+	seen := make(map[string]bool, len(players))
+	for _, p := range players {
+		if !seen[p.PlayerID] {
+			seen[p.PlayerID] = true
+			ids = append(ids, p.PlayerID)
+		}
+	}
+	slices.SortFunc(ids, comparePlayerIDs)
+	return orderGroup(ids, results, ts, tiebreakers)
+}
+
+// orderGroup orders ids, which are equal on every criterion before
+// tiebreakers, by the first tiebreaker and each group of equals by the rest.
+// ids arrive sorted by player id, and every sort below is stable.
+func orderGroup(ids []string, results []MatchRecord, ts map[string]*tally, tiebreakers []Tiebreaker) []string {
+	if len(ids) < 2 || len(tiebreakers) == 0 {
+		return ids
+	}
+	tb, rest := tiebreakers[0], tiebreakers[1:]
+	if tb == TiebreakPlayerID {
+		return ids // already in player id order, and ids are unique
+	}
+	key := func(id string) int {
+		t := ts[id]
+		switch tb {
+		case TiebreakPoints:
+			return t.points
+		case TiebreakWins:
+			return t.wins
+		case TiebreakDraws:
+			return t.draws
+		}
+		return 0
+	}
+	if tb == TiebreakHeadToHead {
+		h2h := headToHead(ids, results)
+		key = func(id string) int { return h2h[id] }
+	}
+	keys := make(map[string]int, len(ids))
+	for _, id := range ids {
+		keys[id] = key(id)
+	}
+	slices.SortStableFunc(ids, func(a, b string) int { return keys[b] - keys[a] })
+	out := make([]string, 0, len(ids))
+	for start := 0; start < len(ids); {
+		end := start + 1
+		for end < len(ids) && keys[ids[end]] == keys[ids[start]] {
+			end++
+		}
+		out = append(out, orderGroup(slices.Clone(ids[start:end]), results, ts, rest)...)
+		start = end
+	}
+	return out
+}
+
+// headToHead returns the points each of ids earned in the matches played
+// among ids only.
+func headToHead(ids []string, results []MatchRecord) map[string]int {
+	in := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		in[id] = true
+	}
+	mini := make(map[string]*tally, len(ids))
+	for _, id := range ids {
+		mini[id] = &tally{}
+	}
+	for i := range results {
+		r := &results[i]
+		if !in[r.PlayerA] || !in[r.PlayerB] {
+			continue
+		}
+		a, b := r.outcomes()
+		mini[r.PlayerA].add(a)
+		mini[r.PlayerB].add(b)
+	}
+	out := make(map[string]int, len(ids))
+	for id, t := range mini {
+		out[id] = t.points
+	}
+	return out
+}
+
+// comparePlayerIDs orders player ids with numbers by their number (P9
+// before P10), and anything else as strings.
+func comparePlayerIDs(a, b string) int {
+	pa, na, oka := splitNumbered(a)
+	pb, nb, okb := splitNumbered(b)
+	if oka && okb && pa == pb && na != nb {
+		if na < nb {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+func splitNumbered(s string) (prefix string, n int, ok bool) {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	if i == len(s) || len(s)-i > 9 {
+		return "", 0, false
+	}
+	for _, c := range s[i:] {
+		n = n*10 + int(c-'0')
+	}
+	return s[:i], n, true
+}

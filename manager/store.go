@@ -1,0 +1,327 @@
+package manager
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentleague/league/internal/atomicfile"
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// SchemaVersion is the schema_version of every file the manager writes.
+const SchemaVersion = "1.0.0"
+
+// League statuses, as Snapshot and the league's files give them.
+const (
+	StatusRegistering = "REGISTERING"
+	StatusRunning     = "RUNNING"
+	StatusCompleted   = "COMPLETED"
+)
+
+// store knows where the league's files live under the data root. Every
+// write goes through internal/atomicfile.
+type store struct {
+	root, league string
+}
+
+func (s store) systemPath() string { return filepath.Join(s.root, "config", "system.json") }
+func (s store) leagueConfigPath() string {
+	return filepath.Join(s.root, "config", "leagues", s.league+".json")
+}
+func (s store) leagueDir() string     { return filepath.Join(s.root, "data", "leagues", s.league) }
+func (s store) statePath() string     { return filepath.Join(s.leagueDir(), "state.json") }
+func (s store) standingsPath() string { return filepath.Join(s.leagueDir(), "standings.json") }
+func (s store) roundsPath() string    { return filepath.Join(s.leagueDir(), "rounds.json") }
+func (s store) resultsDir() string    { return filepath.Join(s.leagueDir(), "results") }
+func (s store) resultPath(matchID string) string {
+	return filepath.Join(s.resultsDir(), matchID+".json")
+}
+func (s store) leagueLogPath() string {
+	return filepath.Join(s.root, "logs", "league", s.league, "league.log.jsonl")
+}
+
+// agentRecord is a registered agent as state.json keeps it.
+type agentRecord struct {
+	ID                   string    `json:"id"`
+	DisplayName          string    `json:"display_name"`
+	Version              string    `json:"version,omitempty"`
+	Endpoint             string    `json:"contact_endpoint"`
+	GameTypes            []string  `json:"game_types,omitempty"`
+	ProtocolVersion      string    `json:"protocol_version,omitempty"`
+	MaxConcurrentMatches int       `json:"max_concurrent_matches,omitempty"`
+	AuthToken            string    `json:"auth_token"`
+	RegisteredAt         time.Time `json:"registered_at"`
+}
+
+// scheduledMatch is a match of the schedule as state.json keeps it.
+type scheduledMatch struct {
+	MatchID   string `json:"match_id"`
+	RoundID   int    `json:"round_id"`
+	PlayerA   string `json:"player_A_id"`
+	PlayerB   string `json:"player_B_id"`
+	RefereeID string `json:"referee_id,omitempty"`
+}
+
+// leagueState is the manager's recoverable state, data/leagues/<id>/state.json
+// (mode 0600: it holds the agents' tokens). Results are kept apart, one
+// file per match, so recording a result never rewrites this file.
+type leagueState struct {
+	SchemaVersion   string              `json:"schema_version"`
+	LastUpdated     string              `json:"last_updated"`
+	LeagueID        string              `json:"league_id"`
+	GameType        string              `json:"game_type"`
+	Status          string              `json:"status"`
+	OpenedAt        time.Time           `json:"registration_opened_at"`
+	StartedAt       *time.Time          `json:"started_at,omitempty"`
+	CompletedAt     *time.Time          `json:"completed_at,omitempty"`
+	NextPlayer      int                 `json:"next_player_number"`
+	NextReferee     int                 `json:"next_referee_number"`
+	Referees        []agentRecord       `json:"referees"`
+	Players         []agentRecord       `json:"players"`
+	Rounds          [][]scheduledMatch  `json:"rounds"`
+	RoundsCompleted int                 `json:"rounds_completed"`
+	RoundTimes      []roundTimes        `json:"round_times,omitempty"`
+	Champion        *leaguesdk.Champion `json:"champion,omitempty"`
+}
+
+// roundTimes records when a round started and completed.
+type roundTimes struct {
+	StartedAt   *time.Time `json:"started_at,omitempty"`
+	CompletedAt *time.Time `json:"completed_at,omitempty"`
+}
+
+func (s store) loadState() (*leagueState, error) {
+	var st leagueState
+	if err := atomicfile.ReadJSON(s.statePath(), &st); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if st.LeagueID != s.league {
+		return nil, fmt.Errorf("manager: %s belongs to league %q, not %q", s.statePath(), st.LeagueID, s.league)
+	}
+	return &st, nil
+}
+
+func (s store) saveState(st *leagueState, now time.Time) error {
+	st.SchemaVersion = SchemaVersion
+	st.LastUpdated = leaguesdk.FormatTime(now)
+	// Compact: the file holds the whole schedule and is rewritten every round.
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(s.statePath(), append(b, '\n'), 0o600)
+}
+
+// resultFile is data/leagues/<id>/results/<match_id>.json.
+type resultFile struct {
+	SchemaVersion string `json:"schema_version"`
+	LastUpdated   string `json:"last_updated"`
+	LeagueID      string `json:"league_id"`
+	MatchRecord
+}
+
+// saveResult writes rec durably: when it returns nil the record survives a
+// crash of the process or of the machine.
+func (s store) saveResult(rec MatchRecord, now time.Time) error {
+	return atomicfile.WriteJSON(s.resultPath(rec.MatchID), resultFile{SchemaVersion: SchemaVersion,
+		LastUpdated: leaguesdk.FormatTime(now), LeagueID: s.league, MatchRecord: rec})
+}
+
+// LoadResults reads every match record of league leagueID under dataRoot,
+// ordered by round and match id: the records the standings are computed
+// from. A league that recorded nothing yet gives none.
+func LoadResults(dataRoot, leagueID string) ([]MatchRecord, error) {
+	s := store{root: dataRoot, league: leagueID}
+	entries, err := os.ReadDir(s.resultsDir())
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []MatchRecord
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
+			continue // temporary files of an interrupted write are skipped
+		}
+		var rf resultFile
+		if err := atomicfile.ReadJSON(filepath.Join(s.resultsDir(), name), &rf); err != nil {
+			return nil, err
+		}
+		out = append(out, rf.MatchRecord)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].RoundID != out[j].RoundID {
+			return out[i].RoundID < out[j].RoundID
+		}
+		return comparePlayerIDs(out[i].MatchID, out[j].MatchID) < 0
+	})
+	return out, nil
+}
+
+// standingsFile is data/leagues/<id>/standings.json.
+type standingsFile struct {
+	SchemaVersion   string                  `json:"schema_version"`
+	LastUpdated     string                  `json:"last_updated"`
+	LeagueID        string                  `json:"league_id"`
+	Version         int                     `json:"version"`
+	RoundsCompleted int                     `json:"rounds_completed"`
+	MatchesRecorded int                     `json:"matches_recorded"`
+	Standings       []leaguesdk.StandingRow `json:"standings"`
+}
+
+// roundsFile is data/leagues/<id>/rounds.json.
+type roundsFile struct {
+	SchemaVersion string        `json:"schema_version"`
+	LastUpdated   string        `json:"last_updated"`
+	LeagueID      string        `json:"league_id"`
+	TotalRounds   int           `json:"total_rounds"`
+	Rounds        []roundRecord `json:"rounds"`
+}
+
+// roundRecord is one round of rounds.json. Rounds that have not started
+// list no matches; GET_SCHEDULE gives the whole schedule.
+type roundRecord struct {
+	RoundID     int                     `json:"round_id"`
+	Status      string                  `json:"status"`
+	StartedAt   *string                 `json:"started_at"`
+	CompletedAt *string                 `json:"completed_at"`
+	MatchCount  int                     `json:"match_count"`
+	Matches     []roundMatch            `json:"matches,omitempty"`
+	Summary     *leaguesdk.RoundSummary `json:"summary,omitempty"`
+}
+
+// roundMatch is a match of a round in rounds.json.
+type roundMatch struct {
+	MatchID   string                 `json:"match_id"`
+	PlayerA   string                 `json:"player_A_id"`
+	PlayerB   string                 `json:"player_B_id"`
+	RefereeID string                 `json:"referee_id,omitempty"`
+	Status    string                 `json:"status"`
+	Result    leaguesdk.ResultStatus `json:"result,omitempty"`
+	Winner    string                 `json:"winner,omitempty"`
+}
+
+// leagueConfigFile is config/leagues/<id>.json.
+type leagueConfigFile struct {
+	SchemaVersion string `json:"schema_version"`
+	LastUpdated   string `json:"last_updated"`
+	LeagueID      string `json:"league_id"`
+	DisplayName   string `json:"display_name"`
+	GameType      string `json:"game_type"`
+	Status        string `json:"status"`
+	Endpoint      string `json:"manager_endpoint,omitempty"`
+	Scoring       struct {
+		WinPoints           int          `json:"win_points"`
+		DrawPoints          int          `json:"draw_points"`
+		LossPoints          int          `json:"loss_points"`
+		TechnicalLossPoints int          `json:"technical_loss_points"`
+		Tiebreakers         []Tiebreaker `json:"tiebreakers"`
+	} `json:"scoring"`
+	Participants struct {
+		MinPlayers int `json:"min_players"`
+		MaxPlayers int `json:"max_players"`
+		Players    int `json:"registered_players"`
+		Referees   int `json:"registered_referees"`
+	} `json:"participants"`
+	Schedule struct {
+		Format                string  `json:"format"`
+		RegistrationWindowSec float64 `json:"registration_window_sec"`
+		ReportTimeoutSec      float64 `json:"report_timeout_sec"`
+	} `json:"schedule"`
+}
+
+// systemFile is config/system.json.
+type systemFile struct {
+	SchemaVersion   string `json:"schema_version"`
+	LastUpdated     string `json:"last_updated"`
+	SystemID        string `json:"system_id"`
+	ProtocolVersion string `json:"protocol_version"`
+	MinProtocol     string `json:"min_protocol_version"`
+	Timeouts        struct {
+		RegistrationSec float64 `json:"registration_timeout_sec"`
+		JoinSec         float64 `json:"game_join_ack_timeout_sec"`
+		MoveSec         float64 `json:"move_timeout_sec"`
+		GameOverSec     float64 `json:"game_over_timeout_sec"`
+		ReportSec       float64 `json:"match_result_report_timeout_sec"`
+		GenericSec      float64 `json:"generic_response_timeout_sec"`
+	} `json:"timeouts"`
+	RetryPolicy struct {
+		MaxRetries      int     `json:"max_retries"`
+		BackoffStrategy string  `json:"backoff_strategy"`
+		DelaySec        float64 `json:"delay_sec"`
+	} `json:"retry_policy"`
+}
+
+func (s store) saveSystem(now time.Time) error {
+	var f systemFile
+	f.SchemaVersion, f.LastUpdated = SchemaVersion, leaguesdk.FormatTime(now)
+	f.SystemID, f.ProtocolVersion, f.MinProtocol = "league_system", leaguesdk.Protocol, leaguesdk.MinProtocolVersion
+	f.Timeouts.RegistrationSec = leaguesdk.DefaultRegistrationTimeout.Seconds()
+	f.Timeouts.JoinSec = leaguesdk.DefaultJoinTimeout.Seconds()
+	f.Timeouts.MoveSec = leaguesdk.DefaultChoiceTimeout.Seconds()
+	f.Timeouts.GameOverSec = leaguesdk.DefaultGameOverTimeout.Seconds()
+	f.Timeouts.ReportSec = leaguesdk.DefaultReportTimeout.Seconds()
+	f.Timeouts.GenericSec = leaguesdk.DefaultTimeout.Seconds()
+	f.RetryPolicy.MaxRetries, f.RetryPolicy.BackoffStrategy, f.RetryPolicy.DelaySec = 3, "constant", 2
+	return atomicfile.WriteJSON(s.systemPath(), f)
+}
+
+// eventLog appends the league log, logs/league/<id>/league.log.jsonl: one
+// JSON object per line with timestamp, component, event_type, level and
+// details. It is an append-only log, not a state file.
+type eventLog struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+func openEventLog(path string) (*eventLog, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &eventLog{f: f}, nil
+}
+
+func (l *eventLog) write(now time.Time, eventType, level string, details map[string]any) {
+	if l == nil {
+		return
+	}
+	b, err := json.Marshal(struct {
+		Timestamp string         `json:"timestamp"`
+		Component string         `json:"component"`
+		EventType string         `json:"event_type"`
+		Level     string         `json:"level"`
+		Details   map[string]any `json:"details"`
+	}{leaguesdk.FormatTime(now), "league_manager", eventType, level, details})
+	if err != nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, _ = l.f.Write(append([]byte(leaguesdk.RedactTokens(string(b))), '\n'))
+}
+
+func (l *eventLog) close() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_ = l.f.Close()
+}
