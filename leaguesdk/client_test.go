@@ -282,9 +282,11 @@ func TestClientDeadline(t *testing.T) {
 	t.Run("context deadline", func(t *testing.T) {
 		peer := newCountingPeer(t, slow)
 		c := fastClient(t, leaguesdk.ClientConfig{})
+		// The clock starts before the deadline is set, so the deadline can
+		// never fall earlier than start+150ms.
+		start := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 		defer cancel()
-		start := time.Now()
 		_, err := choose(ctx, c, peer.url)
 		took := time.Since(start)
 		mustClientError(t, err, leaguesdk.CodeTimeout, peer.url, 1)
@@ -314,9 +316,11 @@ func TestClientDeadline(t *testing.T) {
 			http.Error(w, "busy", http.StatusServiceUnavailable)
 		})
 		c := fastClient(t, leaguesdk.ClientConfig{Retry: leaguesdk.RetryPolicy{Delay: 60 * time.Millisecond}})
+		// The clock starts before the deadline is set, so the deadline can
+		// never fall earlier than start+150ms.
+		start := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 		defer cancel()
-		start := time.Now()
 		_, err := choose(ctx, c, peer.url)
 		took := time.Since(start)
 		if leaguesdk.CodeOf(err) != leaguesdk.CodeConnectionError {

@@ -95,10 +95,16 @@ type Config struct {
 	Insecure bool
 	// MaxBodyBytes limits request bodies. Default leaguesdk.DefaultMaxBodyBytes.
 	MaxBodyBytes int64
-	// Logger receives the manager's log. The agent log file
-	// logs/agents/league_manager.log.jsonl gets every record as well.
-	// Default: only the file.
+	// Logger receives the manager's log, for people to read (a text
+	// handler on stderr, say). The agent log file gets every record as
+	// well, unless NoAgentLog is set. Default: only the file.
 	Logger *slog.Logger
+	// NoAgentLog turns off the agent log file. By default (false) the
+	// manager writes JSON lines (timestamp, level, agent_id, message,
+	// tokens redacted) to DataRoot/logs/agents/league_manager.log.jsonl,
+	// opened by New and closed when Run returns. The league's own files
+	// (state, standings, the league log) are written either way.
+	NoAgentLog bool
 	// Now is the clock of timestamps. Durations (deadlines, windows) are
 	// measured with the monotonic clock. Default time.Now.
 	Now func() time.Time

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"sync"
@@ -30,7 +29,7 @@ type Manager struct {
 	log      *slog.Logger
 	store    store
 	events   *eventLog
-	agentLog *os.File
+	agentLog *agentkit.AgentLog // nil with Config.NoAgentLog
 	srv      *leaguesdk.Server
 	client   *leaguesdk.Client
 	tokens   leaguesdk.Tokens
@@ -133,15 +132,13 @@ func New(cfg Config) (*Manager, error) {
 	if err := os.MkdirAll(cfg.DataRoot, 0o755); err != nil {
 		return nil, fmt.Errorf("manager: data root: %w", err)
 	}
-	if m.agentLog, err = agentkit.OpenAgentLog(cfg.DataRoot, AgentID); err != nil {
-		return nil, fmt.Errorf("manager: agent log: %w", err)
+	if !cfg.NoAgentLog {
+		m.agentLog = agentkit.NewAgentLog(AgentID)
+		if err := m.agentLog.Open(cfg.DataRoot, AgentID); err != nil {
+			return nil, fmt.Errorf("manager: agent log: %w", err)
+		}
 	}
-	fileHandler := leaguesdk.NewLogger(m.agentLog, AgentID, slog.LevelDebug).Handler()
-	if cfg.Logger != nil {
-		m.log = slog.New(leaguesdk.FanOut(fileHandler, cfg.Logger.Handler()))
-	} else {
-		m.log = slog.New(fileHandler)
-	}
+	m.log = m.agentLog.Logger(cfg.Logger)
 	if m.events, err = openEventLog(m.store.leagueLogPath()); err != nil {
 		m.agentLog.Close()
 		return nil, fmt.Errorf("manager: league log: %w", err)
@@ -345,7 +342,7 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 	m.mu.Lock()
 	if m.endpoint == "" {
-		m.endpoint = endpointOf(ln.Addr())
+		m.endpoint = agentkit.EndpointFor(ln.Addr())
 	}
 	endpoint := m.endpoint
 	m.mu.Unlock()
@@ -381,18 +378,9 @@ func (m *Manager) Run(ctx context.Context) error {
 	return serveErr
 }
 
-func endpointOf(addr net.Addr) string {
-	if tcp, ok := addr.(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
-		return fmt.Sprintf("http://127.0.0.1:%d/mcp", tcp.Port)
-	}
-	return agentkit.EndpointFor(addr)
-}
-
 func (m *Manager) closeFiles() {
 	m.events.close()
-	if m.agentLog != nil {
-		_ = m.agentLog.Close()
-	}
+	_ = m.agentLog.Close()
 }
 
 // Done returns a channel that is closed once the league has completed and

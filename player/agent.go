@@ -18,12 +18,13 @@ import (
 // keeps its history. Create one with New; serve it with Run, or mount
 // Handler in your own server and call Register. It is safe for concurrent use.
 type Agent struct {
-	cfg     Config
-	log     *slog.Logger
-	client  *leaguesdk.Client
-	srv     *leaguesdk.Server
-	handler http.Handler
-	history historyStore
+	cfg      Config
+	log      *slog.Logger
+	agentLog *agentkit.AgentLog // nil with Config.NoAgentLog
+	client   *leaguesdk.Client
+	srv      *leaguesdk.Server
+	handler  http.Handler
+	history  historyStore
 
 	running    atomic.Bool
 	registered chan struct{}
@@ -48,27 +49,30 @@ func New(cfg Config) (*Agent, error) {
 	}
 	a := &Agent{
 		cfg:        cfg,
-		log:        cfg.Logger,
 		registered: make(chan struct{}),
 		endpoint:   cfg.Endpoint,
 		matches:    map[string]*matchState{},
 	}
+	if !cfg.NoAgentLog {
+		a.agentLog = agentkit.NewAgentLog(leaguesdk.NameSender("player", cfg.Name))
+	}
+	a.log = a.agentLog.Logger(cfg.Logger)
 	if a.endpoint == "" && cfg.Listener != nil {
-		a.endpoint = endpointFor(cfg.Listener.Addr())
+		a.endpoint = agentkit.EndpointFor(cfg.Listener.Addr())
 	}
 	// The player calls only its manager, and must keep trying to register
 	// while the manager is down: a circuit breaker would only delay that.
 	a.client = leaguesdk.NewClient(leaguesdk.ClientConfig{
 		Timeout: cfg.QueryTimeout,
 		Breaker: leaguesdk.BreakerPolicy{Disabled: true},
-		Logger:  cfg.Logger,
+		Logger:  a.log,
 	})
 	a.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{
 		Name:      "league-player",
 		Version:   cfg.Version,
 		Sender:    a.sender,
 		ErrorType: leaguesdk.MsgGameError,
-		Logger:    cfg.Logger,
+		Logger:    a.log,
 		Now:       cfg.Now,
 	})
 	a.addTools()
@@ -137,6 +141,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		return errors.New("player: Run called twice")
 	}
 	defer a.client.Close()
+	defer a.agentLog.Close()
 	ln := a.cfg.Listener
 	if ln == nil {
 		var err error
@@ -146,7 +151,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	a.mu.Lock()
 	if a.endpoint == "" {
-		a.endpoint = endpointFor(ln.Addr())
+		a.endpoint = agentkit.EndpointFor(ln.Addr())
 	}
 	a.mu.Unlock()
 

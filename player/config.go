@@ -86,8 +86,19 @@ type Config struct {
 	// its context ends. Default 5 s.
 	ShutdownTimeout time.Duration
 
-	// Logger receives the agent's log. Default: discard.
+	// Logger receives the agent's log, for people to read (a text handler
+	// on stderr, say). Default: discard. The agent log file gets every
+	// record as well, unless NoAgentLog is set.
 	Logger *slog.Logger
+	// NoAgentLog turns off the agent log file. By default (false) the
+	// player writes JSON lines (timestamp, level, agent_id, message,
+	// tokens redacted) to DataRoot/logs/agents/<player_id>.log.jsonl. The
+	// file opens when the manager accepts the player; the lines logged
+	// before (the last 1000) are written to it then and carry the
+	// name-based sender ("player:agent_alpha") as agent_id, later lines the
+	// player id. Run closes the file when it returns; a player that is
+	// refused writes no file.
+	NoAgentLog bool
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 	// Rand is the random source of the default strategies and of the
@@ -167,13 +178,4 @@ func setDefault(d *time.Duration, def time.Duration) {
 	if *d == 0 {
 		*d = def
 	}
-}
-
-// endpointFor returns the contact endpoint of a listen address, with an
-// unspecified host replaced by the loopback address.
-func endpointFor(addr net.Addr) string {
-	if tcp, ok := addr.(*net.TCPAddr); ok && (tcp.IP == nil || tcp.IP.IsUnspecified()) {
-		return fmt.Sprintf("http://127.0.0.1:%d/mcp", tcp.Port)
-	}
-	return "http://" + addr.String() + "/mcp"
 }

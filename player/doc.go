@@ -38,4 +38,8 @@
 // StandingsObserver; strategies for games other than even/odd implement
 // Mover. Ready strategies to use and to learn from are in the
 // player/strategies package.
+//
+// The player writes its own log, JSON lines with tokens redacted, to
+// <DataRoot>/logs/agents/<player_id>.log.jsonl, besides passing every
+// record to Config.Logger; Config.NoAgentLog turns the file off.
 package player

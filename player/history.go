@@ -6,10 +6,10 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/atomicfile"
 	"github.com/agentleague/league/leaguesdk"
 )
@@ -179,21 +179,7 @@ type historyStore struct {
 
 // historyPath returns where the history of playerID lives under dataRoot.
 func historyPath(dataRoot, playerID string) string {
-	return filepath.Join(dataRoot, "data", "players", safeFileName(playerID), "history.json")
-}
-
-// safeFileName keeps an id given by a manager from escaping its directory.
-func safeFileName(id string) string {
-	s := strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
-			return r
-		}
-		return '_'
-	}, id)
-	if s == "" || strings.Trim(s, ".") == "" {
-		return "_" + s
-	}
-	return s
+	return filepath.Join(dataRoot, "data", "players", agentkit.SafeFileName(playerID), "history.json")
 }
 
 // open binds the store to the history file of playerID, loading the

@@ -110,6 +110,9 @@ func (a *Agent) registerReply(resp *leaguesdk.LeagueRegisterResponse) error {
 		// The player can still play; it only plays without its memory.
 		a.log.Error("history not loaded", slog.String("error", err.Error()))
 	}
+	if err := a.agentLog.Open(a.cfg.DataRoot, id); err != nil {
+		a.log.Error("agent log not opened", slog.String("error", err.Error()))
+	}
 	a.regOnce.Do(func() { close(a.registered) })
 	a.log.Info("registered", slog.String("player_id", id), slog.String("league_id", resp.LeagueID),
 		slog.Int("history_matches", a.history.snapshot().Len()))

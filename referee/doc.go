@@ -25,7 +25,10 @@
 // never answers in time, declines, or never gives a valid choice loses by
 // TECHNICAL_LOSS (0 points, 3 for the opponent, 0 each when both fail).
 // Each match is recorded at data/matches/<league_id>/<match_id>.json under
-// Config.DataRoot (see Transcript).
+// Config.DataRoot (see Transcript). The referee writes its own log, JSON
+// lines with tokens redacted, to logs/agents/<referee_id>.log.jsonl under
+// Config.DataRoot, besides passing every record to Config.Logger;
+// Config.NoAgentLog turns the file off.
 //
 // With the defaults, a match whose player fails every call ends, and is
 // reported, within about two and a half minutes: at most 4 × 5 s to join

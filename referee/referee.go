@@ -88,8 +88,19 @@ type Config struct {
 	DataRoot string
 	// Games are the game types the referee runs. Default DefaultGames().
 	Games Games
-	// Logger receives the referee's log. Default: discard.
+	// Logger receives the referee's log, for people to read (a text
+	// handler on stderr, say). Default: discard. The agent log file gets
+	// every record as well, unless NoAgentLog is set.
 	Logger *slog.Logger
+	// NoAgentLog turns off the agent log file. By default (false) the
+	// referee writes JSON lines (timestamp, level, agent_id, message,
+	// tokens redacted) to DataRoot/logs/agents/<referee_id>.log.jsonl. The
+	// file opens when the manager accepts the referee; the lines logged
+	// before (the last 1000) are written to it then and carry the
+	// name-based sender ("referee:referee_alpha") as agent_id, later lines
+	// the referee id. Run closes the file when it returns; a referee that
+	// is refused writes no file.
+	NoAgentLog bool
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 	// Rand is the random source given to every game. Default crypto/rand.Reader.
@@ -178,10 +189,11 @@ func (c *Config) withDefaults() error {
 // start_match from the manager within its capacity, runs each match as the
 // state machine of the protocol and reports each result exactly once.
 type Referee struct {
-	cfg    Config
-	log    *slog.Logger
-	srv    *leaguesdk.Server
-	client *leaguesdk.Client // calls to players
+	cfg      Config
+	log      *slog.Logger
+	agentLog *agentkit.AgentLog // nil with Config.NoAgentLog
+	srv      *leaguesdk.Server
+	client   *leaguesdk.Client // calls to players
 	// manager carries calls to the manager. Its circuit breaker is off:
 	// reports have their own backoff, and a burst of slow reports must not
 	// hold every other report back for the breaker's whole open period.
@@ -214,19 +226,22 @@ func New(cfg Config) (*Referee, error) {
 	}
 	r := &Referee{
 		cfg:        cfg,
-		log:        cfg.Logger,
 		registered: make(chan struct{}),
 		matches:    map[string]*match{},
 		endpoint:   cfg.Endpoint,
 	}
+	if !cfg.NoAgentLog {
+		r.agentLog = agentkit.NewAgentLog(leaguesdk.NameSender("referee", cfg.Name))
+	}
+	r.log = r.agentLog.Logger(cfg.Logger)
 	r.base, r.cancel = context.WithCancel(context.Background())
 	r.client = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient,
-		MaxIdleConnsPerHost: 2 * cfg.MaxConcurrentMatches, Logger: cfg.Logger})
+		MaxIdleConnsPerHost: 2 * cfg.MaxConcurrentMatches, Logger: r.log})
 	r.manager = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient,
-		MaxIdleConnsPerHost: cfg.MaxConcurrentMatches, Logger: cfg.Logger,
+		MaxIdleConnsPerHost: cfg.MaxConcurrentMatches, Logger: r.log,
 		Breaker: leaguesdk.BreakerPolicy{Disabled: true}})
 	r.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{Name: "league-referee", Version: cfg.Version,
-		Sender: r.sender, ErrorType: leaguesdk.MsgGameError, Logger: cfg.Logger, Now: cfg.Now})
+		Sender: r.sender, ErrorType: leaguesdk.MsgGameError, Logger: r.log, Now: cfg.Now})
 	r.addTools()
 	return r, nil
 }
@@ -292,6 +307,7 @@ func (r *Referee) credentials() (sender, token string) {
 // Config.ShutdownGrace (see Shutdown), stops serving and returns nil.
 // A registration the manager rejects ends Run with an error.
 func (r *Referee) Run(ctx context.Context) error {
+	defer r.agentLog.Close()
 	ln := r.cfg.Listener
 	if ln == nil {
 		var err error
@@ -413,6 +429,9 @@ func (r *Referee) Register(ctx context.Context) error {
 	first := r.id == ""
 	r.id, r.token, r.leagueID = resp.RefereeID, resp.AuthToken, resp.LeagueID
 	r.mu.Unlock()
+	if err := r.agentLog.Open(r.cfg.DataRoot, resp.RefereeID); err != nil {
+		r.log.Error("agent log not opened", slog.String("error", err.Error()))
+	}
 	r.log.Info("registered", slog.String("referee_id", resp.RefereeID), slog.String("league_id", resp.LeagueID),
 		slog.String("endpoint", endpoint), slog.Any("game_types", r.cfg.Games.Types()))
 	if first {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/atomicfile"
 	"github.com/agentleague/league/leaguesdk"
 )
@@ -65,7 +66,7 @@ type TranscriptMessage struct {
 
 // TranscriptPath returns the path of a match's transcript under a data root.
 func TranscriptPath(dataRoot, leagueID, matchID string) string {
-	return filepath.Join(dataRoot, "data", "matches", safeName(leagueID), safeName(matchID)+".json")
+	return filepath.Join(dataRoot, "data", "matches", agentkit.SafeFileName(leagueID), agentkit.SafeFileName(matchID)+".json")
 }
 
 // ReadTranscript reads a match's transcript from a data root.
@@ -75,20 +76,6 @@ func ReadTranscript(dataRoot, leagueID, matchID string) (*Transcript, error) {
 		return nil, err
 	}
 	return &t, nil
-}
-
-// safeName keeps a path element inside its directory whatever a peer sent.
-func safeName(s string) string {
-	out := []rune(s)
-	for i, r := range out {
-		if r == '/' || r == '\\' || r == 0 {
-			out[i] = '_'
-		}
-	}
-	if s == "" || s == "." || s == ".." {
-		return "_" + s
-	}
-	return string(out)
 }
 
 // recorder owns a match's Transcript and writes it to disk.

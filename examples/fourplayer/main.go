@@ -17,7 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/manager"
 	"github.com/agentleague/league/player"
@@ -187,11 +186,10 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 
 	out := &progress{w: stdout, names: map[string]string{}}
-	// Warnings and errors of the agents go to stderr as text; everything
-	// they log goes to their JSON log files under the data root.
-	warnings := slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: leaguesdk.RedactAttr})
-	logs := &agentLogs{dataRoot: o.data, warnings: warnings, files: map[string]*agentkit.PendingLog{}, stderr: stderr}
-	defer logs.close()
+	// Warnings and errors of the agents go to stderr as text; each agent
+	// writes everything it logs to its own JSON log file under the data
+	// root, logs/agents/<agent_id>.log.jsonl.
+	warnings := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: leaguesdk.RedactAttr}))
 
 	// A new league each run: the data root keeps the earlier ones, and a
 	// manager given the id of a finished league would only resume it.
@@ -203,7 +201,7 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		MinPlayers:    o.players,
 		ReportTimeout: reportTimeout,
 		RetryDelay:    retryDelay,
-		Logger:        slog.New(warnings).With("agent", manager.AgentID), // the manager writes its JSON log itself
+		Logger:        warnings.With("agent", manager.AgentID),
 		OnEvent:       out.event,
 	})
 	if err != nil {
@@ -232,7 +230,7 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			JoinTimeout: joinTimeout,
 			MoveTimeout: moveTimeout,
 			RetryDelay:  retryDelay,
-			Logger:      logs.add(refereeName(i), "referee"),
+			Logger:      warnings.With("agent", refereeName(i)),
 		})
 		if err != nil {
 			return err
@@ -242,7 +240,6 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		if err := wait(ctx, ref.Registered(), ag.errc, refereeName(i)+" to register"); err != nil {
 			return err
 		}
-		logs.open(refereeName(i), ref.ID())
 	}
 
 	for i, e := range lineup(o.players) {
@@ -250,14 +247,13 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		log := logs.add(e.name, "player")
 		p, err := player.New(player.Config{
 			Name:     e.name,
 			League:   leagueURL,
 			Listener: ls.players[i],
 			DataRoot: o.data,
 			Strategy: strategy,
-			Logger:   log,
+			Logger:   warnings.With("agent", e.name),
 		})
 		if err != nil {
 			return err
@@ -268,7 +264,6 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		if err := wait(ctx, p.Registered(), ag.errc, e.name+" to register"); err != nil {
 			return err
 		}
-		logs.open(e.name, p.ID())
 	}
 
 	if err := wait(ctx, mgr.Done(), ag.errc, "the league to complete"); err != nil {
@@ -282,43 +277,6 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	out.printf("\nThe league took %.1f s. Data: %s  Logs: %s\n",
 		time.Since(began).Seconds(), filepath.Join(abs, "data"), filepath.Join(abs, "logs"))
 	return nil
-}
-
-// agentLogs gives each referee and player a logger that writes JSON lines
-// to its agent log, logs/agents/<agent_id>.log.jsonl, and warnings to
-// stderr. The file opens once the agent's id is known; lines logged before
-// are held until then.
-type agentLogs struct {
-	dataRoot string
-	warnings slog.Handler
-	stderr   io.Writer
-	mu       sync.Mutex
-	files    map[string]*agentkit.PendingLog // by display name
-}
-
-func (l *agentLogs) add(name, kind string) *slog.Logger {
-	f := &agentkit.PendingLog{}
-	l.mu.Lock()
-	l.files[name] = f
-	l.mu.Unlock()
-	file := leaguesdk.NewLogger(f, leaguesdk.NameSender(kind, name), slog.LevelDebug).Handler()
-	return slog.New(leaguesdk.FanOut(file, l.warnings.WithAttrs([]slog.Attr{slog.String("agent", name)})))
-}
-
-func (l *agentLogs) open(name, agentID string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if err := l.files[name].Open(l.dataRoot, agentID); err != nil {
-		fmt.Fprintf(l.stderr, "fourplayer: the log of %s: %v\n", name, err)
-	}
-}
-
-func (l *agentLogs) close() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, f := range l.files {
-		_ = f.Close()
-	}
 }
 
 // wait waits for done, failing when an agent stops with an error or ctx ends.

@@ -47,7 +47,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/manager"
 )
@@ -98,9 +97,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 	}
 
-	ln, err := agentkit.Listen(net.JoinHostPort(*host, strconv.Itoa(*port)))
+	addr := net.JoinHostPort(*host, strconv.Itoa(*port))
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("listen on %s: %w (is another agent using this port?)", addr, err)
 	}
 	level := slog.LevelWarn
 	if *verbose {

@@ -15,17 +15,17 @@
 // The llm strategy reads LEAGUE_LLM_ENDPOINT (optional), LEAGUE_LLM_MODEL
 // and LEAGUE_LLM_API_KEY from the environment.
 //
-// Human-readable log lines go to stderr. JSON lines go to
-// <data>/logs/agents/<player_id>.log.jsonl: the file is opened once the
-// manager has assigned the player id, and the lines logged before that are
-// written to it then; their agent_id is the one the display name gives
+// Human-readable log lines go to stderr. The player writes its JSON lines
+// to <data>/logs/agents/<player_id>.log.jsonl itself (player.Config
+// NoAgentLog turns that off): the file is opened once the manager has
+// assigned the player id, and the lines logged before that are written to
+// it then; their agent_id is the one the display name gives
 // ("player:agent_alpha"). The player's history is kept in
 // <data>/data/players/<player_id>/history.json. SIGINT or SIGTERM stops the
 // player cleanly.
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -36,10 +36,8 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"sync"
 	"syscall"
 
-	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/player/strategies"
@@ -77,9 +75,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 
-	file := &pendingFile{}
-	defer file.Close()
-	log := agentkit.NewLogger(file, stderr, leaguesdk.NameSender("player", *name), slog.LevelInfo)
+	// Human-readable lines go to stderr; the player writes its JSON agent
+	// log under the data root itself.
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo, ReplaceAttr: leaguesdk.RedactAttr})).
+		With(slog.String("agent", leaguesdk.NameSender("player", *name)))
 
 	a, err := player.New(player.Config{
 		Name:     *name,
@@ -94,19 +93,6 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 
-	go func() {
-		select {
-		case <-a.Registered():
-			f, err := agentkit.OpenAgentLog(*dataRoot, a.ID())
-			if err != nil {
-				log.Error("agent log not opened", slog.String("error", err.Error()))
-				return
-			}
-			file.Open(f)
-		case <-ctx.Done():
-		}
-	}()
-
 	log.Info("starting", slog.String("strategy", *strategyName), slog.String("league", *league))
 	err = a.Run(ctx)
 	var rejected *player.RejectedError
@@ -114,46 +100,4 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("the league refused %q: %s", *name, rejected.Reason)
 	}
 	return err
-}
-
-// pendingFile holds log lines until the agent's log file is open, then
-// writes them and everything after to it.
-type pendingFile struct {
-	mu      sync.Mutex
-	pending bytes.Buffer
-	f       *os.File
-}
-
-// maxPending bounds what is held before the file opens.
-const maxPending = 1 << 20
-
-func (p *pendingFile) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.f == nil {
-		if p.pending.Len()+len(b) <= maxPending {
-			p.pending.Write(b)
-		}
-		return len(b), nil
-	}
-	return p.f.Write(b)
-}
-
-// Open starts writing to f, beginning with the lines held so far.
-func (p *pendingFile) Open(f *os.File) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	_, _ = f.Write(p.pending.Bytes())
-	p.pending.Reset()
-	p.f = f
-}
-
-// Close closes the file, if it was opened.
-func (p *pendingFile) Close() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.f == nil {
-		return nil
-	}
-	return p.f.Close()
 }

@@ -17,8 +17,10 @@
 //	-endpoint        contact endpoint advertised to the manager (default http://<host>:<port>/mcp)
 //	-data            data root (./league-data)
 //
-// Human-readable log lines go to stderr. Once the manager has assigned the
-// referee id, JSON lines also go to <data>/logs/agents/<referee_id>.log.jsonl.
+// Human-readable log lines go to stderr. The referee writes its JSON lines
+// to <data>/logs/agents/<referee_id>.log.jsonl itself (referee.Config
+// NoAgentLog turns that off): the file opens once the manager has assigned
+// the referee id, and the lines logged before are written to it then.
 // Each match is recorded in <data>/data/matches/<league_id>/<match_id>.json.
 //
 // SIGINT or SIGTERM stops the referee cleanly: it takes no new match, lets
@@ -38,10 +40,8 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"sync/atomic"
 	"syscall"
 
-	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/referee"
 )
@@ -85,9 +85,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		*retries = leaguesdk.NoRetries
 	}
 
-	file := &laterFile{}
-	defer file.Close()
-	log := agentkit.NewLogger(file, stderr, leaguesdk.NameSender("referee", *name), slog.LevelInfo)
+	// Human-readable lines go to stderr; the referee writes its JSON agent
+	// log under the data root itself.
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo, ReplaceAttr: leaguesdk.RedactAttr})).
+		With(slog.String("agent", leaguesdk.NameSender("referee", *name)))
 
 	ref, err := referee.New(referee.Config{
 		Name:                 *name,
@@ -109,12 +110,6 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	go func() {
 		select {
 		case <-ref.Registered():
-			f, err := agentkit.OpenAgentLog(*dataRoot, ref.ID())
-			if err != nil {
-				log.Error("agent log not opened", slog.String("error", err.Error()))
-				return
-			}
-			file.Open(f)
 			log.Info("referee ready", slog.String("referee_id", ref.ID()), slog.String("endpoint", ref.Endpoint()),
 				slog.Int("max_concurrent_matches", *maxConcurrent))
 		case <-ctx.Done():
@@ -125,28 +120,4 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	err = ref.Run(ctx)
 	log.Info("stopped")
 	return err
-}
-
-// laterFile is a log destination that drops what is written until a file
-// is opened (the file's name is the referee id, known after registration).
-type laterFile struct {
-	f atomic.Pointer[os.File]
-}
-
-func (l *laterFile) Write(b []byte) (int, error) {
-	if f := l.f.Load(); f != nil {
-		return f.Write(b)
-	}
-	return len(b), nil
-}
-
-// Open starts writing to f.
-func (l *laterFile) Open(f *os.File) { l.f.Store(f) }
-
-// Close closes the file, if one was opened.
-func (l *laterFile) Close() error {
-	if f := l.f.Swap(nil); f != nil {
-		return f.Close()
-	}
-	return nil
 }

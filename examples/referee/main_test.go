@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -47,7 +48,7 @@ func TestRunRegistersLogsAndStops(t *testing.T) {
 	}()
 	logFile := filepath.Join(data, "logs", "agents", "REF03.log.jsonl")
 	deadline := time.Now().Add(10 * time.Second)
-	for !hasLine(logFile, "referee ready") {
+	for !hasLine(logFile, "registered") {
 		if time.Now().After(deadline) {
 			cancel()
 			t.Fatalf("no registration in %s (run: %v); stderr:\n%s", logFile, <-done, stderr)
@@ -71,6 +72,9 @@ func TestRunRegistersLogsAndStops(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("run did not stop")
+	}
+	if raw, err := os.ReadFile(logFile); err != nil || regexp.MustCompile(`tok_[0-9a-f]{32}`).Match(raw) {
+		t.Errorf("the log file must hold no token (read: %v):\n%s", err, raw)
 	}
 	if !strings.Contains(stderr.String(), "registered") {
 		t.Errorf("stderr has no registration line:\n%s", stderr)

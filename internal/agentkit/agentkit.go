@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agentleague/league/leaguesdk"
@@ -47,8 +45,13 @@ func Listen(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-// EndpointFor returns the /mcp endpoint URL of a listener's address.
+// EndpointFor returns the /mcp endpoint URL of a listener's address, with
+// an unspecified host (0.0.0.0, ::) replaced by 127.0.0.1: the contact
+// endpoint an agent listening on every interface advertises by default.
 func EndpointFor(addr net.Addr) string {
+	if tcp, ok := addr.(*net.TCPAddr); ok && (tcp.IP == nil || tcp.IP.IsUnspecified()) {
+		return fmt.Sprintf("http://127.0.0.1:%d/mcp", tcp.Port)
+	}
 	return "http://" + addr.String() + "/mcp"
 }
 
@@ -83,30 +86,19 @@ func RetryUntilUp(ctx context.Context, log *slog.Logger, every time.Duration, wh
 	}
 }
 
-// OpenAgentLog opens (appending) the JSON-lines log of an agent in the data
-// layer, dataRoot/logs/agents/<agentID>.log.jsonl.
-func OpenAgentLog(dataRoot, agentID string) (*os.File, error) {
-	dir := filepath.Join(dataRoot, "logs", "agents")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+// SafeFileName turns an id another agent gave (a player id, a match id)
+// into one path element that stays inside its directory: every character
+// but ASCII letters, digits, '-', '_' and '.' becomes '_', and a name of
+// dots only (or an empty one) is prefixed with '_'.
+func SafeFileName(id string) string {
+	s := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, id)
+	if strings.Trim(s, ".") == "" {
+		return "_" + s
 	}
-	return os.OpenFile(filepath.Join(dir, agentID+".log.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-}
-
-// NewLogger returns a logger that writes JSON lines to file (when not nil)
-// and, when human is not nil, short text lines to human at level humanLevel
-// or above. Tokens are redacted in both.
-func NewLogger(file io.Writer, human io.Writer, agentID string, humanLevel slog.Leveler) *slog.Logger {
-	var hs []slog.Handler
-	if file != nil {
-		hs = append(hs, leaguesdk.NewLogger(file, agentID, slog.LevelDebug).Handler())
-	}
-	if human != nil {
-		hs = append(hs, slog.NewTextHandler(human, &slog.HandlerOptions{Level: humanLevel, ReplaceAttr: leaguesdk.RedactAttr}).
-			WithAttrs([]slog.Attr{slog.String("agent", agentID)}))
-	}
-	if len(hs) == 0 {
-		return slog.New(slog.DiscardHandler)
-	}
-	return slog.New(leaguesdk.FanOut(hs...))
+	return s
 }

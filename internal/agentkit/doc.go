@@ -11,7 +11,13 @@
 //	go agentkit.RetryUntilUp(ctx, log, 2*time.Second, "registration", register)
 //	return agentkit.Serve(ctx, ln, handler, 5*time.Second)
 //
-// An agent whose id is known only after registration logs through a
-// PendingLog, opened at logs/agents/<agent_id>.log.jsonl once the id is
-// known.
+// Every agent writes its JSON-lines log through an AgentLog, opened at
+// logs/agents/<agent_id>.log.jsonl once the id is known (at once for the
+// manager, after registration for players and referees):
+//
+//	alog := agentkit.NewAgentLog(leaguesdk.NameSender("player", name))
+//	log := alog.Logger(cfg.Logger)
+//	defer alog.Close()
+//	// … once registered:
+//	err := alog.Open(dataRoot, playerID)
 package agentkit

@@ -1,0 +1,202 @@
+package agentkit
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// MaxHeldLines bounds the lines an AgentLog holds before its file opens:
+// past it the oldest are dropped, and a warning saying how many is
+// written once the file opens.
+const MaxHeldLines = 1000
+
+// AgentLog is the JSON-lines log of one agent in the data layer,
+// <data root>/logs/agents/<agent_id>.log.jsonl (records made by
+// leaguesdk.NewLogger: timestamp, level, agent_id, message; tokens
+// redacted). An agent whose id is known only after registration creates it
+// with a provisional id (its name-based sender, "player:agent_alpha") and
+// calls Open once the id is known: the lines logged before (the last
+// MaxHeldLines of them) are held in memory, written when the file opens,
+// and keep the provisional agent_id; later lines carry the real one.
+//
+// A nil *AgentLog is a log that is turned off: Logger returns its base,
+// Open and Close do nothing. AgentLog is safe for concurrent use.
+type AgentLog struct {
+	base atomic.Pointer[baseHandler] // the JSON handler of the current agent id
+
+	mu      sync.Mutex
+	held    [][]byte // lines written before Open, oldest first
+	dropped int      // lines dropped from held
+	f       *os.File
+	closed  bool
+}
+
+// baseHandler is the JSON handler of one agent id; a new one is made when
+// Open names the real id.
+type baseHandler struct{ h slog.Handler }
+
+// NewAgentLog returns an AgentLog whose lines carry agentID until Open
+// names the real id. Nothing is written to disk before Open.
+func NewAgentLog(agentID string) *AgentLog {
+	l := &AgentLog{}
+	l.setID(agentID)
+	return l
+}
+
+func (l *AgentLog) setID(agentID string) {
+	l.base.Store(&baseHandler{leaguesdk.NewLogger(writerFunc(l.write), agentID, slog.LevelDebug).Handler()})
+}
+
+// Logger returns a logger that writes every record (debug and up) to the
+// agent log and passes it to base as well (nil base: the agent log only).
+// On a nil AgentLog it returns base, or a logger that discards when base
+// is nil.
+func (l *AgentLog) Logger(base *slog.Logger) *slog.Logger {
+	switch {
+	case l == nil && base == nil:
+		return slog.New(slog.DiscardHandler)
+	case l == nil:
+		return base
+	case base == nil:
+		return slog.New(&logHandler{log: l})
+	}
+	return slog.New(leaguesdk.FanOut(&logHandler{log: l}, base.Handler()))
+}
+
+// Open opens (appending) dataRoot/logs/agents/<agentID>.log.jsonl, writes
+// the lines held so far to it, and makes agentID the agent_id of the lines
+// logged from now on. Opening a log that is open already does nothing;
+// opening a closed log is an error.
+func (l *AgentLog) Open(dataRoot, agentID string) error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	if l.f != nil {
+		l.mu.Unlock()
+		return nil
+	}
+	if l.closed {
+		l.mu.Unlock()
+		return errors.New("agent log: open after close")
+	}
+	file, err := openAgentFile(dataRoot, agentID)
+	if err != nil {
+		l.mu.Unlock()
+		return err
+	}
+	for _, line := range l.held {
+		if _, werr := file.Write(line); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	dropped := l.dropped
+	l.held, l.dropped, l.f = nil, 0, file
+	l.setID(agentID)
+	l.mu.Unlock()
+	if dropped > 0 {
+		slog.New(&logHandler{log: l}).Warn("log lines from before the agent log opened were dropped",
+			slog.Int("dropped", dropped), slog.Int("kept", MaxHeldLines))
+	}
+	return err
+}
+
+// openAgentFile opens (appending) dataRoot/logs/agents/<agentID>.log.jsonl
+// (agentID made a safe file name, see SafeFileName).
+func openAgentFile(dataRoot, agentID string) (*os.File, error) {
+	dir := filepath.Join(dataRoot, "logs", "agents")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(filepath.Join(dir, SafeFileName(agentID)+".log.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+}
+
+// Close closes the file, if it was opened, and drops the held lines.
+// Lines logged afterwards are discarded.
+func (l *AgentLog) Close() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed, l.held, l.dropped = true, nil, 0
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}
+
+// write appends one line to the file, or holds it until the file opens.
+func (l *AgentLog) write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.f != nil:
+		return l.f.Write(b)
+	case l.closed:
+	default:
+		if len(l.held) == MaxHeldLines {
+			l.held = append(l.held[:0], l.held[1:]...)
+			l.dropped++
+		}
+		l.held = append(l.held, slices.Clone(b))
+	}
+	return len(b), nil
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (w writerFunc) Write(b []byte) (int, error) { return w(b) }
+
+// logHandler passes records to the JSON handler of the log's current agent
+// id, replaying the attributes and groups it was derived with.
+type logHandler struct {
+	log   *AgentLog
+	ops   []func(slog.Handler) slog.Handler
+	built atomic.Pointer[builtHandler]
+}
+
+// builtHandler is a logHandler's handler for one baseHandler.
+type builtHandler struct {
+	base *baseHandler
+	h    slog.Handler
+}
+
+func (h *logHandler) Enabled(_ context.Context, level slog.Level) bool {
+	return level >= slog.LevelDebug
+}
+
+func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
+	base := h.log.base.Load()
+	b := h.built.Load()
+	if b == nil || b.base != base {
+		b = &builtHandler{base: base, h: base.h}
+		for _, op := range h.ops {
+			b.h = op(b.h)
+		}
+		h.built.Store(b)
+	}
+	return b.h.Handle(ctx, r)
+}
+
+func (h *logHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return h.with(func(x slog.Handler) slog.Handler { return x.WithAttrs(attrs) })
+}
+
+func (h *logHandler) WithGroup(name string) slog.Handler {
+	return h.with(func(x slog.Handler) slog.Handler { return x.WithGroup(name) })
+}
+
+func (h *logHandler) with(op func(slog.Handler) slog.Handler) slog.Handler {
+	return &logHandler{log: h.log, ops: append(slices.Clip(h.ops), op)}
+}

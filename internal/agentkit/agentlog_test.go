@@ -1,0 +1,135 @@
+package agentkit
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// readLog returns the records of an agent log file.
+func readLog(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	for sc.Scan() {
+		var rec map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+func TestAgentLogHoldsLinesUntilTheAgentIsKnown(t *testing.T) {
+	root := t.TempDir()
+	var human bytes.Buffer
+	l := NewAgentLog("player:agent_alpha")
+	log := l.Logger(slog.New(slog.NewTextHandler(&human, nil))).With("component", "test")
+	log.Debug("before", slog.String("auth_token", "tok_0123456789abcdef"))
+	if _, err := os.Stat(filepath.Join(root, "logs", "agents")); !os.IsNotExist(err) {
+		t.Fatalf("a file was created before Open: %v", err)
+	}
+	if err := l.Open(root, "P07"); err != nil {
+		t.Fatal(err)
+	}
+	log.Info("after")
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	log.Info("after close")
+	if err := l.Open(root, "P07"); err == nil {
+		t.Error("a closed log opened again")
+	}
+
+	recs := readLog(t, filepath.Join(root, "logs", "agents", "P07.log.jsonl"))
+	if len(recs) != 2 {
+		t.Fatalf("log holds %d records, want 2: %v", len(recs), recs)
+	}
+	for i, want := range []struct{ msg, id, level string }{{"before", "player:agent_alpha", "DEBUG"}, {"after", "P07", "INFO"}} {
+		r := recs[i]
+		if r["message"] != want.msg || r["agent_id"] != want.id || r["level"] != want.level || r["component"] != "test" || r["timestamp"] == nil {
+			t.Errorf("record %d = %v, want message %q agent_id %q level %s", i, r, want.msg, want.id, want.level)
+		}
+	}
+	if strings.Contains(human.String(), "level=DEBUG") || !strings.Contains(human.String(), "after close") {
+		t.Errorf("the base logger must keep its own level and keep logging after Close:\n%s", human.String())
+	}
+	if raw, _ := os.ReadFile(filepath.Join(root, "logs", "agents", "P07.log.jsonl")); bytes.Contains(raw, []byte("tok_0123")) {
+		t.Errorf("token in the log:\n%s", raw)
+	}
+}
+
+func TestAgentLogKeepsTheLastHeldLines(t *testing.T) {
+	root := t.TempDir()
+	l := NewAgentLog("referee:r")
+	log := l.Logger(nil)
+	for i := range MaxHeldLines + 5 {
+		log.Info("held", slog.Int("i", i))
+	}
+	if err := l.Open(root, "REF01"); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs := readLog(t, filepath.Join(root, "logs", "agents", "REF01.log.jsonl"))
+	if len(recs) != MaxHeldLines+1 {
+		t.Fatalf("%d records, want %d held and a warning", len(recs), MaxHeldLines+1)
+	}
+	if recs[0]["i"] != float64(5) || recs[MaxHeldLines-1]["i"] != float64(MaxHeldLines+4) {
+		t.Errorf("held lines are not the last ones: first %v, last %v", recs[0], recs[MaxHeldLines-1])
+	}
+	if w := recs[MaxHeldLines]; w["level"] != "WARN" || w["dropped"] != float64(5) || w["agent_id"] != "REF01" {
+		t.Errorf("no warning about the dropped lines: %v", w)
+	}
+}
+
+func TestNilAgentLogIsOff(t *testing.T) {
+	var l *AgentLog
+	base := slog.New(slog.DiscardHandler)
+	if l.Logger(base) != base || l.Logger(nil) == nil {
+		t.Error("a nil AgentLog must return its base logger, or a discarding one")
+	}
+	root := t.TempDir()
+	if err := l.Open(root, "P01"); err != nil || l.Close() != nil {
+		t.Fatal("Open and Close of a nil AgentLog must do nothing")
+	}
+	if entries, _ := os.ReadDir(root); len(entries) != 0 {
+		t.Errorf("a nil AgentLog wrote %v", entries)
+	}
+}
+
+func TestSafeFileName(t *testing.T) {
+	for in, want := range map[string]string{
+		"P01": "P01", "league_2025-even.odd": "league_2025-even.odd", "../../etc": ".._.._etc",
+		"a/b\\c": "a_b_c", "": "_", ".": "_.", "..": "_..", "R1 M1:é": "R1_M1__",
+	} {
+		if got := SafeFileName(in); got != want {
+			t.Errorf("SafeFileName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestAgentLogFileNameStaysInItsDirectory(t *testing.T) {
+	root := t.TempDir()
+	l := NewAgentLog("x")
+	if err := l.Open(root, "../escape"); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "logs", "agents", ".._escape.log.jsonl")); err != nil {
+		t.Errorf("the log of agent id %q is not where it should be: %v", "../escape", err)
+	}
+}
