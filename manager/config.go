@@ -105,8 +105,10 @@ type Config struct {
 	// opened by New and closed when Run returns. The league's own files
 	// (state, standings, the league log) are written either way.
 	NoAgentLog bool
-	// Now is the clock of timestamps. Durations (deadlines, windows) are
-	// measured with the monotonic clock. Default time.Now.
+	// Now is the clock of timestamps and of the registration window (which
+	// is kept across a restart as a wall-clock time). Other durations
+	// (deadlines, report timeouts, retry pauses) are measured with the
+	// monotonic clock. Default time.Now.
 	Now func() time.Time
 	// OnEvent, when set, is called for every league event. It is called
 	// synchronously from the manager's goroutines, never while the manager

@@ -335,11 +335,13 @@ func (m *Manager) waitUntil(ctx context.Context, next time.Time) error {
 	return nil
 }
 
-// pickRefereeLocked returns the referee to give mt to: its planned referee
-// when that one is among the least loaded with room, else the least loaded
-// referee with room (fewest active matches, then most free places, then
-// registration order). It returns nil and whether any referee could take
-// the match once it has room. m.mu must be held.
+// pickRefereeLocked returns the referee to give mt to: among the referees
+// with room, the least loaded for its capacity (active/capacity, the same
+// measure planRoundLocked uses, so a round dispatched to idle referees goes
+// where ROUND_ANNOUNCEMENT said); among equals its planned referee, then the
+// one with the most free places, then the first registered. It returns nil
+// and whether any referee could take the match once it has room. m.mu must
+// be held.
 func (m *Manager) pickRefereeLocked(mt *match, now time.Time) (*referee, bool) {
 	var best *referee
 	anyEligible := false
@@ -351,11 +353,17 @@ func (m *Manager) pickRefereeLocked(mt *match, now time.Time) (*referee, bool) {
 		if ref.active >= ref.MaxConcurrentMatches {
 			continue
 		}
-		switch {
-		case best == nil, ref.active < best.active:
+		if best == nil {
 			best = ref
-		case ref.active == best.active && (ref.ID == mt.RefereeID && best.ID != mt.RefereeID ||
-			ref.MaxConcurrentMatches-ref.active > best.MaxConcurrentMatches-best.active && best.ID != mt.RefereeID):
+			continue
+		}
+		// Compare active/capacity without division.
+		mine, theirs := ref.active*best.MaxConcurrentMatches, best.active*ref.MaxConcurrentMatches
+		switch {
+		case mine < theirs:
+			best = ref
+		case mine == theirs && best.ID != mt.RefereeID && (ref.ID == mt.RefereeID ||
+			ref.MaxConcurrentMatches-ref.active > best.MaxConcurrentMatches-best.active):
 			best = ref
 		}
 	}

@@ -130,37 +130,53 @@ func TestStartTriggers(t *testing.T) {
 		m := startManager(t, cfg)
 		registerPlayer(t, m.MCP, "A", "http://127.0.0.1:9/a", nil)
 		registerPlayer(t, m.MCP, "B", "http://127.0.0.1:9/b", nil)
-		time.Sleep(50 * time.Millisecond) // the league must not start without a referee
-		if s := m.Status(); s != manager.StatusRegistering {
-			t.Fatalf("status %s without a referee, want REGISTERING", s)
-		}
+		// "Not started" has no event of its own: a manager that ignored
+		// the missing referee would start as soon as the second player's
+		// registration woke it, well within this window.
+		stays(t, 100*time.Millisecond, "the league waiting for a referee", func() bool {
+			return m.Status() == manager.StatusRegistering
+		})
+		refAt := time.Now()
 		registerReferee(t, m.MCP, "Ref", newPeer(t).URL, 1, nil)
-		waitFor(t, 5*time.Second, "the start", func() bool { return m.Status() == manager.StatusRunning })
+		if at := startedAt(t, m); at.Before(refAt) {
+			t.Fatalf("the league started at %s, before the referee registered at %s", at, refAt)
+		}
 	})
 	t.Run("registration window", func(t *testing.T) {
+		const window = 300 * time.Millisecond
 		cfg := fastConfig(t, t.TempDir())
-		cfg.RegistrationWindow = 300 * time.Millisecond
+		cfg.RegistrationWindow = window
+		before := time.Now() // the window opens later, when the manager is made
 		m := startManager(t, cfg)
 		registerReferee(t, m.MCP, "Ref", newPeer(t).URL, 1, nil)
 		registerPlayer(t, m.MCP, "A", "http://127.0.0.1:9/a", nil)
 		registerPlayer(t, m.MCP, "B", "http://127.0.0.1:9/b", nil)
-		if s := m.Status(); s != manager.StatusRegistering {
-			t.Fatalf("status %s before the window ended, want REGISTERING", s)
+		// Two players and a referee are there early; the league starts
+		// when the window ends, not before, and not long after.
+		if at := startedAt(t, m); at.Sub(before) < window {
+			t.Fatalf("the league started %s after the manager was made, before its %s window ended", at.Sub(before), window)
 		}
-		waitFor(t, 5*time.Second, "the start", func() bool { return m.Status() == manager.StatusRunning })
 	})
 	t.Run("window ends with one player", func(t *testing.T) {
+		const window = 50 * time.Millisecond
 		cfg := fastConfig(t, t.TempDir())
-		cfg.RegistrationWindow = 50 * time.Millisecond
+		cfg.RegistrationWindow = window
 		m := startManager(t, cfg)
+		made := time.Now() // the window opened before this
 		registerReferee(t, m.MCP, "Ref", newPeer(t).URL, 1, nil)
 		registerPlayer(t, m.MCP, "A", "http://127.0.0.1:9/a", nil)
-		time.Sleep(150 * time.Millisecond)
+		// The window ends with one player. Nothing marks that the manager
+		// saw the end (it waits on), so the test waits the window out and
+		// gives a manager that wrongly starts then 100 ms to do so.
+		time.Sleep(time.Until(made.Add(window + 100*time.Millisecond)))
 		if s := m.Status(); s != manager.StatusRegistering {
-			t.Fatalf("status %s with one player, want REGISTERING", s)
+			t.Fatalf("status %s with one player after the window, want REGISTERING", s)
 		}
+		bAt := time.Now()
 		registerPlayer(t, m.MCP, "B", "http://127.0.0.1:9/b", nil)
-		waitFor(t, 5*time.Second, "the start", func() bool { return m.Status() == manager.StatusRunning })
+		if at := startedAt(t, m); at.Before(bAt) {
+			t.Fatalf("the league started at %s, before the second player registered at %s", at, bAt)
+		}
 	})
 	t.Run("start_league", func(t *testing.T) {
 		cfg := fastConfig(t, t.TempDir())
@@ -202,6 +218,29 @@ func TestStartTriggers(t *testing.T) {
 			t.Errorf("start_league: %+v, want E012, disabled", r.Error)
 		}
 	})
+}
+
+// startedAt waits (up to 2 s) for the league to start and returns the
+// time of its league_started event.
+func startedAt(t *testing.T, m *running) time.Time {
+	t.Helper()
+	waitFor(t, 2*time.Second, "the start", func() bool { return m.Events.count(manager.EventLeagueStarted) == 1 })
+	for _, e := range m.Events.all() {
+		if e.Kind == manager.EventLeagueStarted {
+			return e.Time
+		}
+	}
+	panic("unreachable")
+}
+
+// stays checks cond throughout the window and fails as soon as it is false.
+func stays(t *testing.T, window time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(window); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if !cond() {
+			t.Fatalf("not %s", what)
+		}
+	}
 }
 
 func TestConfigErrors(t *testing.T) {

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -184,6 +186,22 @@ type testPlayer struct {
 	gameErrors  []leaguesdk.GameError
 	gameOvers   []leaguesdk.GameOver
 	moveAnswers int
+	joinSpans   []span // when each answered invitation arrived and was answered
+	moveSpans   []span // the same for parity calls
+}
+
+// span is when a call arrived at a test player and when the player
+// answered it.
+type span struct{ in, out time.Time }
+
+// overlaps reports whether s and o were both in progress at some instant.
+func (s span) overlaps(o span) bool { return s.in.Before(o.out) && o.in.Before(s.out) }
+
+// spans returns the recorded invitation and parity-call spans.
+func (p *testPlayer) spans() (join, move []span) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]span(nil), p.joinSpans...), append([]span(nil), p.moveSpans...)
 }
 
 func newTestPlayer(t *testing.T, b behaviour) *testPlayer {
@@ -238,6 +256,7 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 }
 
 func (p *testPlayer) invitation(ctx context.Context, in *leaguesdk.GameInvitation) (*map[string]any, error) {
+	arrived := time.Now()
 	p.mu.Lock()
 	p.invitations = append(p.invitations, *in)
 	p.mu.Unlock()
@@ -255,8 +274,11 @@ func (p *testPlayer) invitation(ctx context.Context, in *leaguesdk.GameInvitatio
 	if p.b.CrashAfterJoin {
 		go p.ts.Close() // waits for this request to be answered, then stops serving
 	}
+	p.mu.Lock()
+	p.joinSpans = append(p.joinSpans, span{arrived, time.Now()})
+	p.mu.Unlock()
 	if p.b.Callback {
-		p.callback(leaguesdk.MethodGameJoinAck, &ack)
+		p.callback(ctx, leaguesdk.MethodGameJoinAck, &ack)
 		return &map[string]any{"status": "received", "sender": leaguesdk.PlayerSender(p.id(in.PlayerID))}, nil
 	}
 	return asMap(&ack), nil
@@ -281,6 +303,7 @@ func (p *testPlayer) nextChoice() string {
 }
 
 func (p *testPlayer) chooseParity(ctx context.Context, in *leaguesdk.ChooseParityCall) (*map[string]any, error) {
+	arrived := time.Now()
 	p.mu.Lock()
 	p.parityCalls = append(p.parityCalls, *in)
 	p.mu.Unlock()
@@ -295,8 +318,11 @@ func (p *testPlayer) chooseParity(ctx context.Context, in *leaguesdk.ChooseParit
 		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgChooseParityResponse, leaguesdk.PlayerSender(p.id(in.PlayerID)), p.token, in.ConversationID, time.Now()),
 		MatchID:  in.MatchID, PlayerID: p.id(in.PlayerID), ParityChoice: leaguesdk.Parity(p.nextChoice()),
 	}
+	p.mu.Lock()
+	p.moveSpans = append(p.moveSpans, span{arrived, time.Now()})
+	p.mu.Unlock()
 	if p.b.Callback {
-		p.callback(leaguesdk.MethodChooseParityResponse, &resp)
+		p.callback(ctx, leaguesdk.MethodChooseParityResponse, &resp)
 		return &map[string]any{"status": "received", "sender": leaguesdk.PlayerSender(p.id(in.PlayerID))}, nil
 	}
 	return asMap(&resp), nil
@@ -320,17 +346,26 @@ func (p *testPlayer) makeMove(ctx context.Context, in *leaguesdk.GameMoveCall) (
 		MoveData: leaguesdk.MoveData{MoveType: in.MoveRequest.MoveType, Choice: choice},
 	}
 	if p.b.Callback {
-		p.callback("game_move_response", &resp)
+		p.callback(ctx, "game_move_response", &resp)
 		return &map[string]any{"status": "received", "sender": leaguesdk.PlayerSender(p.id(in.PlayerID))}, nil
 	}
 	return asMap(&resp), nil
 }
 
-// callback sends msg to the referee as a request of its own, shortly after
-// the direct reply.
-func (p *testPlayer) callback(method string, msg leaguesdk.Message) {
+// repliedKey is the context key of the channel that wire closes once the
+// direct reply of a callback-style player is on the wire.
+type repliedKey struct{}
+
+// callback sends msg to the referee as a request of its own, once the
+// direct reply to the call being served (ctx) has been written in full
+// and flushed: the referee reads the bare acknowledgement first and the
+// answer later, as from a player that answers by callback.
+func (p *testPlayer) callback(ctx context.Context, method string, msg leaguesdk.Message) {
+	replied, _ := ctx.Value(repliedKey{}).(chan struct{})
 	p.wg.Go(func() {
-		time.Sleep(20 * time.Millisecond)
+		if replied != nil {
+			<-replied // closed by wire whatever becomes of the reply
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		_ = p.client.CallOnce(ctx, p.Referee, method, msg, nil)
@@ -354,6 +389,10 @@ func (p *testPlayer) wire(srv http.Handler) http.Handler {
 		invitation := bytes.Contains(body, []byte(`"GAME_INVITATION"`))
 		game := invitation || bytes.Contains(body, []byte(`"CHOOSE_PARITY_CALL"`)) ||
 			bytes.Contains(body, []byte(`"GAME_MOVE_CALL"`))
+		if game && p.b.Callback {
+			p.replyBeforeCallback(w, r, srv)
+			return
+		}
 		if !game || !(p.b.Garbage || p.b.RequestShaped || p.b.ChoiceAlias) {
 			srv.ServeHTTP(w, r)
 			return
@@ -389,6 +428,21 @@ func (p *testPlayer) wire(srv http.Handler) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(out)
 	})
+}
+
+// replyBeforeCallback serves r and writes the complete direct reply, with
+// its length, and flushes it before it lets the callback the handler
+// prepared go out.
+func (p *testPlayer) replyBeforeCallback(w http.ResponseWriter, r *http.Request, srv http.Handler) {
+	replied := make(chan struct{})
+	defer close(replied)
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), repliedKey{}, replied)))
+	maps.Copy(w.Header(), rec.Header())
+	w.Header().Set("Content-Length", strconv.Itoa(rec.Body.Len()))
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(rec.Body.Bytes())
+	_ = http.NewResponseController(w).Flush()
 }
 
 func (p *testPlayer) counts() (invitations, parity, moves, gameErrors, gameOvers int) {
