@@ -210,7 +210,7 @@ func newPlayerAgent(t testing.TB, mcp, name string, strategy player.Strategy) (*
 	t.Helper()
 	a, err := player.New(player.Config{
 		Name: name, League: mcp, Listener: listen(t), DataRoot: t.TempDir(), Strategy: strategy,
-		SafetyMargin: 100 * time.Millisecond, RegisterRetry: 50 * time.Millisecond, ShutdownTimeout: time.Second,
+		SafetyMargin: 100 * time.Millisecond, RegisterRetry: 50 * time.Millisecond, ShutdownGrace: time.Second,
 	})
 	if err != nil {
 		t.Fatal(err)

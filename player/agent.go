@@ -159,7 +159,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	served := make(chan error, 1)
-	go func() { served <- agentkit.Serve(ctx, ln, a.handler, a.cfg.ShutdownTimeout) }()
+	go func() { served <- agentkit.Serve(ctx, ln, a.handler, a.cfg.ShutdownGrace) }()
 	a.log.Info("player serving", slog.String("endpoint", a.Endpoint()), slog.String("name", a.cfg.Name))
 
 	if err := a.Register(ctx); err != nil {

@@ -14,13 +14,13 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultAddr            = "127.0.0.1:8101"
-	DefaultVersion         = "1.0.0"
-	DefaultDataRoot        = "./league-data"
-	DefaultSafetyMargin    = 2 * time.Second
-	DefaultLearnTimeout    = 2 * time.Second
-	DefaultRegisterRetry   = 2 * time.Second
-	DefaultShutdownTimeout = 5 * time.Second
+	DefaultAddr          = "127.0.0.1:8101"
+	DefaultVersion       = "1.0.0"
+	DefaultDataRoot      = "./league-data"
+	DefaultSafetyMargin  = 2 * time.Second
+	DefaultLearnTimeout  = 2 * time.Second
+	DefaultRegisterRetry = 2 * time.Second
+	DefaultShutdownGrace = 5 * time.Second
 )
 
 // Config configures an Agent. The zero value of every field but Name and
@@ -77,14 +77,14 @@ type Config struct {
 	// RegisterRetry is the pause between registration attempts while the
 	// manager cannot be reached. Default 2 s.
 	RegisterRetry time.Duration
-	// RegistrationTimeout bounds each registration attempt. Default 10 s.
-	RegistrationTimeout time.Duration
+	// RegisterTimeout bounds each registration attempt. Default 10 s.
+	RegisterTimeout time.Duration
 	// QueryTimeout bounds each league query of a context without a
 	// deadline. Default 10 s.
 	QueryTimeout time.Duration
-	// ShutdownTimeout is how long Run lets in-flight calls finish when
+	// ShutdownGrace is how long Run lets in-flight calls finish when
 	// its context ends. Default 5 s.
-	ShutdownTimeout time.Duration
+	ShutdownGrace time.Duration
 
 	// Logger receives the agent's log, for people to read (a text handler
 	// on stderr, say). Default: discard. The agent log file gets every
@@ -130,8 +130,8 @@ func (cfg Config) withDefaults() (Config, error) {
 		name string
 		d    time.Duration
 	}{{"SafetyMargin", cfg.SafetyMargin}, {"ChoiceTimeout", cfg.ChoiceTimeout}, {"LearnTimeout", cfg.LearnTimeout},
-		{"RegisterRetry", cfg.RegisterRetry}, {"RegistrationTimeout", cfg.RegistrationTimeout},
-		{"QueryTimeout", cfg.QueryTimeout}, {"ShutdownTimeout", cfg.ShutdownTimeout}} {
+		{"RegisterRetry", cfg.RegisterRetry}, {"RegisterTimeout", cfg.RegisterTimeout},
+		{"QueryTimeout", cfg.QueryTimeout}, {"ShutdownGrace", cfg.ShutdownGrace}} {
 		if d.d < 0 {
 			errs = append(errs, fmt.Errorf("the duration %s is negative (%v)", d.name, d.d))
 		}
@@ -162,9 +162,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	setDefault(&cfg.ChoiceTimeout, leaguesdk.DefaultChoiceTimeout)
 	setDefault(&cfg.LearnTimeout, DefaultLearnTimeout)
 	setDefault(&cfg.RegisterRetry, DefaultRegisterRetry)
-	setDefault(&cfg.RegistrationTimeout, leaguesdk.DefaultRegistrationTimeout)
+	setDefault(&cfg.RegisterTimeout, leaguesdk.DefaultRegistrationTimeout)
 	setDefault(&cfg.QueryTimeout, leaguesdk.DefaultQueryTimeout)
-	setDefault(&cfg.ShutdownTimeout, DefaultShutdownTimeout)
+	setDefault(&cfg.ShutdownGrace, DefaultShutdownGrace)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -63,7 +63,7 @@ func (a *Agent) Register(ctx context.Context) error {
 	a.log.LogAttrs(ctx, slog.LevelDebug, "sending", leaguesdk.MessageAttrs(req)...)
 	var resp leaguesdk.LeagueRegisterResponse
 	err := agentkit.RetryUntilUp(ctx, a.log, a.cfg.RegisterRetry, "registration", func(ctx context.Context) error {
-		ctx, cancel := context.WithTimeout(ctx, a.cfg.RegistrationTimeout)
+		ctx, cancel := context.WithTimeout(ctx, a.cfg.RegisterTimeout)
 		defer cancel()
 		resp = leaguesdk.LeagueRegisterResponse{}
 		return a.client.CallOnce(ctx, a.cfg.League, leaguesdk.MethodRegisterPlayer, req, &resp)
