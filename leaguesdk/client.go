@@ -93,6 +93,20 @@ var ErrCircuitOpen = errors.New("circuit breaker open")
 // retries of retryable failures, a circuit breaker per endpoint, and the
 // wire-form fallback of the profile, remembered per endpoint. It is safe
 // for concurrent use.
+//
+// Peers built on an MCP SDK serve their tools only through tools/call inside
+// an MCP session. When a peer refuses a request because it has no session
+// (HTTP 400 or 404 naming the session, or a JSON-RPC error saying the server
+// is not initialized), the client performs the MCP handshake (initialize,
+// then notifications/initialized), keeps the Mcp-Session-Id and the
+// negotiated protocol version, and sends the call again as tools/call with
+// the Mcp-Session-Id and MCP-Protocol-Version headers. The form and the
+// session are remembered per endpoint and shared by concurrent calls (one
+// handshake at a time per endpoint); when the peer later answers that the
+// session is gone (HTTP 404), the client redoes the handshake once and
+// retries. Peers that never mention a session see no handshake. The
+// handshake counts against the call's deadline and goes through the
+// endpoint's circuit breaker like any other request.
 type Client struct {
 	cfg      ClientConfig
 	http     *http.Client
@@ -100,6 +114,7 @@ type Client struct {
 	nextID   atomic.Int64
 	breakers sync.Map // endpoint → *gobreaker.CircuitBreaker[struct{}]
 	forms    sync.Map // endpoint → WireForm that worked
+	sessions sync.Map // endpoint → *mcpEndpoint
 }
 
 // NewClient returns a Client configured by cfg.
@@ -244,25 +259,42 @@ func (d *deadlineBackOff) NextBackOff() time.Duration {
 
 // withFallback makes one attempt in the endpoint's preferred wire form and,
 // when the peer refuses the form, once in each other form.
+// withFallback makes one attempt in the endpoint's preferred wire form and,
+// when the peer refuses the form, once in each other form. A refusal for
+// want of an MCP session leads to the handshake and a tools/call in the
+// session (withSession).
 func (c *Client) withFallback(ctx context.Context, endpoint, method string, msgType MessageType, params []byte, result any) error {
 	first := FormSpec
 	if f, ok := c.forms.Load(endpoint); ok {
 		first = f.(WireForm)
 	}
-	err := c.attempt(ctx, endpoint, method, msgType, first, params, result)
-	if err == nil || !formRefused(err) || ctx.Err() != nil {
+	sess := c.currentSession(endpoint)
+	err := c.attempt(ctx, endpoint, method, msgType, first, sess, params, result)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	if sessionRefused(err) {
+		return c.withSession(ctx, endpoint, method, msgType, sess, params, result)
+	}
+	if !formRefused(err) {
 		return err
 	}
 	for _, f := range []WireForm{FormSpec, FormMessageType, FormEnvelope, FormToolsCall} {
 		if f == first || (f == FormMessageType && msgType == "") {
 			continue
 		}
-		if e2 := c.attempt(ctx, endpoint, method, msgType, f, params, result); e2 == nil {
+		e2 := c.attempt(ctx, endpoint, method, msgType, f, sess, params, result)
+		switch {
+		case e2 == nil:
 			c.forms.Store(endpoint, f)
 			c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "peer accepts another wire form", slog.String("endpoint", endpoint),
 				slog.String("method", method), slog.String("form", f.String()))
 			return nil
-		} else if !formRefused(e2) {
+		case ctx.Err() != nil:
+			return e2
+		case sessionRefused(e2):
+			return c.withSession(ctx, endpoint, method, msgType, sess, params, result)
+		case !formRefused(e2):
 			return e2
 		}
 	}
@@ -287,7 +319,12 @@ func formRefused(err error) bool {
 	return CodeOf(err) == CodeMissingRequiredField && errors.As(err, &rpc)
 }
 
-type httpStatusError struct{ status int }
+// httpStatusError is an HTTP status the peer answered without a JSON-RPC
+// reply; body is the start of what it said instead.
+type httpStatusError struct {
+	status int
+	body   string
+}
 
 func (h *httpStatusError) Error() string { return fmt.Sprintf("HTTP status %d", h.status) }
 
@@ -314,11 +351,28 @@ type peerAnswer struct{ err error }
 func (p *peerAnswer) Error() string { return p.err.Error() }
 func (p *peerAnswer) Unwrap() error { return p.err }
 
-func (c *Client) attempt(ctx context.Context, endpoint, method string, msgType MessageType, form WireForm, params []byte, result any) error {
+func (c *Client) attempt(ctx context.Context, endpoint, method string, msgType MessageType, form WireForm, sess *mcpSession, params []byte, result any) error {
 	start := time.Now()
+	err := c.guarded(endpoint, func() error {
+		return c.send(ctx, endpoint, method, msgType, form, sess, params, result)
+	})
+	attrs := []slog.Attr{slog.String("endpoint", endpoint), slog.String("method", method),
+		slog.String("message_type", string(msgType)), slog.String("form", form.String()),
+		slog.Duration("took", time.Since(start)), slog.Any("error", err)}
+	if sess != nil && form == FormToolsCall {
+		attrs = append(attrs, slog.Bool("mcp_session", true))
+	}
+	c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "call", attrs...)
+	return err
+}
+
+// guarded runs one exchange with endpoint through its circuit breaker. An
+// error the peer answered (*peerAnswer) is returned unwrapped and counts as
+// a success: a peer that answers is up.
+func (c *Client) guarded(endpoint string, exchange func() error) error {
 	var answered error
 	exec := func() (struct{}, error) {
-		err := c.send(ctx, endpoint, method, msgType, form, params, result)
+		err := exchange()
 		var pa *peerAnswer
 		if errors.As(err, &pa) {
 			answered = pa.err
@@ -338,15 +392,16 @@ func (c *Client) attempt(ctx context.Context, endpoint, method string, msgType M
 	if err == nil {
 		err = answered
 	}
-	c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "call", slog.String("endpoint", endpoint), slog.String("method", method),
-		slog.String("message_type", string(msgType)), slog.String("form", form.String()),
-		slog.Duration("took", time.Since(start)), slog.Any("error", err))
 	return err
 }
 
-// send makes one HTTP exchange. Errors the peer answered come back wrapped
-// in *peerAnswer; transport failures come back as *Error.
-func (c *Client) send(ctx context.Context, endpoint, method string, msgType MessageType, form WireForm, params []byte, result any) error {
+// send makes one HTTP exchange (in the MCP session sess, if any, when the
+// form is tools/call). Errors the peer answered come back wrapped in
+// *peerAnswer; transport failures come back as *Error.
+func (c *Client) send(ctx context.Context, endpoint, method string, msgType MessageType, form WireForm, sess *mcpSession, params []byte, result any) error {
+	if form != FormToolsCall {
+		sess = nil
+	}
 	id := c.nextID.Add(1)
 	reqMethod, reqParams := method, json.RawMessage(params)
 	switch form {
@@ -366,42 +421,9 @@ func (c *Client) send(ctx context.Context, endpoint, method string, msgType Mess
 		Method  string          `json:"method"`
 		Params  json.RawMessage `json:"params"`
 	}{"2.0", id, reqMethod, reqParams})
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	reply, _, err := c.request(ctx, endpoint, body, sess)
 	if err != nil {
-		return &Error{Code: CodeConnectionError, Message: "bad endpoint: " + err.Error(), Err: err}
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/json, text/event-stream")
-	hreq.Header.Set("User-Agent", c.cfg.UserAgent)
-	resp, err := c.http.Do(hreq)
-	if err != nil {
-		return transportError(ctx, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, c.cfg.MaxReplyBytes))
-	if err != nil {
-		return transportError(ctx, err)
-	}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		raw = firstSSEData(raw)
-	}
-	reply, perr := parseReply(raw)
-	if perr != nil {
-		switch {
-		case resp.StatusCode == http.StatusTooManyRequests:
-			return &Error{Code: CodeRateLimited, Message: "peer is rate limiting (HTTP 429)", Err: &httpStatusError{resp.StatusCode}}
-		case resp.StatusCode >= 500:
-			return &Error{Code: CodeConnectionError, Message: fmt.Sprintf("peer failed (HTTP %d)", resp.StatusCode), Err: &httpStatusError{resp.StatusCode}}
-		case resp.StatusCode >= 400:
-			// The peer is up and refused the request: no catalog code, not retried.
-			return &peerAnswer{&Error{Message: fmt.Sprintf("peer refused the request (HTTP %d)", resp.StatusCode), Err: &httpStatusError{resp.StatusCode}}}
-		case resp.StatusCode == http.StatusAccepted && len(bytes.TrimSpace(raw)) == 0:
-			return &peerAnswer{&Error{Code: CodeMissingRequiredField, Message: "peer answered 202 with no reply message"}}
-		}
-		return &peerAnswer{&Error{Code: CodeMissingRequiredField, Message: "reply is not a JSON-RPC response: " + perr.Error(), Err: perr}}
-	}
-	if reply.rpcErr != nil {
-		return &peerAnswer{errorFromRPC(reply.rpcErr)}
+		return err
 	}
 	if t := reply.messageType; t == string(MsgLeagueError) || t == string(MsgGameError) {
 		return &peerAnswer{errorFromMessage(reply.message)}
@@ -412,6 +434,96 @@ func (c *Client) send(ctx context.Context, endpoint, method string, msgType Mess
 		}
 	}
 	return nil
+}
+
+// exchange posts one JSON-RPC body to endpoint, with the headers of the MCP
+// session sess if it is not nil, and returns the answer's status, headers
+// and body (the data of its first event when it is an event stream).
+// Transport failures come back as *Error.
+func (c *Client) exchange(ctx context.Context, endpoint string, body []byte, sess *mcpSession) (int, http.Header, []byte, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, nil, &Error{Code: CodeConnectionError, Message: "bad endpoint: " + err.Error(), Err: err}
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/json, text/event-stream")
+	hreq.Header.Set("User-Agent", c.cfg.UserAgent)
+	if sess != nil {
+		sess.setHeaders(hreq.Header)
+	}
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return 0, nil, nil, transportError(ctx, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, c.cfg.MaxReplyBytes))
+	if err != nil {
+		return 0, nil, nil, transportError(ctx, err)
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		raw = firstSSEData(raw)
+	}
+	return resp.StatusCode, resp.Header, raw, nil
+}
+
+// request makes one exchange and reads its JSON-RPC reply; a JSON-RPC error
+// comes back as an error the peer answered (*peerAnswer).
+func (c *Client) request(ctx context.Context, endpoint string, body []byte, sess *mcpSession) (*parsedReply, http.Header, error) {
+	status, header, raw, err := c.exchange(ctx, endpoint, body, sess)
+	if err != nil {
+		return nil, nil, err
+	}
+	reply, err := readReply(status, raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	if reply.rpcErr != nil {
+		return nil, nil, &peerAnswer{errorFromRPC(reply.rpcErr)}
+	}
+	return reply, header, nil
+}
+
+// readReply parses an answer's body. Answers without a JSON-RPC reply come
+// back as errors: HTTP 429 and 5xx as retryable *Error, anything else as an
+// error the peer answered (*peerAnswer).
+func readReply(status int, raw []byte) (*parsedReply, error) {
+	reply, perr := parseReply(raw)
+	if perr == nil {
+		return reply, nil
+	}
+	herr := &httpStatusError{status: status, body: snippet(raw)}
+	switch {
+	case status == http.StatusTooManyRequests:
+		return nil, &Error{Code: CodeRateLimited, Message: "peer is rate limiting (HTTP 429)", Err: herr}
+	case status >= 500:
+		return nil, &Error{Code: CodeConnectionError, Message: fmt.Sprintf("peer failed (HTTP %d)", status), Err: herr}
+	case status >= 400:
+		// The peer is up and refused the request: no catalog code, not retried.
+		msg := fmt.Sprintf("peer refused the request (HTTP %d)", status)
+		if herr.body != "" {
+			msg = fmt.Sprintf("peer refused the request (HTTP %d: %s)", status, herr.body)
+		}
+		return nil, &peerAnswer{&Error{Message: msg, Err: herr}}
+	case status == http.StatusAccepted && len(bytes.TrimSpace(raw)) == 0:
+		return nil, &peerAnswer{&Error{Code: CodeMissingRequiredField, Message: "peer answered 202 with no reply message"}}
+	}
+	return nil, &peerAnswer{&Error{Code: CodeMissingRequiredField, Message: "reply is not a JSON-RPC response: " + perr.Error(), Err: perr}}
+}
+
+// snippet returns the start of a body that is not JSON-RPC, as one line of
+// printable text, for error messages.
+func snippet(raw []byte) string {
+	const limit = 120
+	s := strings.Join(strings.Fields(string(raw)), " ")
+	if r := []rune(s); len(r) > limit {
+		s = string(r[:limit]) + "…"
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 func transportError(ctx context.Context, err error) error {
@@ -426,7 +538,8 @@ func transportError(ctx context.Context, err error) error {
 }
 
 // firstSSEData returns the data of the first event of a server-sent-event
-// stream (its data: lines joined by newlines).
+// stream (its data: lines joined by newlines). Events without data, such as
+// the priming events of MCP servers, are skipped.
 func firstSSEData(raw []byte) []byte {
 	var data [][]byte
 	sc := bufio.NewScanner(bytes.NewReader(raw))
@@ -434,13 +547,15 @@ func firstSSEData(raw []byte) []byte {
 	for sc.Scan() {
 		line := sc.Bytes()
 		if len(line) == 0 {
-			if len(data) > 0 {
+			if len(bytes.TrimSpace(bytes.Join(data, nil))) > 0 {
 				break
 			}
+			data = data[:0]
 			continue
 		}
 		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			data = append(data, bytes.TrimPrefix(rest, []byte(" ")))
+			// Copied: the scanner reuses its buffer.
+			data = append(data, bytes.Clone(bytes.TrimPrefix(rest, []byte(" "))))
 		}
 	}
 	return bytes.Join(data, []byte("\n"))

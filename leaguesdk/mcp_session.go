@@ -1,0 +1,181 @@
+package leaguesdk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// mcpClientProtocolVersion is the MCP protocol version a Client asks for in
+// its initialize request; it accepts any of mcpProtocolVersions in reply.
+const mcpClientProtocolVersion = "2025-06-18"
+
+// mcpSession is an MCP session a Client holds with one endpoint. An empty
+// id means the peer set no Mcp-Session-Id (a stateless MCP server).
+type mcpSession struct {
+	id      string
+	version string
+}
+
+func (s *mcpSession) setHeaders(h http.Header) {
+	if s.id != "" {
+		h.Set("Mcp-Session-Id", s.id)
+	}
+	h.Set("MCP-Protocol-Version", s.version)
+}
+
+// mcpEndpoint holds the session with one endpoint. gate lets one handshake
+// run at a time (waiting on it honours the call's context); mu guards cur.
+type mcpEndpoint struct {
+	gate chan struct{}
+	mu   sync.Mutex
+	cur  *mcpSession
+}
+
+func (c *Client) mcpEndpoint(endpoint string) *mcpEndpoint {
+	if ep, ok := c.sessions.Load(endpoint); ok {
+		return ep.(*mcpEndpoint)
+	}
+	ep, _ := c.sessions.LoadOrStore(endpoint, &mcpEndpoint{gate: make(chan struct{}, 1)})
+	return ep.(*mcpEndpoint)
+}
+
+// currentSession returns the session held with endpoint, or nil.
+func (c *Client) currentSession(endpoint string) *mcpSession {
+	ep, ok := c.sessions.Load(endpoint)
+	if !ok {
+		return nil
+	}
+	e := ep.(*mcpEndpoint)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.cur
+}
+
+// session returns a session with endpoint other than stale (the one a
+// refused request was sent in, nil for none): the one another call has
+// just opened, or a new one from a handshake.
+func (c *Client) session(ctx context.Context, endpoint string, stale *mcpSession) (*mcpSession, error) {
+	ep := c.mcpEndpoint(endpoint)
+	select {
+	case ep.gate <- struct{}{}:
+	case <-ctx.Done():
+		return nil, transportError(ctx, ctx.Err())
+	}
+	defer func() { <-ep.gate }()
+	ep.mu.Lock()
+	cur := ep.cur
+	ep.mu.Unlock()
+	if cur != nil && cur != stale {
+		return cur, nil
+	}
+	s, err := c.handshake(ctx, endpoint)
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	if err != nil {
+		if ep.cur == stale {
+			ep.cur = nil
+		}
+		return nil, err
+	}
+	ep.cur = s
+	return s, nil
+}
+
+// withSession opens (or joins) an MCP session with endpoint and sends the
+// call as tools/call in it. stale is the session the refused request was
+// sent in (nil for none); at most one handshake is made.
+func (c *Client) withSession(ctx context.Context, endpoint, method string, msgType MessageType, stale *mcpSession, params []byte, result any) error {
+	s, err := c.session(ctx, endpoint, stale)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			msg := e.Message
+			if msg == "" {
+				msg = e.Error()
+			}
+			return &Error{Code: e.Code, Message: "MCP session handshake failed: " + msg, Context: e.Context, Err: err}
+		}
+		return err
+	}
+	if err := c.attempt(ctx, endpoint, method, msgType, FormToolsCall, s, params, result); err != nil {
+		return err
+	}
+	if f, ok := c.forms.Load(endpoint); !ok || f.(WireForm) != FormToolsCall {
+		c.forms.Store(endpoint, FormToolsCall)
+		c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "peer accepts tools/call in an MCP session", slog.String("endpoint", endpoint),
+			slog.String("method", method), slog.String("mcp_protocol_version", s.version))
+	}
+	return nil
+}
+
+// handshake opens an MCP session with endpoint: initialize, then the
+// notifications/initialized notification, through the endpoint's breaker.
+func (c *Client) handshake(ctx context.Context, endpoint string) (*mcpSession, error) {
+	init, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      c.nextID.Add(1),
+		"method":  "initialize",
+		"params": map[string]any{
+			"protocolVersion": mcpClientProtocolVersion,
+			"capabilities":    map[string]any{},
+			"clientInfo":      map[string]string{"name": "league-agent", "version": Version},
+		},
+	})
+	initialized := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	var s *mcpSession
+	err := c.guarded(endpoint, func() error {
+		reply, header, err := c.request(ctx, endpoint, init, nil)
+		if err != nil {
+			return err
+		}
+		var res struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(reply.message, &res)
+		if !slices.Contains(mcpProtocolVersions, res.ProtocolVersion) {
+			return &peerAnswer{&Error{Message: fmt.Sprintf("peer answered initialize with MCP protocol version %q, which this client does not speak", res.ProtocolVersion)}}
+		}
+		s = &mcpSession{id: header.Get("Mcp-Session-Id"), version: res.ProtocolVersion}
+		status, _, raw, err := c.exchange(ctx, endpoint, initialized, s)
+		if err != nil || status < 300 {
+			return err
+		}
+		// A notification has no reply; an error status is read as one.
+		if reply, err := readReply(status, raw); err != nil {
+			return err
+		} else if reply.rpcErr != nil {
+			return &peerAnswer{errorFromRPC(reply.rpcErr)}
+		}
+		return nil
+	})
+	c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "MCP handshake", slog.String("endpoint", endpoint),
+		slog.Bool("session_id", s != nil && s.id != ""), slog.Any("error", err))
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// sessionRefused reports whether err says the peer wants an MCP session the
+// request did not have: HTTP 400 or 404 whose body names the session, or a
+// JSON-RPC error without a catalog code saying the session is missing or
+// the server is not initialized.
+func sessionRefused(err error) bool {
+	var h *httpStatusError
+	if errors.As(err, &h) && (h.status == http.StatusBadRequest || h.status == http.StatusNotFound) {
+		return strings.Contains(strings.ToLower(h.body), "session")
+	}
+	var rpc *RPCError
+	if !errors.As(err, &rpc) || CodeOf(err) != "" {
+		return false
+	}
+	msg := strings.ToLower(rpc.Message)
+	return strings.Contains(msg, "session") || strings.Contains(msg, "not initialized") || strings.Contains(msg, "initialization")
+}
