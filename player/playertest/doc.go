@@ -60,6 +60,8 @@
 //     announced is answered.
 //   - concurrency.two_matches: two matches at once, each answered under its
 //     own match_id.
+//   - tool.get_player_state: the debugging tool answers (a warning only
+//     when it is missing).
 //   - robust.malformed: malformed requests get JSON-RPC errors and the
 //     player still answers a valid call after each.
 //

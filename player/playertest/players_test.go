@@ -105,6 +105,11 @@ func (p *testPlayer) handler() http.Handler {
 			}
 			return &m, nil
 		})
+	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodGetPlayerState},
+		func(ctx context.Context, in *leaguesdk.StateQuery) (*leaguesdk.StateResponse, error) {
+			return &leaguesdk.StateResponse{Envelope: p.envelope(leaguesdk.MsgStateResponse, in.ConversationID),
+				State: json.RawMessage(`{"player_id":"` + p.id + `","matches":[]}`)}, nil
+		})
 	acknowledge[leaguesdk.GameOver](srv, p, leaguesdk.MethodNotifyMatchResult)
 	acknowledge[leaguesdk.GameError](srv, p, leaguesdk.MethodNotifyGameError)
 	acknowledge[leaguesdk.RoundAnnouncement](srv, p, leaguesdk.MethodNotifyRound)
@@ -226,7 +231,7 @@ func specMethodsOnly(h http.Handler) http.Handler {
 	known := map[string]bool{}
 	for _, m := range []string{leaguesdk.MethodHandleGameInvitation, leaguesdk.MethodChooseParity, leaguesdk.MethodNotifyMatchResult,
 		leaguesdk.MethodNotifyGameError, leaguesdk.MethodNotifyRound, leaguesdk.MethodUpdateStandings,
-		leaguesdk.MethodNotifyRoundCompleted, leaguesdk.MethodNotifyLeagueCompleted} {
+		leaguesdk.MethodNotifyRoundCompleted, leaguesdk.MethodNotifyLeagueCompleted, leaguesdk.MethodGetPlayerState} {
 		known[m] = true
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

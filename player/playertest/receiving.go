@@ -153,6 +153,23 @@ func (s *suite) checkReceiving(ctx context.Context) {
 	s.record(id, x, v, "answered")
 }
 
+// checkPlayerState calls the debugging tool get_player_state. A player
+// without it only gets a warning: the league does not need it, people
+// debugging a league do.
+func (s *suite) checkPlayerState(ctx context.Context) {
+	const id = "tool.get_player_state"
+	if !s.want(id) {
+		return
+	}
+	q := &leaguesdk.StateQuery{Envelope: s.managerEnvelope(leaguesdk.MsgStateQuery), PlayerID: s.opt.PlayerID}
+	x, r, _ := s.call(ctx, formSpec, leaguesdk.MethodGetPlayerState, q, s.opt.Timeout)
+	var v verdict
+	if why := refusal(x, r); why != "" {
+		v.warn("get_player_state is not served (%s): people debugging a league cannot see the player's state", why)
+	}
+	s.record(id, x, v, "answered")
+}
+
 // checkConcurrency runs two matches at once: both invitations in flight
 // together, then both parity calls.
 func (s *suite) checkConcurrency(ctx context.Context) {

@@ -82,6 +82,7 @@ var checks = []check{
 	{"notify.notify_round_completed", "ROUND_COMPLETED (notify_round_completed) is acknowledged", ruleReceiving},
 	{"receive.choice_without_invitation", "a parity call for a match never announced is answered", ruleReceiving},
 	{"concurrency.two_matches", "two matches at once are both acknowledged and answered, each under its own match_id", ruleReceiving},
+	{"tool.get_player_state", "get_player_state (a debugging tool) answers with the player's state", ruleMethods},
 	{idRobust, "malformed requests get JSON-RPC errors and the player still answers a valid call after each", ruleRobust},
 	{"notify.notify_league_completed", "LEAGUE_COMPLETED (notify_league_completed) is acknowledged", ruleReceiving},
 }
@@ -162,7 +163,7 @@ func (s *suite) close() {
 
 func (s *suite) run(ctx context.Context) {
 	steps := []func(context.Context){s.checkHealth, s.checkMCP, s.checkGame, s.checkForms,
-		s.checkNotifications, s.checkReceiving, s.checkConcurrency, s.checkRobustness, s.checkLeagueCompleted}
+		s.checkNotifications, s.checkReceiving, s.checkConcurrency, s.checkPlayerState, s.checkRobustness, s.checkLeagueCompleted}
 	for _, step := range steps {
 		if ctx.Err() != nil {
 			return
