@@ -461,7 +461,7 @@ func (c *Client) exchange(ctx context.Context, endpoint string, body []byte, ses
 		return 0, nil, nil, transportError(ctx, err)
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		raw = firstSSEData(raw)
+		raw = SSEData(raw)
 	}
 	return resp.StatusCode, resp.Header, raw, nil
 }
@@ -537,10 +537,11 @@ func transportError(ctx context.Context, err error) error {
 	return &Error{Code: CodeConnectionError, Message: err.Error(), Err: err}
 }
 
-// firstSSEData returns the data of the first event of a server-sent-event
-// stream (its data: lines joined by newlines). Events without data, such as
-// the priming events of MCP servers, are skipped.
-func firstSSEData(raw []byte) []byte {
+// SSEData returns the data of the first event of a server-sent-event
+// stream that carries any (its data: lines joined by newlines). Events
+// without data, such as the priming events of MCP servers, are skipped.
+// Players built on an MCP SDK answer a JSON-RPC request this way.
+func SSEData(raw []byte) []byte {
 	var data [][]byte
 	sc := bufio.NewScanner(bytes.NewReader(raw))
 	sc.Buffer(make([]byte, 64<<10), len(raw)+1)

@@ -1,7 +1,6 @@
 package playertest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -107,25 +106,8 @@ func (s *suite) do(x *exchange, req *http.Request) {
 	}
 	x.payload = x.body
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		x.sse, x.payload = true, sseData(x.body)
+		x.sse, x.payload = true, leaguesdk.SSEData(x.body)
 	}
-}
-
-// sseData returns the data of the first event of a server-sent-event stream.
-func sseData(raw []byte) []byte {
-	var lines [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 64<<10), len(raw)+1)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) == 0 && len(lines) > 0 {
-			break
-		}
-		if data, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			lines = append(lines, bytes.TrimPrefix(data, []byte(" ")))
-		}
-	}
-	return bytes.Join(lines, []byte("\n"))
 }
 
 // Where a reply message was found.
