@@ -20,6 +20,16 @@
 //	-tiebreakers          standings order (points,wins,draws,player_id; head_to_head is available)
 //	-insecure             do not authenticate agents' messages (third-party agents without tokens; trusted networks only)
 //	-v                    log every call on stderr as well
+//	-start-league URL     run no manager: ask the manager at URL to start its league now, with -admin-token
+//	                      (and -league-id when given), print the answer and exit
+//	-start-league-timeout how long -start-league keeps trying to reach the manager (1m)
+//
+// The client mode starts a league from a script or a Kubernetes Job:
+//
+//	manager -start-league http://10.0.0.5:8000/mcp -admin-token "$TOKEN"
+//
+// It exits 0 once the manager answers STARTED or ALREADY_STARTED, and 1
+// when it refuses (a wrong token, fewer than two players or no referee yet).
 //
 // It prints on stderr where it listens, every registration, round and
 // result, and the final table. The dashboard is at http://<host>:<port>/.
@@ -81,11 +91,22 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	tiebreakers := fs.String("tiebreakers", "points,wins,draws,player_id", "standings order, comma-separated (head_to_head is available)")
 	insecure := fs.Bool("insecure", false, "do not authenticate agents' messages (trusted networks only)")
 	verbose := fs.Bool("v", false, "log every call on stderr as well")
+	startURL := fs.String("start-league", "", "run no manager: ask the manager at this endpoint to start its league now (needs -admin-token)")
+	startLeagueTimeout := fs.Duration("start-league-timeout", time.Minute, "how long -start-league keeps trying to reach the manager")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %v", fs.Args())
+	}
+	if *startURL != "" {
+		id := "" // the league id is sent only when given: the manager's own is right otherwise
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "league-id" {
+				id = *leagueID
+			}
+		})
+		return startLeague(ctx, *startURL, *adminToken, id, *startLeagueTimeout, stderr)
 	}
 	if *minPlayers == 0 {
 		*minPlayers = -1 // "0" on the command line reads as "no count trigger"

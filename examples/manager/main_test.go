@@ -138,3 +138,80 @@ func TestBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestStartLeague starts a manager that waits for the operator, then uses
+// the program's client mode (-start-league) as a script or a Kubernetes Job
+// would: refused before enough players, refused with a wrong token, then
+// STARTED, then ALREADY_STARTED.
+func TestStartLeague(t *testing.T) {
+	out := &syncWriter{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- run(ctx, []string{"-port", "0", "-data", t.TempDir(), "-league-id", "league_ops", "-min-players", "-1",
+			"-registration-window", "-1s", "-admin-token", "s3cret", "-report-timeout", "10s", "-retry-delay", "50ms"}, out)
+	}()
+	defer func() {
+		cancel()
+		if err := <-errc; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+	re := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+/mcp)`)
+	waitFor(t, "the listening line", func() bool { return re.MatchString(out.String()) })
+	league := re.FindStringSubmatch(out.String())[1]
+
+	start := func(extra ...string) (string, error) {
+		client := &syncWriter{}
+		err := run(context.Background(), append([]string{"-start-league", league, "-start-league-timeout", "5s"}, extra...), client)
+		return client.String(), err
+	}
+	if _, err := start(); err == nil || !strings.Contains(err.Error(), "-admin-token") {
+		t.Errorf("without a token: %v, want an error naming -admin-token", err)
+	}
+	if _, err := start("-admin-token", "s3cret"); err == nil || !strings.Contains(err.Error(), string(leaguesdk.CodePlayerNotRegistered)) {
+		t.Errorf("with no player registered: %v, want %s", err, leaguesdk.CodePlayerNotRegistered)
+	}
+
+	var wg sync.WaitGroup
+	agents, stopAgents := context.WithCancel(context.Background())
+	defer func() { stopAgents(); wg.Wait() }()
+	ref, err := referee.New(referee.Config{Name: "Referee Alpha", League: league, Listener: listen(t), DataRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wg.Add(1)
+	go func() { defer wg.Done(); _ = ref.Run(agents) }()
+	for _, name := range []string{"Alpha", "Beta"} {
+		a, err := player.New(player.Config{Name: name, League: league, Listener: listen(t), DataRoot: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = a.Run(agents) }()
+	}
+	waitFor(t, "the registrations", func() bool {
+		s := out.String()
+		return strings.Contains(s, "registered as REF01") && strings.Contains(s, "registered as P02")
+	})
+	if strings.Contains(out.String(), "started") {
+		t.Fatalf("the league started before start_league:\n%s", out.String())
+	}
+
+	if _, err := start("-admin-token", "wrong"); err == nil || !strings.Contains(err.Error(), string(leaguesdk.CodeAuthTokenInvalid)) {
+		t.Errorf("with a wrong token: %v, want %s", err, leaguesdk.CodeAuthTokenInvalid)
+	}
+	if _, err := start("-admin-token", "s3cret", "-league-id", "another_league"); err == nil || !strings.Contains(err.Error(), string(leaguesdk.CodeLeagueNotFound)) {
+		t.Errorf("for another league: %v, want %s", err, leaguesdk.CodeLeagueNotFound)
+	}
+	printed, err := start("-admin-token", "s3cret", "-league-id", "league_ops")
+	if err != nil || !strings.Contains(printed, "league league_ops: STARTED with 2 players and 1 referees, 1 rounds") {
+		t.Fatalf("start: %q, %v", printed, err)
+	}
+	waitFor(t, "the league to start", func() bool { return strings.Contains(out.String(), "league league_ops started") })
+	if printed, err = start("-admin-token", "s3cret"); err != nil || !strings.Contains(printed, "ALREADY_STARTED") {
+		t.Errorf("second start: %q, %v", printed, err)
+	}
+	waitFor(t, "the final table", func() bool { return strings.Contains(out.String(), "rank") })
+}

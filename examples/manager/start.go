@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// operatorSender is the sender of the start_league calls this program makes.
+const operatorSender = "operator:admin"
+
+// startLeague is the program's client mode (-start-league URL): it asks the
+// manager at url to start its league now, with the admin token, and prints
+// the answer. leagueID is sent when not empty. A manager that is not up yet
+// is retried by the client until the call's deadline.
+func startLeague(ctx context.Context, url, adminToken, leagueID string, timeout time.Duration, out io.Writer) error {
+	if adminToken == "" {
+		return errors.New("-start-league needs -admin-token, the token the manager was started with")
+	}
+	// Retry a manager that is not reachable yet (a pod starting) every
+	// second until the deadline, with no breaker to give up earlier.
+	c := leaguesdk.NewClient(leaguesdk.ClientConfig{
+		Timeout: timeout,
+		Retry:   leaguesdk.RetryPolicy{MaxRetries: math.MaxInt32, Delay: time.Second},
+		Breaker: leaguesdk.BreakerPolicy{Disabled: true},
+	})
+	defer c.Close()
+	req := &leaguesdk.StartLeague{
+		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStartLeague, operatorSender, adminToken, "", time.Now()),
+		LeagueID: leagueID,
+	}
+	var resp leaguesdk.StartLeagueResponse
+	if err := c.Call(ctx, url, leaguesdk.MethodStartLeague, req, &resp); err != nil {
+		return fmt.Errorf("start_league at %s: %w", url, err)
+	}
+	fmt.Fprintf(out, "league %s: %s with %d players and %d referees, %d rounds\n",
+		resp.LeagueID, resp.Status, resp.Players, resp.Referees, resp.TotalRounds)
+	return nil
+}
