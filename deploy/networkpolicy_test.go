@@ -168,4 +168,12 @@ func TestNetworkPolicies(t *testing.T) {
 			t.Errorf("%s (port %d/%s): allowed %v, want %v", c.what, c.port, c.proto, got, c.want)
 		}
 	}
+	// Each side holds on its own: a player's ingress refuses other players
+	// even if its egress were opened, and the reverse.
+	if side(l.policies, player, player, 8101, tcp, networkingv1.PolicyTypeIngress) {
+		t.Error("a player's ingress admits another player")
+	}
+	if side(l.policies, player, player, 8101, tcp, networkingv1.PolicyTypeEgress) {
+		t.Error("a player's egress reaches another player")
+	}
 }
