@@ -63,8 +63,7 @@ func TestOperatingGuideMatchesTheManifests(t *testing.T) {
 	}
 	for _, k := range l.kustomizations {
 		for _, g := range k.SecretGenerator {
-			for _, f := range g.Files {
-				_, file, _ := strings.Cut(f, "=")
+			for _, file := range g.entries() {
 				if !made[strings.TrimPrefix(file, "secrets/")] {
 					t.Errorf("kustomize reads %s, which the guide does not make (it makes %v)", file, made)
 				}

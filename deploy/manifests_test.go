@@ -51,17 +51,23 @@ type secretGenerator struct {
 	Files []string `json:"files"`
 }
 
-// keys returns the keys of the Secret the generator makes.
-func (g secretGenerator) keys() []string {
-	var out []string
+// entries returns the generator's files as key → path (kustomize's
+// "key=path" or a bare path, whose base name is the key).
+func (g secretGenerator) entries() map[string]string {
+	out := map[string]string{}
 	for _, f := range g.Files {
-		key, _, ok := strings.Cut(f, "=")
+		key, path, ok := strings.Cut(f, "=")
 		if !ok {
-			key = filepath.Base(f)
+			key, path = filepath.Base(f), f
 		}
-		out = append(out, key)
+		out[key] = path
 	}
 	return out
+}
+
+// keys returns the keys of the Secret the generator makes.
+func (g secretGenerator) keys() []string {
+	return slices.Sorted(maps.Keys(g.entries()))
 }
 
 // league is every object of the manifests, decoded strictly.
@@ -141,8 +147,7 @@ func loadLeague(t *testing.T) *league {
 			}
 			for _, g := range k.SecretGenerator {
 				l.secrets[g.Name] = g.keys()
-				for _, f := range g.Files {
-					_, file, _ := strings.Cut(f, "=")
+				for _, file := range g.entries() {
 					if !strings.HasPrefix(file, "secrets/") {
 						t.Errorf("%s: secret file %s is not under secrets/, which git ignores", path, file)
 					}
@@ -567,8 +572,7 @@ func TestSecretsAndTLS(t *testing.T) {
 		adminSecret:  {adminKey, "ca.crt", "tls.crt", "tls.key"},
 		playerSecret: {"ca.crt", "tls.crt", "tls.key"},
 	} {
-		got := slices.Sorted(slices.Values(l.secrets[name]))
-		if !slices.Equal(got, keys) {
+		if got := l.secrets[name]; !slices.Equal(got, keys) {
 			t.Errorf("Secret %s has keys %v, want %v", name, got, keys)
 		}
 	}
