@@ -164,26 +164,19 @@ func loadLeague(t *testing.T) *league {
 			var obj any
 			switch tm.APIVersion + " " + tm.Kind {
 			case "v1 Namespace":
-				o := new(corev1.Namespace)
-				l.namespaces, obj = append(l.namespaces, o), o
+				obj = add(&l.namespaces)
 			case "v1 Service":
-				o := new(corev1.Service)
-				l.services, obj = append(l.services, o), o
+				obj = add(&l.services)
 			case "v1 ResourceQuota":
-				o := new(corev1.ResourceQuota)
-				l.quotas, obj = append(l.quotas, o), o
+				obj = add(&l.quotas)
 			case "apps/v1 StatefulSet":
-				o := new(appsv1.StatefulSet)
-				l.statefulSets, obj = append(l.statefulSets, o), o
+				obj = add(&l.statefulSets)
 			case "apps/v1 Deployment":
-				o := new(appsv1.Deployment)
-				l.deployments, obj = append(l.deployments, o), o
+				obj = add(&l.deployments)
 			case "batch/v1 Job":
-				o := new(batchv1.Job)
-				l.jobs, obj = append(l.jobs, o), o
+				obj = add(&l.jobs)
 			case "networking.k8s.io/v1 NetworkPolicy":
-				o := new(networkingv1.NetworkPolicy)
-				l.policies, obj = append(l.policies, o), o
+				obj = add(&l.policies)
 			default:
 				t.Fatalf("%s: unexpected object %s %s", where, tm.APIVersion, tm.Kind)
 			}
@@ -210,6 +203,13 @@ func loadLeague(t *testing.T) *league {
 		}
 	}
 	return l
+}
+
+// add appends a new, empty object to list and returns it, to decode into.
+func add[T any](list *[]*T) *T {
+	o := new(T)
+	*list = append(*list, o)
+	return o
 }
 
 // splitDocuments splits a multi-document YAML file.
