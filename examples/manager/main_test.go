@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -212,6 +216,28 @@ func TestStartLeague(t *testing.T) {
 	waitFor(t, "the league to start", func() bool { return strings.Contains(out.String(), "league league_ops started") })
 	if printed, err = start("-admin-token", "s3cret"); err != nil || !strings.Contains(printed, "ALREADY_STARTED") {
 		t.Errorf("second start: %q, %v", printed, err)
+	}
+
+	// A manager not reachable yet (a pod starting) is tried again: a
+	// front that drops the first two connections, then passes calls on.
+	target, _ := url.Parse(league)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var dropped atomic.Int32
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if dropped.Add(1) <= 2 {
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	client := &syncWriter{}
+	err = run(context.Background(), []string{"-start-league", front.URL + "/mcp", "-admin-token", "s3cret", "-start-league-timeout", "10s"}, client)
+	if err != nil || !strings.Contains(client.String(), "ALREADY_STARTED") || dropped.Load() != 3 {
+		t.Errorf("start through a front dropping two calls: %q, %v, %d calls", client.String(), err, dropped.Load())
 	}
 	waitFor(t, "the final table", func() bool { return strings.Contains(out.String(), "rank") })
 }
