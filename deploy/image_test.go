@@ -3,6 +3,7 @@ package deploy
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"crypto/rand"
 	"debug/elf"
 	"encoding/hex"
@@ -11,9 +12,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // programs are the standalone programs the image holds.
@@ -169,6 +172,38 @@ func TestBuildImage(t *testing.T) {
 		if strings.HasPrefix(name, "/bin/") || name == "/bin/sh" || strings.HasPrefix(name, "/lib") {
 			t.Errorf("the image holds %s: it should hold the programs only", name)
 		}
+	}
+	playInImage(t, fs)
+}
+
+// playInImage runs a whole league on the image's files as the image's user:
+// the exported filesystem, entered with chroot (a container runtime may
+// not be allowed to start containers where the tests run). It needs root
+// and chroot, and skips otherwise.
+func playInImage(t *testing.T, exported []byte) {
+	t.Helper()
+	chroot, err := exec.LookPath("chroot")
+	if err != nil || os.Geteuid() != 0 {
+		t.Log("not running a league in the image's filesystem: that needs root and chroot")
+		return
+	}
+	root := t.TempDir()
+	untar := exec.Command("tar", "-x", "-C", root)
+	untar.Stdin = bytes.NewReader(exported)
+	if out, err := untar.CombinedOutput(); err != nil {
+		t.Fatalf("tar -x: %v\n%s", err, out)
+	}
+	// -ephemeral: free ports, as the host's network is shared.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chroot, "--userspec=65532:65532", root, "/usr/local/bin/fourplayer", "-ephemeral", "-data", "/data")
+	cmd.Env = []string{"PATH=/usr/local/bin"}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Champion:") {
+		t.Fatalf("fourplayer in the image as user 65532: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(root, "data", "logs")); err != nil {
+		t.Errorf("the league wrote no logs under /data: %v", err)
 	}
 }
 
