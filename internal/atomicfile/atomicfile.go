@@ -101,3 +101,7 @@ func ReadJSON(path string, v any) error {
 	}
 	return nil
 }
+
+// SyncDir flushes the directory dir, so that a file created or renamed in
+// it survives a power loss. On Windows it does nothing.
+func SyncDir(dir string) error { return syncDir(dir) }

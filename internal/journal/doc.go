@@ -1,0 +1,24 @@
+// Package journal keeps an append-only file of records, one JSON document
+// per line, made durable by group commit.
+//
+// Every Append waits until its record is on stable storage, but records
+// appended while one flush is running share the next one: a single write
+// and a single fsync cover all of them. Under concurrent load the cost of
+// durability is paid once per batch instead of once per record, which is
+// how databases keep their write-ahead logs.
+//
+// After a crash, Open repairs the file: a record whose line was not
+// completely written (it was never acknowledged) is cut off, and every
+// complete record is handed to Config.Replay in order.
+//
+// Quick start:
+//
+//	j, err := journal.Open(path, journal.Config{Replay: func(rec []byte) error {
+//		return apply(rec) // rebuild state; must be idempotent
+//	}})
+//	...
+//	if err := j.Append(ctx, result); err != nil { // durable when nil
+//		return err
+//	}
+//	defer j.Close()
+package journal

@@ -1,0 +1,362 @@
+package journal
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/agentleague/league/internal/atomicfile"
+)
+
+// ErrClosed is returned by Append after Close.
+var ErrClosed = errors.New("journal: closed")
+
+// Config configures a Journal. The zero value is usable.
+type Config struct {
+	// Replay, when set, is called by Open with each complete record of the
+	// file, in order, before Open returns. An error stops Open. A record
+	// may be replayed twice across a compaction (once in the compacted
+	// snapshot, once after it), so applying it must be idempotent.
+	Replay func(record []byte) error
+	// OnSync, when set, is called after each group commit with the number
+	// of records it made durable, the bytes written and the time the write
+	// and fsync took. It runs on the journal's flushing goroutine and must
+	// return quickly.
+	OnSync func(records, bytes int, took time.Duration)
+	// Sync makes the written bytes durable. Default (*os.File).Sync.
+	Sync func(f *os.File) error
+}
+
+// Stats counts what a Journal has done since Open.
+type Stats struct {
+	// Records is the number of records appended and made durable.
+	Records int64
+	// Syncs is the number of group commits (write + fsync) made.
+	Syncs int64
+	// Bytes is the size of the file.
+	Bytes int64
+}
+
+// A Journal appends records to one file. It is safe for concurrent use.
+type Journal struct {
+	path string
+	cfg  Config
+
+	// wmu is held while the file is written, synced or replaced; mu guards
+	// everything below it and is never held across I/O.
+	wmu sync.Mutex
+	f   *os.File
+
+	mu      sync.Mutex
+	wake    *sync.Cond
+	buf     []byte // encoded records not yet written
+	spare   []byte
+	pending int    // records in buf
+	cur     *batch // the batch buf belongs to
+	err     error  // sticky: after a failed write nothing more is appended
+	closed  bool
+	stats   Stats
+	stopped chan struct{}
+}
+
+// batch is the set of records one group commit makes durable.
+type batch struct {
+	done chan struct{}
+	err  error
+}
+
+func newBatch() *batch { return &batch{done: make(chan struct{})} }
+
+// Open opens the journal at path, creating it (and its directory) when it
+// does not exist, repairs a torn last record, replays the records through
+// cfg.Replay and starts accepting appends.
+func Open(path string, cfg Config) (*Journal, error) {
+	if cfg.Sync == nil {
+		cfg.Sync = (*os.File).Sync
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("journal: open %s: %w", path, err)
+	}
+	_, statErr := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("journal: open %s: %w", path, err)
+	}
+	if errors.Is(statErr, os.ErrNotExist) {
+		if err := atomicfile.SyncDir(dir); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("journal: open %s: %w", path, err)
+		}
+	}
+	size, err := replay(f, cfg)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("journal: open %s: %w", path, err)
+	}
+	j := &Journal{path: path, cfg: cfg, f: f, cur: newBatch(), stopped: make(chan struct{})}
+	j.stats.Bytes = size
+	j.wake = sync.NewCond(&j.mu)
+	go j.flush()
+	return j, nil
+}
+
+// replay reads every complete record of f, hands it to cfg.Replay, cuts
+// off a torn tail and returns the size of the good part.
+func replay(f *os.File, cfg Config) (int64, error) {
+	r := bufio.NewReaderSize(f, 256<<10)
+	var good int64 // end of the last good record
+	var badAt int64 = -1
+	var off int64
+	for {
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A record longer than the buffer: gather it whole.
+			long := append([]byte(nil), line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = r.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if len(line) > 0 {
+			complete := line[len(line)-1] == '\n'
+			rec := bytes.TrimSpace(line)
+			switch {
+			case !complete:
+				// The last record was cut by a crash: it was never acknowledged.
+			case len(rec) == 0:
+				if badAt < 0 {
+					good = off + int64(len(line))
+				}
+			case !json.Valid(rec):
+				if badAt < 0 {
+					badAt = off
+				}
+			case badAt >= 0:
+				return 0, fmt.Errorf("record at byte %d is damaged and complete records follow it", badAt)
+			default:
+				if cfg.Replay != nil {
+					if err := cfg.Replay(rec); err != nil {
+						return 0, fmt.Errorf("replaying record at byte %d: %w", off, err)
+					}
+				}
+				good = off + int64(len(line))
+			}
+			off += int64(len(line))
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	if good < off {
+		// Only the tail is damaged: what a crash leaves of unacknowledged records.
+		if err := f.Truncate(good); err != nil {
+			return 0, err
+		}
+		if err := cfg.Sync(f); err != nil {
+			return 0, err
+		}
+	}
+	return good, nil
+}
+
+// Append encodes v as one JSON line and returns when it is durable, or
+// with an error. When ctx ends first, Append returns ctx's error; the
+// record may still be written, so its effect must not be acknowledged.
+func (j *Journal) Append(ctx context.Context, v any) error {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("journal: encode record: %w", err)
+	}
+	return j.AppendRaw(ctx, line)
+}
+
+// AppendRaw appends one record given as JSON (without a newline; it must
+// not contain one) and returns when it is durable, like Append.
+func (j *Journal) AppendRaw(ctx context.Context, record []byte) error {
+	if bytes.IndexByte(record, '\n') >= 0 {
+		return errors.New("journal: a record must not contain a newline")
+	}
+	j.mu.Lock()
+	if j.closed {
+		j.mu.Unlock()
+		return ErrClosed
+	}
+	if j.err != nil {
+		err := j.err
+		j.mu.Unlock()
+		return err
+	}
+	j.buf = append(j.buf, record...)
+	j.buf = append(j.buf, '\n')
+	j.pending++
+	b := j.cur
+	j.wake.Signal()
+	j.mu.Unlock()
+	select {
+	case <-b.done:
+		return b.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// flush is the journal's one writer: it takes everything appended so far,
+// writes it with one write and one fsync, releases its appenders, and
+// starts over; appends made meanwhile wait for the next round.
+func (j *Journal) flush() {
+	defer close(j.stopped)
+	j.mu.Lock()
+	for {
+		for j.pending == 0 && !j.closed {
+			j.wake.Wait()
+		}
+		if j.pending == 0 {
+			j.mu.Unlock()
+			return
+		}
+		buf, n, b := j.buf, j.pending, j.cur
+		j.buf, j.pending, j.cur = j.spare[:0], 0, newBatch()
+		err := j.err
+		j.mu.Unlock()
+
+		start := time.Now()
+		if err == nil {
+			err = j.write(buf)
+		}
+		took := time.Since(start)
+		b.err = err
+		close(b.done)
+		if err == nil && j.cfg.OnSync != nil {
+			j.cfg.OnSync(n, len(buf), took)
+		}
+
+		j.mu.Lock()
+		j.spare = buf[:0]
+		if err != nil {
+			if j.err == nil {
+				j.err = fmt.Errorf("journal: write %s: %w", j.path, err)
+			}
+			continue
+		}
+		j.stats.Records += int64(n)
+		j.stats.Syncs++
+		j.stats.Bytes += int64(len(buf))
+	}
+}
+
+func (j *Journal) write(buf []byte) error {
+	j.wmu.Lock()
+	defer j.wmu.Unlock()
+	if _, err := j.f.Write(buf); err != nil {
+		return err
+	}
+	return j.cfg.Sync(j.f)
+}
+
+// Compact replaces the journal's content with the records snapshot emits,
+// atomically: after a crash the file holds either the old records or the
+// new ones. Records appended while Compact runs are written after the
+// snapshot. snapshot is called with no lock of the journal's held except
+// the one that keeps writes out, so it may take the caller's own locks.
+func (j *Journal) Compact(snapshot func(emit func(v any) error) error) error {
+	j.wmu.Lock()
+	defer j.wmu.Unlock()
+	j.mu.Lock()
+	if err := j.err; err != nil || j.closed {
+		j.mu.Unlock()
+		if err == nil {
+			err = ErrClosed
+		}
+		return err
+	}
+	j.mu.Unlock()
+
+	var data []byte
+	emit := func(v any) error {
+		line, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("journal: encode record: %w", err)
+		}
+		data = append(append(data, line...), '\n')
+		return nil
+	}
+	if err := snapshot(emit); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(j.path, data, 0o644); err != nil {
+		return fmt.Errorf("journal: compact: %w", err)
+	}
+	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_APPEND, 0o644)
+	if err != nil {
+		// The new file is in place but cannot be appended to: stop here
+		// rather than write to the replaced one.
+		j.mu.Lock()
+		j.err = fmt.Errorf("journal: reopen %s after compaction: %w", j.path, err)
+		j.mu.Unlock()
+		return j.err
+	}
+	old := j.f
+	j.f = f
+	_ = old.Close()
+	j.mu.Lock()
+	j.stats.Bytes = int64(len(data))
+	j.mu.Unlock()
+	return nil
+}
+
+// Stats returns what the journal has done since Open.
+func (j *Journal) Stats() Stats {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.stats
+}
+
+// Pending returns the number of records appended that are not yet durable.
+func (j *Journal) Pending() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.pending
+}
+
+// Path returns the journal's file.
+func (j *Journal) Path() string { return j.path }
+
+// Close makes every record appended before it durable, then closes the
+// file. Appends after Close fail with ErrClosed. Close is idempotent.
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	if j.closed {
+		j.mu.Unlock()
+		<-j.stopped
+		return nil
+	}
+	j.closed = true
+	j.wake.Signal()
+	j.mu.Unlock()
+	<-j.stopped
+	j.wmu.Lock()
+	defer j.wmu.Unlock()
+	err := j.f.Close()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.err != nil {
+		return j.err
+	}
+	if err != nil {
+		return fmt.Errorf("journal: close %s: %w", j.path, err)
+	}
+	return nil
+}

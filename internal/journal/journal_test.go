@@ -1,0 +1,418 @@
+package journal_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentleague/league/internal/journal"
+)
+
+type rec struct {
+	Seq int    `json:"seq"`
+	Who string `json:"who,omitempty"`
+}
+
+// reopen opens path again and returns every record it replays.
+func reopen(t *testing.T, path string) []rec {
+	t.Helper()
+	var got []rec
+	j, err := journal.Open(path, journal.Config{Replay: func(b []byte) error {
+		var r rec
+		if err := json.Unmarshal(b, &r); err != nil {
+			return err
+		}
+		got = append(got, r)
+		return nil
+	}})
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func open(t *testing.T, path string, cfg journal.Config) *journal.Journal {
+	t.Helper()
+	j, err := journal.Open(path, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = j.Close() })
+	return j
+}
+
+func TestAppendedRecordsAreReplayedInOrder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "j.jsonl")
+	j := open(t, path, journal.Config{})
+	for i := range 5 {
+		if err := j.Append(context.Background(), rec{Seq: i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := reopen(t, path)
+	if len(got) != 5 {
+		t.Fatalf("replayed %d records, want 5: %v", len(got), got)
+	}
+	for i, r := range got {
+		if r.Seq != i {
+			t.Fatalf("record %d has seq %d", i, r.Seq)
+		}
+	}
+	if err := j.Append(context.Background(), rec{}); !errors.Is(err, journal.ErrClosed) {
+		t.Fatalf("append after Close: %v, want ErrClosed", err)
+	}
+}
+
+func TestConcurrentAppendsAreEachDurableOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	j := open(t, path, journal.Config{})
+	const writers, each = 50, 40
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				if err := j.Append(context.Background(), rec{Seq: i, Who: strconv.Itoa(w)}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	st := j.Stats()
+	if st.Records != writers*each {
+		t.Fatalf("stats count %d records, want %d", st.Records, writers*each)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range reopen(t, path) {
+		k := fmt.Sprintf("%s/%d", r.Who, r.Seq)
+		if seen[k] {
+			t.Fatalf("record %s replayed twice", k)
+		}
+		seen[k] = true
+	}
+	if len(seen) != writers*each {
+		t.Fatalf("replayed %d distinct records, want %d", len(seen), writers*each)
+	}
+	t.Logf("%d records in %d group commits", st.Records, st.Syncs)
+}
+
+// TestRecordsAppendedDuringAFlushShareTheNextOne pins group commit: while
+// one fsync runs, every record appended waits for the next one, and all of
+// them share it.
+func TestRecordsAppendedDuringAFlushShareTheNextOne(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	entered := make(chan struct{}, 1)
+	release := make(chan struct{})
+	var syncs sync.Mutex
+	calls := 0
+	j := open(t, path, journal.Config{Sync: func(f *os.File) error {
+		syncs.Lock()
+		calls++
+		first := calls == 1
+		syncs.Unlock()
+		if first {
+			entered <- struct{}{}
+			<-release
+		}
+		return f.Sync()
+	}})
+	ctx := context.Background()
+	errs := make(chan error, 11)
+	go func() { errs <- j.Append(ctx, rec{Seq: 0}) }()
+	<-entered // the first record's flush is under way and held
+	const more = 10
+	var released sync.WaitGroup
+	for i := 1; i <= more; i++ {
+		released.Go(func() { errs <- j.Append(ctx, rec{Seq: i}) })
+	}
+	// The ten appends queue behind the held flush; none is durable yet.
+	waitUntil(t, func() bool { return j.Pending() == more })
+	select {
+	case err := <-errs:
+		t.Fatalf("an append returned before its flush: %v", err)
+	default:
+	}
+	if st := j.Stats(); st.Records != 0 {
+		t.Fatalf("%d records durable while the first flush was held", st.Records)
+	}
+	close(release)
+	released.Wait()
+	for range more + 1 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := j.Stats()
+	if st.Records != more+1 || st.Syncs != 2 {
+		t.Fatalf("stats = %+v, want %d records in 2 group commits", st, more+1)
+	}
+}
+
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 5 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestOpenCutsATornLastRecord(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	if err := os.WriteFile(path, []byte("{\"seq\":0}\n{\"seq\":1}\n{\"seq\":2,\"who\":\"tor"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j := open(t, path, journal.Config{})
+	if err := j.Append(context.Background(), rec{Seq: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := reopen(t, path)
+	want := []int{0, 1, 3}
+	if len(got) != len(want) {
+		t.Fatalf("replayed %v, want seqs %v", got, want)
+	}
+	for i, r := range got {
+		if r.Seq != want[i] {
+			t.Fatalf("replayed %v, want seqs %v", got, want)
+		}
+	}
+}
+
+func TestOpenCutsAGarbageTail(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	if err := os.WriteFile(path, []byte("{\"seq\":0}\n\x00\x00\x00\n\x00\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := reopen(t, path); len(got) != 1 || got[0].Seq != 0 {
+		t.Fatalf("replayed %v, want the one good record", got)
+	}
+	b, _ := os.ReadFile(path)
+	if string(b) != "{\"seq\":0}\n" {
+		t.Fatalf("file after repair = %q", b)
+	}
+}
+
+func TestOpenRefusesDamageBeforeGoodRecords(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	if err := os.WriteFile(path, []byte("{\"seq\":0}\n{broken\n{\"seq\":2}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := journal.Open(path, journal.Config{})
+	if err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Fatalf("Open = %v, want an error about a damaged record", err)
+	}
+}
+
+func TestReplayErrorStopsOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	if err := os.WriteFile(path, []byte("{\"seq\":0}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	_, err := journal.Open(path, journal.Config{Replay: func([]byte) error { return boom }})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Open = %v, want the replay error", err)
+	}
+}
+
+func TestAFailedSyncFailsItsBatchAndEveryLaterAppend(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	disk := errors.New("disk on fire")
+	j := open(t, path, journal.Config{Sync: func(*os.File) error { return disk }})
+	if err := j.Append(context.Background(), rec{Seq: 1}); !errors.Is(err, disk) {
+		t.Fatalf("append = %v, want the sync error", err)
+	}
+	if err := j.Append(context.Background(), rec{Seq: 2}); !errors.Is(err, disk) {
+		t.Fatalf("later append = %v, want the sticky sync error", err)
+	}
+	if st := j.Stats(); st.Records != 0 {
+		t.Fatalf("stats count %d durable records after a failed sync", st.Records)
+	}
+}
+
+func TestAppendReturnsWhenItsContextEnds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	release := make(chan struct{})
+	j := open(t, path, journal.Config{Sync: func(f *os.File) error { <-release; return f.Sync() }})
+	defer close(release)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- j.Append(ctx, rec{Seq: 1}) }()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("append = %v, want context.Canceled", err)
+	}
+}
+
+func TestAppendRawRefusesANewline(t *testing.T) {
+	j := open(t, filepath.Join(t.TempDir(), "j.jsonl"), journal.Config{})
+	if err := j.AppendRaw(context.Background(), []byte("{\"a\":1}\n{\"b\":2}")); err == nil {
+		t.Fatal("a record with a newline was accepted")
+	}
+}
+
+func TestCompactReplacesTheRecordsAndKeepsAppending(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	j := open(t, path, journal.Config{})
+	ctx := context.Background()
+	for i := range 10 {
+		if err := j.Append(ctx, rec{Seq: i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := j.Compact(func(emit func(any) error) error {
+		return emit(rec{Seq: 100, Who: "snapshot"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Append(ctx, rec{Seq: 101}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := reopen(t, path)
+	if len(got) != 2 || got[0].Seq != 100 || got[1].Seq != 101 {
+		t.Fatalf("after compaction replayed %v, want the snapshot then seq 101", got)
+	}
+}
+
+func TestCompactThatFailsKeepsTheOldRecords(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	j := open(t, path, journal.Config{})
+	if err := j.Append(context.Background(), rec{Seq: 1}); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	if err := j.Compact(func(emit func(any) error) error { _ = emit(rec{Seq: 9}); return boom }); !errors.Is(err, boom) {
+		t.Fatalf("Compact = %v, want boom", err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := reopen(t, path); len(got) != 1 || got[0].Seq != 1 {
+		t.Fatalf("replayed %v, want the old record", got)
+	}
+}
+
+// The crash test runs this test binary as a child that appends from many
+// goroutines and prints each record once Append has returned; the parent
+// kills it with SIGKILL mid-burst and finds every printed record in the
+// journal exactly once.
+const crashChildEnv = "JOURNAL_CRASH_CHILD"
+
+func TestCrashChild(t *testing.T) {
+	path := os.Getenv(crashChildEnv)
+	if path == "" {
+		t.Skip("runs only as the child of TestNothingAcknowledgedIsLostOnSIGKILL")
+	}
+	j, err := journal.Open(path, journal.Config{})
+	if err != nil {
+		fmt.Println("open:", err)
+		os.Exit(2)
+	}
+	out := bufio.NewWriter(os.Stdout)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := range 16 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				r := rec{Seq: i, Who: strconv.Itoa(w)}
+				if err := j.Append(context.Background(), r); err != nil {
+					return
+				}
+				mu.Lock()
+				fmt.Fprintf(out, "ack %s/%d\n", r.Who, r.Seq)
+				out.Flush()
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestNothingAcknowledgedIsLostOnSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	acked := map[string]bool{}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		k, ok := strings.CutPrefix(line, "ack ")
+		if !ok {
+			t.Fatalf("child said %q", line)
+		}
+		acked[k] = true
+		if len(acked) == 2000 {
+			// Mid-burst: 16 writers are appending as fast as they can.
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	// Acknowledgements already printed before the kill count too.
+	for sc.Scan() {
+		if k, ok := strings.CutPrefix(sc.Text(), "ack "); ok {
+			acked[k] = true
+		}
+	}
+	_ = cmd.Wait()
+	if len(acked) < 2000 {
+		t.Fatalf("child acknowledged only %d records before it ended", len(acked))
+	}
+	seen := map[string]int{}
+	for _, r := range reopen(t, path) {
+		seen[fmt.Sprintf("%s/%d", r.Who, r.Seq)]++
+	}
+	for k := range acked {
+		if seen[k] != 1 {
+			t.Fatalf("acknowledged record %s is in the journal %d times", k, seen[k])
+		}
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Fatalf("record %s is in the journal %d times", k, n)
+		}
+	}
+	t.Logf("%d records acknowledged before SIGKILL, %d in the journal after it", len(acked), len(seen))
+}
