@@ -217,6 +217,10 @@ const (
 	EventRoundCompleted       EventKind = "round_completed"
 	EventLeagueCompleted      EventKind = "league_completed"
 	EventWarning              EventKind = "warning"
+	// EventSecurity is a refused message that looks like an attempt to
+	// forge: a match report that contradicts what the manager knows of the
+	// match, or that arrives when no report is awaited.
+	EventSecurity EventKind = "security"
 )
 
 // Event is something that happened in the league. Only the fields of its

@@ -492,7 +492,7 @@ func (m *Manager) emit(e Event) {
 		details["champion"] = e.Champion
 	}
 	level := "INFO"
-	if e.Kind == EventWarning || e.Kind == EventRegistrationRejected {
+	if e.Kind == EventWarning || e.Kind == EventRegistrationRejected || e.Kind == EventSecurity {
 		level = "WARNING"
 	}
 	m.events.write(e.Time, eventType(e.Kind), level, details)

@@ -14,17 +14,10 @@ import (
 // handleQuery serves league_query. GET_NEXT_MATCH and GET_PLAYER_STATS are
 // about the player that asks unless query_params.player_id names another.
 func (m *Manager) handleQuery(_ context.Context, q *leaguesdk.LeagueQuery) (*leaguesdk.LeagueQueryResponse, error) {
-	kind, senderID := leaguesdk.SplitSender(q.Sender)
+	_, senderID := leaguesdk.SplitSender(q.Sender)
+	token := m.replyToken(&q.Envelope)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	token := ""
-	if kind == "referee" {
-		if r := m.refByID[senderID]; r != nil {
-			token = r.AuthToken
-		}
-	} else if p := m.playerByID[senderID]; p != nil {
-		token = p.AuthToken
-	}
 	resp := &leaguesdk.LeagueQueryResponse{
 		Envelope:  leaguesdk.NewEnvelope(leaguesdk.MsgLeagueQueryResponse, leaguesdk.LeagueManagerSender, token, q.ConversationID, m.cfg.Now()),
 		QueryType: q.QueryType,
@@ -88,7 +81,7 @@ func (m *Manager) handleGetStandings(_ context.Context, q *leaguesdk.StateQuery)
 		return nil, err
 	}
 	return &leaguesdk.StateResponse{
-		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStateResponse, leaguesdk.LeagueManagerSender, q.AuthToken, q.ConversationID, m.cfg.Now()),
+		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStateResponse, leaguesdk.LeagueManagerSender, m.replyToken(&q.Envelope), q.ConversationID, m.cfg.Now()),
 		State:    b}, nil
 }
 

@@ -74,6 +74,16 @@ func (m *Manager) authorize(_ context.Context, _ string, env *leaguesdk.Envelope
 	return nil
 }
 
+// replyToken returns the token a reply to env may carry: the caller's own,
+// when env carries the token the manager issued to its sender, and none
+// otherwise (an unauthenticated caller, as in insecure mode, learns no token).
+func (m *Manager) replyToken(env *leaguesdk.Envelope) string {
+	if _, err := m.tokens.Verify(env.Sender, env.AuthToken); err != nil {
+		return ""
+	}
+	return env.AuthToken
+}
+
 // agentID formats the n-th id with prefix: two digits at least (P01, REF07),
 // more when needed (P100).
 func agentID(prefix string, n int) string {

@@ -29,12 +29,7 @@ func (m *Manager) handleReport(_ context.Context, rep *leaguesdk.MatchResultRepo
 		m.mu.Unlock()
 	}
 	ack := func(status string) *leaguesdk.Ack {
-		m.mu.Lock()
-		token := ""
-		if ref := m.refByID[refID]; ref != nil {
-			token = ref.AuthToken
-		}
-		m.mu.Unlock()
+		token := m.replyToken(&rep.Envelope) // the referee's own, never to anyone else
 		return &leaguesdk.Ack{
 			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgAck, leaguesdk.LeagueManagerSender, token, rep.ConversationID, m.cfg.Now()),
 			Status:   status, Acknowledged: leaguesdk.MsgMatchResultReport, MatchID: rep.MatchID}
@@ -42,6 +37,9 @@ func (m *Manager) handleReport(_ context.Context, rep *leaguesdk.MatchResultRepo
 	m.mu.Lock()
 	mt, err := m.reportableLocked(rep, refID)
 	m.mu.Unlock()
+	if err == nil {
+		err = m.checkReport(rep, refID, mt) // reportcheck.go: awaited, and consistent with the match
+	}
 	if err != nil {
 		m.log.Warn("match result refused", slog.String("match_id", rep.MatchID), slog.String("sender", rep.Sender),
 			slog.String("error", err.Error()))

@@ -36,6 +36,7 @@ type Agent struct {
 	leagueID  string
 	endpoint  string
 	matches   map[string]*matchState // matches in progress, by match id
+	announced map[string]bool        // matches the manager announced with the player in them, by match id
 	standings []leaguesdk.StandingRow
 	lastRound int
 }
@@ -52,6 +53,7 @@ func New(cfg Config) (*Agent, error) {
 		registered: make(chan struct{}),
 		endpoint:   cfg.Endpoint,
 		matches:    map[string]*matchState{},
+		announced:  map[string]bool{},
 	}
 	if !cfg.NoAgentLog {
 		a.agentLog = agentkit.NewAgentLog(leaguesdk.NameSender("player", cfg.Name))

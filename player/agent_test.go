@@ -34,6 +34,7 @@ func TestRegistrationSendsFullRequestAndRepliesCarryToken(t *testing.T) {
 		t.Fatalf("ID = %q, LeagueID = %q", a.ID(), a.LeagueID())
 	}
 
+	announce(t, a, "R1M1")
 	var ack leaguesdk.GameJoinAck
 	call(t, a, leaguesdk.MethodHandleGameInvitation, invitation("R1M1", "P01", "P02", leaguesdk.PlayerA), &ack)
 	if err := leaguesdk.Validate(&ack); err != nil {
@@ -56,6 +57,7 @@ func TestRegistrationSendsFullRequestAndRepliesCarryToken(t *testing.T) {
 func TestAnswersEveryWireForm(t *testing.T) {
 	m := startManager(t, &testManager{})
 	a := runAgent(t, player.Config{League: m.URL})
+	announce(t, a, "R1M1")
 	inv := invitation("R1M1", "P01", "P02", leaguesdk.PlayerA)
 	pc := parityCall("R1M1", "P01", "P02", 5*time.Second)
 	toolsCall := func(name string, msg any) map[string]any {
@@ -523,6 +525,7 @@ func TestHandlerMountedInOwnServer(t *testing.T) {
 	if regs := m.registrations(); len(regs) != 1 || regs[0].PlayerMeta.ContactEndpoint != ts.URL+"/player/mcp" {
 		t.Fatalf("registrations = %+v", regs)
 	}
+	announce(t, a, "R1M1")
 	var resp leaguesdk.ChooseParityResponse
 	call(t, a, leaguesdk.MethodChooseParity, parityCall("R1M1", "P01", "P02", 5*time.Second), &resp)
 	if resp.ParityChoice != leaguesdk.Even || resp.AuthToken != playerToken {

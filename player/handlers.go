@@ -71,11 +71,58 @@ func (a *Agent) takeMatch(matchID string) matchState {
 	return *m
 }
 
-// reply returns the envelope of a reply: the player's sender and token,
-// in the conversation of the call.
+// reply returns the envelope of a reply: the player's sender, in the
+// conversation of the call, without a token; traced adds the token where
+// replyToken allows it.
 func (a *Agent) reply(t leaguesdk.MessageType, conversationID string) leaguesdk.Envelope {
-	_, token := a.credentials()
-	return leaguesdk.NewEnvelope(t, a.sender(), token, conversationID, a.cfg.Now())
+	return leaguesdk.NewEnvelope(t, a.sender(), "", conversationID, a.cfg.Now())
+}
+
+// replyToken returns the token a reply to in may carry: the player's own
+// when the caller proved to be its manager (in carries the player's token),
+// or when in is a referee's message about a match that the manager
+// announced with this player in it (the referee a player answers needs the
+// player's token, and a player cannot authenticate a referee otherwise).
+// Anyone else gets no token.
+func (a *Agent) replyToken(in any) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.token == "" {
+		return ""
+	}
+	var env *leaguesdk.Envelope
+	switch m := in.(type) {
+	case leaguesdk.Message:
+		env = m.Header()
+	case *stateQuery:
+		env = &leaguesdk.Envelope{AuthToken: m.AuthToken}
+	default:
+		return ""
+	}
+	if leaguesdk.TokensEqual(env.AuthToken, a.token) {
+		return a.token
+	}
+	if kind, _ := leaguesdk.SplitSender(env.Sender); kind == "referee" && a.announced[matchOf(in)] {
+		return a.token
+	}
+	return ""
+}
+
+// matchOf returns the match id of a referee's message, or "".
+func matchOf(in any) string {
+	switch m := in.(type) {
+	case *leaguesdk.GameInvitation:
+		return m.MatchID
+	case *leaguesdk.ChooseParityCall:
+		return m.MatchID
+	case *leaguesdk.GameMoveCall:
+		return m.MatchID
+	case *leaguesdk.GameOver:
+		return m.MatchID
+	case *leaguesdk.GameError:
+		return m.MatchID
+	}
+	return ""
 }
 
 // me returns the player's id: the registered one, or the id the caller
@@ -124,7 +171,7 @@ func (a *Agent) addTools() {
 
 // traced logs, at debug level, each message a handler receives and the
 // reply it sends, for the end-to-end trace of the agent log (tokens are
-// redacted by the logger).
+// redacted by the logger), and gives the reply the token replyToken allows.
 func traced[In, Out any](a *Agent, h func(context.Context, *In) (*Out, error)) func(context.Context, *In) (*Out, error) {
 	return func(ctx context.Context, in *In) (*Out, error) {
 		if m, ok := any(in).(leaguesdk.Message); ok {
@@ -132,6 +179,7 @@ func traced[In, Out any](a *Agent, h func(context.Context, *In) (*Out, error)) f
 		}
 		out, err := h(ctx, in)
 		if m, ok := any(out).(leaguesdk.Message); ok && out != nil {
+			m.Header().AuthToken = a.replyToken(in)
 			a.log.LogAttrs(ctx, slog.LevelDebug, "sent", leaguesdk.MessageAttrs(m)...)
 		}
 		return out, err
@@ -420,7 +468,9 @@ func (a *Agent) checkManager(env *leaguesdk.Envelope) {
 
 func (a *Agent) onRound(ctx context.Context, in *leaguesdk.RoundAnnouncement) (*leaguesdk.Ack, error) {
 	a.checkManager(&in.Envelope)
-	me := a.ID()
+	id, token := a.credentials()
+	fromManager := token != "" && leaguesdk.TokensEqual(in.AuthToken, token)
+	me := id
 	mine := 0
 	for _, m := range in.Matches {
 		var role leaguesdk.Role
@@ -436,6 +486,11 @@ func (a *Agent) onRound(ctx context.Context, in *leaguesdk.RoundAnnouncement) (*
 			continue
 		}
 		mine++
+		if fromManager {
+			a.mu.Lock()
+			a.announced[m.MatchID] = true
+			a.mu.Unlock()
+		}
 		a.updateMatch(m.MatchID, func(st *matchState) {
 			st.merge(matchState{LeagueID: in.LeagueID, RoundID: int(in.RoundID), GameType: m.GameType, OpponentID: opp, Role: role})
 		})
@@ -507,6 +562,7 @@ type playerState struct {
 // validation so that a debugging call with empty params is answered.
 type stateQuery struct {
 	ConversationID string `json:"conversation_id"`
+	AuthToken      string `json:"auth_token"`
 }
 
 func (a *Agent) onState(ctx context.Context, in *stateQuery) (*leaguesdk.StateResponse, error) {
@@ -514,8 +570,15 @@ func (a *Agent) onState(ctx context.Context, in *stateQuery) (*leaguesdk.StateRe
 	a.mu.Lock()
 	st := playerState{PlayerID: a.id, DisplayName: a.cfg.Name, Registered: a.id != "", LeagueID: a.leagueID,
 		Endpoint: a.endpoint, Stats: h.Stats(), Active: []matchState{}, Standings: a.standings, Matches: h.Matches()}
+	// The choice in a match still running is the player's secret: only
+	// its manager (the caller with the player's own token) sees it.
+	owner := a.token != "" && leaguesdk.TokensEqual(in.AuthToken, a.token)
 	for _, m := range a.matches {
-		st.Active = append(st.Active, *m)
+		c := *m
+		if !owner {
+			c.MyChoice = ""
+		}
+		st.Active = append(st.Active, c)
 	}
 	a.mu.Unlock()
 	slices.SortFunc(st.Active, func(x, y matchState) int { return strings.Compare(x.MatchID, y.MatchID) })

@@ -310,3 +310,17 @@ func call(t *testing.T, a *player.Agent, method string, msg, out any) {
 func always(p leaguesdk.Parity) player.Strategy {
 	return player.StrategyFunc(func(context.Context, player.ParityCall) (leaguesdk.Parity, error) { return p, nil })
 }
+
+// announce sends the ROUND_ANNOUNCEMENT of a manager (with the player's own
+// token) naming each match P01 against P02. A player answers a referee's
+// calls about those matches with its token, and only about those.
+func announce(t *testing.T, a *player.Agent, matchIDs ...string) {
+	t.Helper()
+	ra := &leaguesdk.RoundAnnouncement{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgRoundAnnouncement, leaguesdk.LeagueManagerSender,
+		playerToken, "conv-round", time.Now()), LeagueID: testLeague, RoundID: 1}
+	for _, id := range matchIDs {
+		ra.Matches = append(ra.Matches, leaguesdk.ScheduledMatch{MatchID: id, GameType: leaguesdk.GameEvenOdd,
+			PlayerAID: "P01", PlayerBID: "P02", RefereeEndpoint: "http://127.0.0.1:1/mcp"})
+	}
+	call(t, a, leaguesdk.MethodNotifyRound, ra, new(leaguesdk.Ack))
+}

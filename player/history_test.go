@@ -45,6 +45,7 @@ func TestHistoryIsRecordedOnceAndSurvivesRestart(t *testing.T) {
 	l := &learner{Strategy: always(leaguesdk.Even)}
 	a, _, stop := startAgent(t, player.Config{League: m.URL, DataRoot: dataRoot, Strategy: l})
 	<-a.Registered()
+	announce(t, a, "R1M1")
 
 	// Match 1: invited, chose even, won.
 	call(t, a, leaguesdk.MethodHandleGameInvitation, invitation("R1M1", "P01", "P02", leaguesdk.PlayerA), new(leaguesdk.GameJoinAck))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,8 +47,15 @@ func TestNotificationsAreAcknowledged(t *testing.T) {
 	for _, tc := range tests {
 		var ack leaguesdk.Ack
 		call(t, a, tc.method, tc.msg, &ack)
+		// The ack carries the player's token to its manager (a message with
+		// that token) and to the referee of an announced match (R1M1); a
+		// broadcast with another token gets none.
+		wantToken := playerToken
+		if tok := tc.msg.Header().AuthToken; tok != playerToken && tok != refereeToken {
+			wantToken = ""
+		}
 		if ack.MessageType != leaguesdk.MsgAck || ack.Status != leaguesdk.AckOK || ack.Acknowledged != tc.msg.Header().MessageType ||
-			ack.AuthToken != playerToken || ack.Sender != "player:P01" {
+			ack.AuthToken != wantToken || ack.Sender != "player:P01" {
 			t.Errorf("%s: ack = %+v", tc.method, ack)
 		}
 	}
@@ -97,7 +105,11 @@ func TestUnknownNotificationsAreAcknowledged(t *testing.T) {
 			if err := json.Unmarshal(msg, &ack); err != nil {
 				t.Fatal(err)
 			}
-			if err := leaguesdk.Validate(&ack); err != nil || ack.Status != leaguesdk.AckOK || ack.AuthToken != playerToken {
+			wantToken := playerToken // the weather report carries the player's token, as the manager's messages do
+			if !strings.Contains(string(r.Raw), "WEATHER") {
+				wantToken = ""
+			}
+			if err := leaguesdk.Validate(&ack); err != nil || ack.Status != leaguesdk.AckOK || ack.AuthToken != wantToken {
 				t.Fatalf("ack %s: %v", msg, err)
 			}
 		})
@@ -131,7 +143,7 @@ type stateView struct {
 
 func playerState(t *testing.T, a *player.Agent) stateView {
 	t.Helper()
-	r := post(t, a.Endpoint(), request(1, leaguesdk.MethodGetPlayerState, map[string]any{}))
+	r := post(t, a.Endpoint(), request(1, leaguesdk.MethodGetPlayerState, map[string]any{"auth_token": playerToken}))
 	if r.Error != nil {
 		t.Fatalf("get_player_state: %v", r.Error)
 	}
@@ -244,6 +256,7 @@ func TestGenericMoveCall(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			a := runAgent(t, player.Config{League: m.URL, Strategy: tc.strategy})
+			announce(t, a, "R1M1")
 			var resp leaguesdk.GameMoveResponse
 			call(t, a, leaguesdk.MethodMakeMove, moveCall(tc.game, tc.options...), &resp)
 			if !slices.Contains(tc.want, resp.MoveData.Choice) || resp.MessageType != leaguesdk.MsgGameMoveResponse ||

@@ -75,6 +75,7 @@ func (h *ackUnknown) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ack := &leaguesdk.Ack{Envelope: h.agent.reply(leaguesdk.MsgAck, env.ConversationID), Status: leaguesdk.AckOK, Acknowledged: msgType}
+	ack.AuthToken = h.agent.replyToken(&env) // the player's token only to its manager
 	ackJSON, _ := json.Marshal(ack)
 	result := json.RawMessage(ackJSON)
 	if toolCall {

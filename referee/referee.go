@@ -301,6 +301,18 @@ func (r *Referee) credentials() (sender, token string) {
 	return leaguesdk.RefereeSender(r.id), r.token
 }
 
+// replyCredentials returns the sender and token of a reply to a request
+// that presented the token presented: the referee's own token only when the
+// caller proved to be the manager that issued it (presented is that token),
+// no token for anyone else.
+func (r *Referee) replyCredentials(presented string) (sender, token string) {
+	sender, token = r.credentials()
+	if token == "" || !leaguesdk.TokensEqual(presented, token) {
+		token = ""
+	}
+	return sender, token
+}
+
 // Run serves the referee, registers it with the manager (retrying while
 // the manager is not up) and serves until ctx ends. It then stops
 // accepting matches, lets in-flight matches finish for up to

@@ -50,7 +50,7 @@ func (r *Referee) startMatch(ctx context.Context, in *leaguesdk.StartMatch) (*le
 			Message: "auth_token is not the token issued to this referee"}
 	}
 	accepted := func(reason string) *leaguesdk.StartMatchResponse {
-		sender, tok := r.credentials()
+		sender, tok := r.replyCredentials(in.AuthToken)
 		return &leaguesdk.StartMatchResponse{
 			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStartMatchResponse, sender, tok, in.ConversationID, r.cfg.Now()),
 			MatchID:  in.MatchID, Status: leaguesdk.StatusAccepted, Reason: leaguesdk.OptionalString(reason)}
@@ -201,7 +201,7 @@ func (r *Referee) matchState(ctx context.Context, in *leaguesdk.StateQuery) (*le
 	if err != nil {
 		return nil, err
 	}
-	sender, tok := r.credentials()
+	sender, tok := r.replyCredentials(in.AuthToken)
 	return &leaguesdk.StateResponse{
 		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStateResponse, sender, tok, in.ConversationID, r.cfg.Now()),
 		State:    b}, nil
@@ -213,11 +213,13 @@ func (r *Referee) leagueCompleted(ctx context.Context, in *leaguesdk.LeagueCompl
 		attrs = append(attrs, slog.String("champion", in.Champion.PlayerID))
 	}
 	r.log.Info("league completed", attrs...)
-	return r.ack(in.ConversationID, leaguesdk.MsgLeagueCompleted, ""), nil
+	return r.ack(in.AuthToken, in.ConversationID, leaguesdk.MsgLeagueCompleted, ""), nil
 }
 
-func (r *Referee) ack(conv string, t leaguesdk.MessageType, matchID string) *leaguesdk.Ack {
-	sender, tok := r.credentials()
+// ack acknowledges a message that presented the token presented; the
+// acknowledgement carries the referee's token only to its manager.
+func (r *Referee) ack(presented, conv string, t leaguesdk.MessageType, matchID string) *leaguesdk.Ack {
+	sender, tok := r.replyCredentials(presented)
 	return &leaguesdk.Ack{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgAck, sender, tok, conv, r.cfg.Now()),
 		Status: leaguesdk.AckOK, Acknowledged: t, MatchID: matchID}
 }
@@ -248,6 +250,8 @@ func (r *Referee) callback(kind string) func(ctx context.Context, in *playerRepl
 				t = leaguesdk.MsgChooseParityResponse
 			}
 		}
-		return r.ack(in.ConvID, t, in.MatchID), nil
+		// A player's callback is answered without the referee's token:
+		// anyone can send one, and only the manager may learn it here.
+		return r.ack("", in.ConvID, t, in.MatchID), nil
 	}
 }

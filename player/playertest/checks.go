@@ -155,6 +155,7 @@ func (a answer) ok() bool { return refusal(a.x, a.r) == "" }
 // call; the replies feed the spec, shape, envelope, timing and parity checks.
 func (s *suite) checkGame(ctx context.Context) {
 	m := s.newMatch(s.opponents()[0])
+	s.announce(ctx, m)
 	x1, r1, id1 := s.call(ctx, formSpec, leaguesdk.MethodHandleGameInvitation, s.invitation(m), s.opt.Timeout)
 	ack := answer{string(leaguesdk.MsgGameJoinAck), x1, r1, id1, m}
 	x2, r2, id2 := s.call(ctx, formSpec, leaguesdk.MethodChooseParity, s.parityCall(m), s.opt.ChoiceDeadline)

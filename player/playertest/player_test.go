@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"testing"
 	"time"
 
+	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/player/playertest"
 )
@@ -72,5 +74,49 @@ func TestThisModulesPlayerRun(t *testing.T) {
 	if rep.Passed != len(playertest.CheckIDs()) {
 		dump(t, rep)
 		t.Errorf("passed %d of %d checks: %v", rep.Passed, len(playertest.CheckIDs()), deviations(rep))
+	}
+}
+
+// A registered player of this module passes every check with its token
+// known to the kit: it answers the kit's referee with its own token about
+// the match the kit announced as its manager, and answers an anonymous
+// get_player_state without any token.
+func TestThisModulesRegisteredPlayer(t *testing.T) {
+	const token = "tok_0123456789abcdef0123456789abcdef"
+	mgr := leaguesdk.NewServer(leaguesdk.ServerConfig{Sender: func() string { return leaguesdk.LeagueManagerSender }})
+	leaguesdk.Handle(mgr, leaguesdk.Tool{Name: leaguesdk.MethodRegisterPlayer},
+		func(ctx context.Context, in *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
+			return &leaguesdk.LeagueRegisterResponse{
+				Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterResponse, leaguesdk.LeagueManagerSender, token, in.ConversationID, time.Now()),
+				Status:   leaguesdk.StatusAccepted, PlayerID: "P01", LeagueID: "league_playertest"}, nil
+		})
+	mux := http.NewServeMux()
+	ts := serve(t, mux)
+	a, err := player.New(player.Config{Name: "Registered", League: serve(t, mgr).URL + "/mcp", Endpoint: ts.URL + "/mcp", DataRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux.Handle("/", a.Handler())
+	if err := a.Register(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	o := opts
+	o.PlayerID, o.PlayerToken = "P01", token
+	rep := playertest.Run(t, ts.URL+"/mcp", o)
+	if rep.Passed != len(playertest.CheckIDs()) {
+		dump(t, rep)
+		t.Errorf("passed %d of %d checks: %v", rep.Passed, len(playertest.CheckIDs()), deviations(rep))
+	}
+}
+
+// A player whose state tool answers its token to anyone fails the check.
+func TestStateToolLeakingTheTokenFails(t *testing.T) {
+	p := newTestPlayer()
+	p.leakState = true
+	o := opts
+	o.PlayerToken = p.token
+	rep := check(t, serve(t, p.handler()).URL+"/mcp", o)
+	if got := deviations(rep); len(got) != 1 || got["secret.state_no_token"] != playertest.Fail {
+		t.Fatalf("deviations %v, want only secret.state_no_token failing", got)
 	}
 }

@@ -29,6 +29,9 @@ type testPlayer struct {
 	// singleMatch keeps one current match, the last one invited, and
 	// answers every parity call for it.
 	singleMatch bool
+	// leakState answers get_player_state with the player's token to
+	// anyone, as a player must not.
+	leakState bool
 	invited     chan map[string]bool // one map, passed around as a lock
 	current     chan string          // the last match invited, passed the same way
 }
@@ -107,7 +110,11 @@ func (p *testPlayer) handler() http.Handler {
 		})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodGetPlayerState},
 		func(ctx context.Context, in *leaguesdk.StateQuery) (*leaguesdk.StateResponse, error) {
-			return &leaguesdk.StateResponse{Envelope: p.envelope(leaguesdk.MsgStateResponse, in.ConversationID),
+			env := p.envelope(leaguesdk.MsgStateResponse, in.ConversationID)
+			if !p.leakState && !leaguesdk.TokensEqual(in.AuthToken, p.token) {
+				env.AuthToken = "" // the player's token only to its manager
+			}
+			return &leaguesdk.StateResponse{Envelope: env,
 				State: json.RawMessage(`{"player_id":"` + p.id + `","matches":[]}`)}, nil
 		})
 	acknowledge[leaguesdk.GameOver](srv, p, leaguesdk.MethodNotifyMatchResult)

@@ -168,6 +168,35 @@ func (s *suite) checkPlayerState(ctx context.Context) {
 		v.warn("get_player_state is not served (%s): people debugging a league cannot see the player's state", why)
 	}
 	s.record(id, x, v, "answered")
+	s.checkStateNoToken(ctx)
+}
+
+// checkStateNoToken asks get_player_state as a caller that proves
+// nothing (a made-up token no league issued): the answer must carry no
+// token but that one, neither in its envelope nor in the state, since a
+// token lets its holder speak as the player to the manager. A player
+// without the tool is skipped.
+func (s *suite) checkStateNoToken(ctx context.Context) {
+	if !s.want(idStateNoToken) {
+		return
+	}
+	madeUp := leaguesdk.NewToken()
+	q := &leaguesdk.StateQuery{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStateQuery, leaguesdk.RefereeSender("REF99"), madeUp, "",
+		time.Now()), PlayerID: s.opt.PlayerID}
+	x, r, _ := s.call(ctx, formSpec, leaguesdk.MethodGetPlayerState, q, s.opt.Timeout)
+	if why := refusal(x, r); why != "" {
+		s.add(idStateNoToken, x, Skip, "get_player_state is not served ("+why+")")
+		return
+	}
+	var v verdict
+	body := strings.ReplaceAll(string(x.body), madeUp, "") // an echo of the caller's own token tells it nothing
+	switch {
+	case s.opt.PlayerToken != "" && strings.Contains(body, s.opt.PlayerToken):
+		v.fail("the answer to an anonymous get_player_state carries the player's token: anyone who asks can speak as the player")
+	case leaguesdk.RedactTokens(body) != body:
+		v.fail("the answer to an anonymous get_player_state carries a token-shaped string (tok_…): it may be the player's")
+	}
+	s.record(idStateNoToken, x, v, "no token in the answer")
 }
 
 // checkConcurrency runs two matches at once: both invitations in flight

@@ -31,6 +31,7 @@ const (
 	ruleParity    = "PROFILE §Envelope (E004), §Game and scoring"
 	ruleReceiving = "PROFILE §Interoperability/Receiving"
 	ruleRobust    = "PROFILE §Transport (JSON-RPC errors)"
+	ruleSecrets   = "PROFILE §Who authenticates whom"
 )
 
 // check describes one check of the suite.
@@ -47,6 +48,7 @@ const (
 	idChoiceTiming = "timing.choice"
 	idParity       = "choice.parity"
 	idRobust       = "robust.malformed"
+	idStateNoToken = "secret.state_no_token"
 )
 
 // checks lists every check in the order the suite runs them.
@@ -83,6 +85,7 @@ var checks = []check{
 	{"receive.choice_without_invitation", "a parity call for a match never announced is answered", ruleReceiving},
 	{"concurrency.two_matches", "two matches at once are both acknowledged and answered, each under its own match_id", ruleReceiving},
 	{"tool.get_player_state", "get_player_state (a debugging tool) answers with the player's state", ruleMethods},
+	{idStateNoToken, "get_player_state asked by an anonymous caller answers no auth token", ruleSecrets},
 	{idRobust, "malformed requests get JSON-RPC errors and the player still answers a valid call after each", ruleRobust},
 	{"notify.notify_league_completed", "LEAGUE_COMPLETED (notify_league_completed) is acknowledged", ruleReceiving},
 }
@@ -233,6 +236,20 @@ type match struct {
 func (s *suite) newMatch(opponent string) match {
 	s.matches++
 	return match{id: fmt.Sprintf("R%dM%d", s.round, s.matches), opponent: opponent, conv: leaguesdk.NewConversationID()}
+}
+
+// announce tells the player of m as its manager would, with the player's
+// own token, when the kit knows it: a player answers a referee with its
+// token only about a match its manager announced. The answer is not
+// checked here (notify.notify_round checks announcements).
+func (s *suite) announce(ctx context.Context, m match) {
+	if s.opt.PlayerToken == "" {
+		return
+	}
+	ra := &leaguesdk.RoundAnnouncement{Envelope: s.managerEnvelope(leaguesdk.MsgRoundAnnouncement), LeagueID: leagueID,
+		RoundID: leaguesdk.RoundID(s.round), Matches: []leaguesdk.ScheduledMatch{{MatchID: m.id, GameType: leaguesdk.GameEvenOdd,
+			PlayerAID: s.opt.PlayerID, PlayerBID: m.opponent, RefereeEndpoint: "http://127.0.0.1:8001/mcp"}}}
+	s.call(ctx, formSpec, leaguesdk.MethodNotifyRound, ra, s.opt.Timeout)
 }
 
 // opponents returns player ids other than the one under test.
