@@ -32,8 +32,8 @@ type testPlayer struct {
 	// leakState answers get_player_state with the player's token to
 	// anyone, as a player must not.
 	leakState bool
-	invited     chan map[string]bool // one map, passed around as a lock
-	current     chan string          // the last match invited, passed the same way
+	invited   chan map[string]bool // one map, passed around as a lock
+	current   chan string          // the last match invited, passed the same way
 }
 
 func newTestPlayer() *testPlayer {
