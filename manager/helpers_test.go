@@ -285,6 +285,7 @@ type rpcReply struct {
 	ID         json.RawMessage     `json:"id"`
 	Result     json.RawMessage     `json:"result"`
 	Error      *leaguesdk.RPCError `json:"error"`
+	Raw        []byte              `json:"-"` // the body as received
 }
 
 // code returns the catalog code of the reply's protocol error, or "".
@@ -308,7 +309,7 @@ func post(t testing.TB, url string, body []byte) *rpcReply {
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	r := &rpcReply{HTTPStatus: resp.StatusCode}
+	r := &rpcReply{HTTPStatus: resp.StatusCode, Raw: raw}
 	if err := json.Unmarshal(raw, r); err != nil {
 		t.Fatalf("reply %q is not JSON-RPC: %v", raw, err)
 	}

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/manager"
 )
 
 // twoPlayerLeague is a started league of two peer players and two peer
@@ -24,9 +27,9 @@ type twoPlayerLeague struct {
 	assigned, idle int // index of the referee holding R1M1, and of the other
 }
 
-func newTwoPlayerLeague(t *testing.T) *twoPlayerLeague {
+func newTwoPlayerLeague(t *testing.T, dataRoot string) *twoPlayerLeague {
 	l := &twoPlayerLeague{}
-	cfg := fastConfig(t, t.TempDir())
+	cfg := fastConfig(t, dataRoot)
 	cfg.MinPlayers = 2
 	l.m = startManager(t, cfg)
 	for i := range 2 {
@@ -49,7 +52,7 @@ func newTwoPlayerLeague(t *testing.T) *twoPlayerLeague {
 }
 
 func TestSecurity(t *testing.T) {
-	l := newTwoPlayerLeague(t)
+	l := newTwoPlayerLeague(t, t.TempDir())
 	m := l.m
 	s := l.start
 	if s.MatchID != "R1M1" || s.PlayerAID != "P01" || s.PlayerBID != "P02" || s.AuthToken != l.refTokens[l.assigned] ||
@@ -159,7 +162,7 @@ func TestSecurity(t *testing.T) {
 }
 
 func TestBroadcastsAndQueries(t *testing.T) {
-	l := newTwoPlayerLeague(t)
+	l := newTwoPlayerLeague(t, t.TempDir())
 	m := l.m
 	q := func(qt leaguesdk.QueryType, params *leaguesdk.QueryParams, v any) *leaguesdk.LeagueQueryResponse {
 		t.Helper()
@@ -241,7 +244,7 @@ func TestBroadcastsAndQueries(t *testing.T) {
 }
 
 func TestHTTPSurface(t *testing.T) {
-	l := newTwoPlayerLeague(t)
+	l := newTwoPlayerLeague(t, t.TempDir())
 	resp, err := http.Get(l.m.URL + "/api/state")
 	if err != nil {
 		t.Fatal(err)
@@ -314,5 +317,102 @@ func TestInsecureMode(t *testing.T) {
 	m.waitDone(t, 10*time.Second)
 	if r := m.Results(); len(r) != 1 || r[0].RefereeID != "REF01" || r[0].Result.Winner != "P02" {
 		t.Errorf("results %+v", r)
+	}
+}
+
+// A report that contradicts what the manager knows of the match — its
+// round, its players — is refused even with the right referee's token, and
+// is a security event in the league log and through OnEvent.
+func TestReportContradictingTheMatchIsASecurityEvent(t *testing.T) {
+	dataRoot := t.TempDir()
+	l := newTwoPlayerLeague(t, dataRoot)
+	m := l.m
+	refID := []string{"REF01", "REF02"}[l.assigned]
+	tok := l.refTokens[l.assigned]
+	base := func() *leaguesdk.MatchResultReport {
+		return &leaguesdk.MatchResultReport{Envelope: env(leaguesdk.MsgMatchResultReport, leaguesdk.RefereeSender(refID), tok),
+			LeagueID: l.start.LeagueID, RoundID: 1, MatchID: "R1M1",
+			Result: leaguesdk.MatchResult{Status: leaguesdk.ResultWin, Winner: "P01", Score: map[string]int{"P01": 3, "P02": 0},
+				Details: leaguesdk.MatchDetails{DrawnNumber: 3, Choices: map[string]leaguesdk.Parity{"P01": "odd", "P02": "even"}}}}
+	}
+	for _, tt := range []struct {
+		name   string
+		mutate func(*leaguesdk.MatchResultReport)
+		want   leaguesdk.Code
+	}{
+		{"another round", func(r *leaguesdk.MatchResultReport) { r.RoundID = 2 }, leaguesdk.CodeMatchNotFound},
+		{"a winner from another match", func(r *leaguesdk.MatchResultReport) {
+			r.Result.Winner, r.Result.Score = "P04", map[string]int{"P04": 3}
+		}, leaguesdk.CodeInvalidChoice},
+		{"choices of a stranger", func(r *leaguesdk.MatchResultReport) {
+			r.Result.Details.Choices = map[string]leaguesdk.Parity{"P01": "odd", "P03": "even"}
+		}, leaguesdk.CodeInvalidChoice},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			before := m.Events.count(manager.EventSecurity)
+			rep := base()
+			tt.mutate(rep)
+			if r := call(t, m.MCP, leaguesdk.MethodReportMatchResult, rep); r.code() != tt.want {
+				t.Fatalf("report answered %+v, want %s", r.Error, tt.want)
+			}
+			if got := m.Events.count(manager.EventSecurity); got != before+1 {
+				t.Fatalf("%d security events, want %d", got, before+1)
+			}
+		})
+	}
+	if len(m.Results()) != 0 {
+		t.Fatalf("a contradicting report was recorded: %+v", m.Results())
+	}
+	// The true report is still recorded, and a repeat of it is no error.
+	if st := ackStatus(t, call(t, m.MCP, leaguesdk.MethodReportMatchResult, base())); st != leaguesdk.AckRecorded {
+		t.Fatalf("true report: ack %s", st)
+	}
+	if st := ackStatus(t, call(t, m.MCP, leaguesdk.MethodReportMatchResult, base())); st != leaguesdk.AckDuplicate {
+		t.Fatalf("repeated report: ack %s", st)
+	}
+	m.waitDone(t, 10*time.Second)
+	logged, err := os.ReadFile(filepath.Join(dataRoot, "logs", "league", "league_test", "league.log.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(logged), `"SECURITY"`); n != 3 {
+		t.Errorf("league log has %d SECURITY events, want 3:\n%s", n, logged)
+	}
+}
+
+// Without authentication (insecure mode) the manager takes a sender at its
+// word, but it never answers with a token the caller did not send: a
+// report or a query signed as another agent learns nothing secret, and a
+// report for a match no referee was given is refused.
+func TestInsecureModeGivesAwayNoToken(t *testing.T) {
+	cfg := fastConfig(t, t.TempDir())
+	cfg.MinPlayers = 3
+	cfg.Insecure = true
+	m := startManager(t, cfg)
+	ref := newPeer(t)
+	refTok := registerReferee(t, m.MCP, "Referee", ref.URL, 1, nil).AuthToken
+	var tokens []string
+	for _, name := range []string{"A", "B", "C"} {
+		tokens = append(tokens, registerPlayer(t, m.MCP, name, newPeer(t).URL, nil).AuthToken)
+	}
+	s := ref.nextStart(t, 5*time.Second)
+	q := call(t, m.MCP, leaguesdk.MethodLeagueQuery, &leaguesdk.LeagueQuery{
+		Envelope: env(leaguesdk.MsgLeagueQuery, "player:P01", ""), QueryType: leaguesdk.QueryStandings})
+	st := call(t, m.MCP, leaguesdk.MethodGetStandings, &leaguesdk.StateQuery{Envelope: env(leaguesdk.MsgStateQuery, "referee:REF01", "")})
+	later := *s
+	later.MatchID, later.RoundID = "R3M1", 3 // a match of a later round, given to no referee yet
+	if r := report(t, m.MCP, "REF01", "", &later, ""); r.code() != leaguesdk.CodeOutOfTurn {
+		t.Errorf("report of a match not being played: %+v, want %s", r.Error, leaguesdk.CodeOutOfTurn)
+	}
+	rep := report(t, m.MCP, "REF01", "", s, "")
+	if ackStatus(t, rep) != leaguesdk.AckRecorded {
+		t.Fatalf("report: %s", rep.Raw)
+	}
+	for _, r := range []*rpcReply{q, st, rep} {
+		for _, tok := range append([]string{refTok}, tokens...) {
+			if strings.Contains(string(r.Raw), tok) {
+				t.Errorf("a reply to a caller without a token carries a token: %s", r.Raw)
+			}
+		}
 	}
 }

@@ -81,9 +81,9 @@ func (a *Agent) reply(t leaguesdk.MessageType, conversationID string) leaguesdk.
 // replyToken returns the token a reply to in may carry: the player's own
 // when the caller proved to be its manager (in carries the player's token),
 // or when in is a referee's message about a match that the manager
-// announced with this player in it (the referee a player answers needs the
-// player's token, and a player cannot authenticate a referee otherwise).
-// Anyone else gets no token.
+// announced with this player in it and that is not over yet (the referee a
+// player answers needs the player's token, and league.v2 gives a player no
+// way to authenticate a referee). Anyone else gets no token.
 func (a *Agent) replyToken(in any) string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -177,9 +177,10 @@ func traced[In, Out any](a *Agent, h func(context.Context, *In) (*Out, error)) f
 		if m, ok := any(in).(leaguesdk.Message); ok {
 			a.log.LogAttrs(ctx, slog.LevelDebug, "received", leaguesdk.MessageAttrs(m)...)
 		}
+		token := a.replyToken(in) // decided before the handler: GAME_OVER ends a match's announcement
 		out, err := h(ctx, in)
 		if m, ok := any(out).(leaguesdk.Message); ok && out != nil {
-			m.Header().AuthToken = a.replyToken(in)
+			m.Header().AuthToken = token
 			a.log.LogAttrs(ctx, slog.LevelDebug, "sent", leaguesdk.MessageAttrs(m)...)
 		}
 		return out, err
@@ -419,6 +420,9 @@ func recordOf(me string, st matchState, in *leaguesdk.GameOver, leagueID string,
 
 func (a *Agent) onGameOver(ctx context.Context, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
 	st := a.takeMatch(in.MatchID)
+	a.mu.Lock()
+	delete(a.announced, in.MatchID) // over: no referee needs the player's token for it any more
+	a.mu.Unlock()
 	me := a.me(st.PlayerID)
 	if me == "" {
 		a.log.Warn("GAME_OVER for a player that does not know its id; not recorded", slog.String("match_id", in.MatchID))
@@ -529,6 +533,11 @@ func (a *Agent) onRoundCompleted(ctx context.Context, in *leaguesdk.RoundComplet
 
 func (a *Agent) onLeagueCompleted(ctx context.Context, in *leaguesdk.LeagueCompleted) (*leaguesdk.Ack, error) {
 	a.checkManager(&in.Envelope)
+	if _, token := a.credentials(); token != "" && leaguesdk.TokensEqual(in.AuthToken, token) {
+		a.mu.Lock()
+		clear(a.announced) // the league is over: no match needs the player's token
+		a.mu.Unlock()
+	}
 	champion := ""
 	if in.Champion != nil {
 		champion = in.Champion.PlayerID

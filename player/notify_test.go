@@ -39,11 +39,15 @@ func TestNotificationsAreAcknowledged(t *testing.T) {
 		// A broadcast with another token is logged, not refused.
 		{leaguesdk.MethodNotifyRoundCompleted, &leaguesdk.RoundCompleted{Envelope: managerEnv(leaguesdk.MsgRoundCompleted, "tok_someoneelse0000000000000000000"),
 			LeagueID: testLeague, RoundID: 2}},
-		{leaguesdk.MethodNotifyLeagueCompleted, &leaguesdk.LeagueCompleted{Envelope: managerEnv(leaguesdk.MsgLeagueCompleted, playerToken),
-			LeagueID: testLeague, TotalRounds: 3, TotalMatches: 6, Champion: &leaguesdk.Champion{PlayerID: "P01", Points: 9}, FinalStandings: table}},
 		{leaguesdk.MethodNotifyGameError, &leaguesdk.GameError{Envelope: env(leaguesdk.MsgGameError, "conv-R1M1"), MatchID: "R1M1",
 			ErrorCode: leaguesdk.CodeTimeout, ErrorName: "TIMEOUT_ERROR", Retryable: true, RetryCount: 1, MaxRetries: 3}},
+		{leaguesdk.MethodNotifyLeagueCompleted, &leaguesdk.LeagueCompleted{Envelope: managerEnv(leaguesdk.MsgLeagueCompleted, playerToken),
+			LeagueID: testLeague, TotalRounds: 3, TotalMatches: 6, Champion: &leaguesdk.Champion{PlayerID: "P01", Points: 9}, FinalStandings: table}},
+		// After the league, the referee of R1M1 no longer gets the player's token.
+		{leaguesdk.MethodNotifyGameError, &leaguesdk.GameError{Envelope: env(leaguesdk.MsgGameError, "conv-R1M1"), MatchID: "R1M1",
+			ErrorCode: leaguesdk.CodeTimeout, ErrorName: "TIMEOUT_ERROR", Retryable: true, RetryCount: 2, MaxRetries: 3}},
 	}
+	over := false // whether the league is over
 	for _, tc := range tests {
 		var ack leaguesdk.Ack
 		call(t, a, tc.method, tc.msg, &ack)
@@ -51,9 +55,10 @@ func TestNotificationsAreAcknowledged(t *testing.T) {
 		// that token) and to the referee of an announced match (R1M1); a
 		// broadcast with another token gets none.
 		wantToken := playerToken
-		if tok := tc.msg.Header().AuthToken; tok != playerToken && tok != refereeToken {
+		if tok := tc.msg.Header().AuthToken; tok != playerToken && (tok != refereeToken || over) {
 			wantToken = ""
 		}
+		over = over || tc.method == leaguesdk.MethodNotifyLeagueCompleted
 		if ack.MessageType != leaguesdk.MsgAck || ack.Status != leaguesdk.AckOK || ack.Acknowledged != tc.msg.Header().MessageType ||
 			ack.AuthToken != wantToken || ack.Sender != "player:P01" {
 			t.Errorf("%s: ack = %+v", tc.method, ack)
