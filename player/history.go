@@ -163,6 +163,38 @@ type historyFile struct {
 	DisplayName   string        `json:"display_name,omitempty"`
 	Stats         Stats         `json:"stats"`
 	Matches       []MatchRecord `json:"matches"`
+	// Registration is how the player is registered, token included, so
+	// that a player started again registers as itself. It makes the file
+	// a secret: it is written with mode 0600.
+	Registration *registration `json:"registration,omitempty"`
+}
+
+// registration is a player's registration with a league, as its history
+// file keeps it.
+type registration struct {
+	League    string `json:"league"` // the manager's endpoint
+	LeagueID  string `json:"league_id,omitempty"`
+	Endpoint  string `json:"contact_endpoint"`
+	AuthToken string `json:"auth_token"`
+}
+
+// savedRegistration finds, among the history files under dataRoot, the
+// registration of the player called name with the manager at league from
+// endpoint, and returns its token ("" when there is none). The manager
+// gives an agent that registers again from the same endpoint with its
+// token the id it had.
+func savedRegistration(dataRoot, name, league, endpoint string) string {
+	files, _ := filepath.Glob(filepath.Join(dataRoot, "data", "players", "*", "history.json"))
+	for _, path := range files {
+		var f historyFile
+		if atomicfile.ReadJSON(path, &f) != nil || f.Registration == nil {
+			continue
+		}
+		if r := f.Registration; f.DisplayName == name && r.League == league && r.Endpoint == endpoint {
+			return r.AuthToken
+		}
+	}
+	return ""
 }
 
 // historyStore keeps a player's history in memory and, once the player's id
@@ -173,6 +205,7 @@ type historyStore struct {
 	path    string // "" until the player id is known
 	id      string
 	name    string
+	reg     *registration
 	matches []MatchRecord
 	seen    map[[2]string]bool
 }
@@ -183,8 +216,9 @@ func historyPath(dataRoot, playerID string) string {
 }
 
 // open binds the store to the history file of playerID, loading the
-// records already there; records gathered before are kept after them.
-func (s *historyStore) open(dataRoot, playerID, displayName string, now time.Time) error {
+// records already there (records gathered before are kept after them), and
+// saves it with reg, the player's registration.
+func (s *historyStore) open(dataRoot, playerID, displayName string, reg registration, now time.Time) error {
 	path := historyPath(dataRoot, playerID)
 	var f historyFile
 	err := atomicfile.ReadJSON(path, &f)
@@ -194,15 +228,12 @@ func (s *historyStore) open(dataRoot, playerID, displayName string, now time.Tim
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pending := s.matches
-	s.path, s.id, s.name = path, playerID, displayName
+	s.path, s.id, s.name, s.reg = path, playerID, displayName, &reg
 	s.matches, s.seen = nil, map[[2]string]bool{}
 	for _, m := range append(f.Matches, pending...) {
 		s.addLocked(m)
 	}
-	if len(pending) > 0 {
-		return s.saveLocked(now)
-	}
-	return nil
+	return s.saveLocked(now)
 }
 
 func (s *historyStore) addLocked(m MatchRecord) bool {
@@ -247,11 +278,12 @@ func (s *historyStore) saveLocked(now time.Time) error {
 		DisplayName:   s.name,
 		Stats:         h.Stats(),
 		Matches:       s.matches,
+		Registration:  s.reg,
 	}
 	if f.Matches == nil {
 		f.Matches = []MatchRecord{}
 	}
-	if err := atomicfile.WriteJSON(s.path, f); err != nil {
+	if err := atomicfile.WriteJSONPerm(s.path, f, 0o600); err != nil {
 		return fmt.Errorf("player: save history: %w", err)
 	}
 	return nil

@@ -50,8 +50,11 @@ func (a *Agent) Register(ctx context.Context) error {
 	if endpoint == "" {
 		return errors.New("player: no contact endpoint to register: set Config.Endpoint or use Run")
 	}
+	// A player registered before from this endpoint (its token is kept
+	// with its history) registers again with its token, and so as itself.
+	saved := savedRegistration(a.cfg.DataRoot, a.cfg.Name, a.cfg.League, endpoint)
 	req := &leaguesdk.LeagueRegisterRequest{
-		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterRequest, a.sender(), "", "", a.cfg.Now()),
+		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterRequest, a.sender(), saved, "", a.cfg.Now()),
 		PlayerMeta: leaguesdk.PlayerMeta{
 			DisplayName:     a.cfg.Name,
 			Version:         a.cfg.Version,
@@ -105,8 +108,10 @@ func (a *Agent) registerReply(resp *leaguesdk.LeagueRegisterResponse) error {
 	}
 	a.mu.Lock()
 	a.id, a.token, a.leagueID = id, resp.AuthToken, resp.LeagueID
+	endpoint := a.endpoint
 	a.mu.Unlock()
-	if err := a.history.open(a.cfg.DataRoot, id, a.cfg.Name, a.cfg.Now()); err != nil {
+	reg := registration{League: a.cfg.League, LeagueID: resp.LeagueID, Endpoint: endpoint, AuthToken: resp.AuthToken}
+	if err := a.history.open(a.cfg.DataRoot, id, a.cfg.Name, reg, a.cfg.Now()); err != nil {
 		// The player can still play; it only plays without its memory.
 		a.log.Error("history not loaded", slog.String("error", err.Error()))
 	}

@@ -81,11 +81,17 @@ func syncDir(dir string) error {
 // JSON followed by a newline, with permission bits 0o644. A value that cannot
 // be encoded leaves any previous file untouched.
 func WriteJSON(path string, v any) error {
+	return WriteJSONPerm(path, v, 0o644)
+}
+
+// WriteJSONPerm is WriteJSON with permission bits perm: 0o600 for a file
+// that holds a secret.
+func WriteJSONPerm(path string, v any, perm os.FileMode) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("atomicfile: encode %s: %w", path, err)
 	}
-	return WriteFile(path, append(data, '\n'), 0o644)
+	return WriteFile(path, append(data, '\n'), perm)
 }
 
 // ReadJSON decodes the JSON document in the file at path into v. When the
