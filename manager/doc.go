@@ -16,7 +16,9 @@
 //	if err != nil {
 //		log.Fatal(err)
 //	}
-//	log.Fatal(m.Run(ctx)) // registration, every round, LEAGUE_COMPLETED; then queries until ctx ends
+//	if err := m.Run(ctx); err != nil { // registration, every round, LEAGUE_COMPLETED; then queries until ctx ends (then nil)
+//		log.Fatal(err)
+//	}
 //
 // # Registration and start
 //

@@ -50,9 +50,11 @@ type Config struct {
 	// GameTypes are the games the player plays. Default ["even_odd"].
 	GameTypes []string
 	// DataRoot is the data root of the league's data layer; the history
-	// lives in DataRoot/data/players/<player_id>/history.json. A history
-	// file that cannot be read is logged and left untouched; the player
-	// then keeps its history in memory only. Default "./league-data".
+	// lives in DataRoot/data/players/<player_id>/history.json, with the
+	// player's registration and token (mode 0600), so that a player
+	// started again registers as itself. A history file that cannot be
+	// read is logged and left untouched; the player then keeps its history
+	// in memory only. Default "./league-data".
 	DataRoot string
 
 	// Strategy chooses the parity. Default: Random(Rand).

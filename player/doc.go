@@ -18,7 +18,9 @@
 //	if err != nil {
 //		log.Fatal(err)
 //	}
-//	log.Fatal(a.Run(ctx)) // serve, register, play until ctx ends
+//	if err := a.Run(ctx); err != nil { // serve, register, play until ctx ends (then nil)
+//		log.Fatal(err)
+//	}
 //
 // The Agent does the protocol: it registers (retrying while the manager is
 // not up yet, stopping with a *RejectedError when the manager refuses),
@@ -37,7 +39,15 @@
 // ParityCall.History. Strategies that learn implement Learner or
 // StandingsObserver; strategies for games other than even/odd implement
 // Mover. Ready strategies to use and to learn from are in the
-// player/strategies package.
+// player/strategies package. The same file keeps the player's registration,
+// token included, and is therefore written with mode 0600: a player started
+// again with the same DataRoot, name, manager and contact endpoint presents
+// its token and gets its id back.
+//
+// The player's token goes only where it must: to its manager, and to the
+// referee of a match the manager announced to it while that match runs.
+// Anyone else (get_player_state, errors, strangers' calls) is answered
+// without it, and only the manager sees the choice of a match in progress.
 //
 // The player writes its own log, JSON lines with tokens redacted, to
 // <DataRoot>/logs/agents/<player_id>.log.jsonl, besides passing every

@@ -13,7 +13,9 @@
 //	if err != nil {
 //		log.Fatal(err)
 //	}
-//	log.Fatal(ref.Run(ctx)) // serves, registers, runs matches until ctx ends
+//	if err := ref.Run(ctx); err != nil { // serves, registers, runs matches until ctx ends (then nil)
+//		log.Fatal(err)
+//	}
 //
 // A match goes WAITING_FOR_PLAYERS (GAME_INVITATION to both players at
 // once, GAME_JOIN_ACK within Config.JoinTimeout) → COLLECTING_CHOICES
