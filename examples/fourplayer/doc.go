@@ -14,10 +14,13 @@
 //	-ephemeral  listen on free ports instead of the exercise's fixed ones
 //	-players    number of players, 2–99 (4); strategies random, always_even, always_odd, history in turn
 //	-referees   number of referees, 1–99 (2)
+//	-exit       exit once the league has completed (default: keep serving until Ctrl-C)
 //
-// While it runs, the manager's dashboard is at http://127.0.0.1:8000/. Each
-// run is a new league, named after the time it started, so the data root
-// keeps the earlier ones. A port in use stops it at once with a hint to use
-// -ephemeral; Ctrl-C stops every agent cleanly. It exits 0 once it has
-// printed the champion.
+// The manager's dashboard is at http://127.0.0.1:8000/. Once the league has
+// completed and the champion is printed, every agent keeps serving, so the
+// dashboard stays up, until Ctrl-C, which stops every agent cleanly and
+// exits 0; with -exit the command exits 0 as soon as the champion is
+// printed. Each run is a new league, named after the time it started, so
+// the data root keeps the earlier ones. A port in use stops it at once with
+// a hint to use -ephemeral; Ctrl-C before the end exits 1.
 package main

@@ -36,6 +36,7 @@ type options struct {
 	ephemeral bool
 	players   int
 	referees  int
+	exit      bool
 	ports     ports
 }
 
@@ -51,6 +52,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.ephemeral, "ephemeral", false, "listen on free ports instead of 8000, 8001…, 8101…")
 	fs.IntVar(&o.players, "players", 4, "number of players (2–99)")
 	fs.IntVar(&o.referees, "referees", 2, "number of referees (1–99)")
+	fs.BoolVar(&o.exit, "exit", false, "exit once the league has completed, instead of serving the dashboard until Ctrl-C")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: fourplayer [flags]\n\nRuns a whole Even/Odd league (manager, referees, players) in one process over loopback HTTP.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -276,7 +278,18 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	out.printf("\nThe league took %.1f s. Data: %s  Logs: %s\n",
 		time.Since(began).Seconds(), filepath.Join(abs, "data"), filepath.Join(abs, "logs"))
-	return nil
+	if o.exit {
+		return nil
+	}
+	// The dashboard URL printed at the start stays good: every agent keeps
+	// serving (the manager answers queries and /api/state) until Ctrl-C.
+	out.printf("\nThe dashboard stays up at http://%s/ — press Ctrl-C to stop (-exit stops at the end instead).\n", ls.manager.Addr())
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-ag.errc:
+		return err
+	}
 }
 
 // wait waits for done, failing when an agent stops with an error or ctx ends.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -36,7 +37,7 @@ func TestRunPlaysAWholeLeagueAndWritesTheDataLayer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var stdout, stderr syncBuffer
-	code := run(ctx, []string{"-ephemeral", "-data", data}, &stdout, &stderr)
+	code := run(ctx, []string{"-ephemeral", "-exit", "-data", data}, &stdout, &stderr)
 	out := stdout.String()
 	if code != 0 {
 		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr.String())
@@ -162,6 +163,56 @@ func TestRunStopsCleanlyWhenInterrupted(t *testing.T) {
 	case code := <-done:
 		if code != 1 || !strings.Contains(stderr.String(), "stopped") {
 			t.Errorf("interrupted run = %d, stderr %q; want 1 and a word on why", code, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("run did not return after its context ended")
+	}
+}
+
+// Without -exit, the dashboard printed at the start outlives the league:
+// after the champion, the command says it keeps serving and does, until
+// its context ends (Ctrl-C), and then exits 0.
+func TestRunKeepsServingTheDashboardUntilInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"-ephemeral", "-data", t.TempDir(), "-players", "2", "-referees", "1"}, &stdout, &stderr)
+	}()
+	deadline := time.After(60 * time.Second)
+	for !strings.Contains(stdout.String(), "Ctrl-C") {
+		select {
+		case code := <-done:
+			t.Fatalf("run returned %d before saying it keeps serving:\n%s\n%s", code, stdout.String(), stderr.String())
+		case <-deadline:
+			t.Fatalf("no word about serving on:\n%s", stdout.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	out := stdout.String()
+	if !strings.Contains(out, "Champion: ") || !strings.Contains(out, "-exit") {
+		t.Errorf("the output does not show the champion and the -exit flag:\n%s", out)
+	}
+	url := regexp.MustCompile(`dashboard: (http://\S+/)`).FindStringSubmatch(out)
+	if url == nil {
+		t.Fatalf("no dashboard URL in:\n%s", out)
+	}
+	for _, path := range []string{"", "api/state"} {
+		resp, err := http.Get(url[1] + path)
+		if err != nil {
+			t.Fatalf("the dashboard is gone after the league: %v", err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s%s = %d after the league", url[1], path, resp.StatusCode)
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("Ctrl-C after the league: exit %d, want 0 (stderr %q)", code, stderr.String())
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("run did not return after its context ended")
