@@ -203,10 +203,19 @@ func TestNoTokenLeavesAnAgentToAStranger(t *testing.T) {
 		}
 	}
 
-	// No log line holds a token: neither the agents' logs nor the league's.
-	err := filepath.WalkDir(filepath.Join(l.data, "logs"), func(path string, d fs.DirEntry, err error) error {
+	// No log line holds a token, neither the agents' logs nor the league's,
+	// and no file of the data root does but the two that must, each
+	// readable by its owner only: the manager's state and a player's
+	// history (its registration).
+	err := filepath.WalkDir(l.data, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
+		}
+		if name := filepath.Base(path); !strings.Contains(path, "logs") && (name == "state.json" || name == "history.json") {
+			if info, err := d.Info(); err != nil || info.Mode().Perm() != 0o600 {
+				t.Errorf("%s holds tokens and is not mode 0600 (%v)", path, err)
+			}
+			return nil
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
