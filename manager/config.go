@@ -61,7 +61,8 @@ type Config struct {
 	// DefaultRegistrationWindow; a negative value disables this trigger.
 	RegistrationWindow time.Duration
 	// AdminToken authorises start_league calls, which start the league at
-	// once. Default "": start_league is refused.
+	// once, and get_standings calls of the operator. Default "":
+	// start_league is refused.
 	AdminToken string
 	// ReportTimeout is how long a referee may take, after it accepted
 	// start_match, to report the match's result before the match is given

@@ -416,3 +416,42 @@ func TestInsecureModeGivesAwayNoToken(t *testing.T) {
 		}
 	}
 }
+
+// get_standings answers the league's agents and the operator; a stranger
+// is refused, and no answer carries a token the caller did not send.
+func TestGetStandingsIsAuthorised(t *testing.T) {
+	cfg := fastConfig(t, t.TempDir())
+	cfg.MinPlayers = 3
+	cfg.AdminToken = leaguesdk.NewToken()
+	m := startManager(t, cfg)
+	p1 := registerPlayer(t, m.MCP, "A", newPeer(t).URL, nil).AuthToken
+	ask := func(sender, token string) *rpcReply {
+		return call(t, m.MCP, leaguesdk.MethodGetStandings, &leaguesdk.StateQuery{Envelope: env(leaguesdk.MsgStateQuery, sender, token)})
+	}
+	for _, tt := range []struct {
+		name, sender, token string
+		want                leaguesdk.Code
+		wantToken           string
+	}{
+		{"the player itself", "player:P01", p1, "", p1},
+		{"the operator", "operator", cfg.AdminToken, "", ""},
+		{"a stranger", "player:P01", "", leaguesdk.CodeAuthTokenMissing, ""},
+		{"a made-up token", "player:P01", leaguesdk.NewToken(), leaguesdk.CodeAuthTokenInvalid, ""},
+	} {
+		r := ask(tt.sender, tt.token)
+		if r.code() != tt.want {
+			t.Errorf("%s: %+v, want %q", tt.name, r.Error, tt.want)
+			continue
+		}
+		if tt.want == "" {
+			var resp leaguesdk.StateResponse
+			r.decode(t, &resp)
+			if resp.AuthToken != tt.wantToken {
+				t.Errorf("%s: reply token %q, want %q", tt.name, resp.AuthToken, tt.wantToken)
+			}
+		}
+		if tt.token != p1 && strings.Contains(string(r.Raw), p1) {
+			t.Errorf("%s: the reply carries P01's token: %s", tt.name, r.Raw)
+		}
+	}
+}
