@@ -193,10 +193,11 @@ func playInImage(t *testing.T, exported []byte) {
 	if out, err := untar.CombinedOutput(); err != nil {
 		t.Fatalf("tar -x: %v\n%s", err, out)
 	}
-	// -ephemeral: free ports, as the host's network is shared.
+	// -ephemeral: free ports, as the host's network is shared; -exit: stop
+	// once the league is over instead of serving its dashboard.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, chroot, "--userspec=65532:65532", root, "/usr/local/bin/fourplayer", "-ephemeral", "-data", "/data")
+	cmd := exec.CommandContext(ctx, chroot, "--userspec=65532:65532", root, "/usr/local/bin/fourplayer", "-ephemeral", "-exit", "-data", "/data")
 	cmd.Env = []string{"PATH=/usr/local/bin"}
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "Champion:") {
