@@ -17,12 +17,18 @@ import (
 )
 
 // TestRunRegistersLogsAndStops runs the program against a stand-in
-// manager: it registers, writes its JSON log under the data root, and
-// returns nil when its context ends.
+// manager: it registers, says on stderr what it does (registration, a
+// match, its result), writes its JSON log under the data root, and returns
+// nil when its context ends.
 func TestRunRegistersLogsAndStops(t *testing.T) {
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{})
+	endpoint := make(chan string, 1)
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterPlayer},
 		func(ctx context.Context, in *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
+			select {
+			case endpoint <- in.PlayerMeta.ContactEndpoint:
+			default:
+			}
 			return &leaguesdk.LeagueRegisterResponse{
 				Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterResponse, leaguesdk.LeagueManagerSender,
 					leaguesdk.NewToken(), in.ConversationID, time.Now()),
@@ -49,6 +55,31 @@ func TestRunRegistersLogsAndStops(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// A match, as a referee plays it.
+	player := <-endpoint
+	c := leaguesdk.NewClient(leaguesdk.ClientConfig{Retry: leaguesdk.RetryPolicy{MaxRetries: leaguesdk.NoRetries}})
+	defer c.Close()
+	refEnv := func(mt leaguesdk.MessageType) leaguesdk.Envelope {
+		return leaguesdk.NewEnvelope(mt, "referee:REF01", leaguesdk.NewToken(), "conv-R1M1", time.Now())
+	}
+	for _, step := range []struct {
+		method string
+		msg    leaguesdk.Message
+	}{
+		{leaguesdk.MethodHandleGameInvitation, &leaguesdk.GameInvitation{Envelope: refEnv(leaguesdk.MsgGameInvitation), LeagueID: "league_test",
+			RoundID: 1, MatchID: "R1M1", GameType: leaguesdk.GameEvenOdd, RoleInMatch: leaguesdk.PlayerA, OpponentID: "P02", PlayerID: "P07"}},
+		{leaguesdk.MethodChooseParity, &leaguesdk.ChooseParityCall{Envelope: refEnv(leaguesdk.MsgChooseParityCall), MatchID: "R1M1", PlayerID: "P07",
+			GameType: leaguesdk.GameEvenOdd, Context: leaguesdk.ParityContext{OpponentID: "P02", RoundID: 1},
+			Deadline: leaguesdk.FormatTime(time.Now().Add(10 * time.Second))}},
+		{leaguesdk.MethodNotifyMatchResult, &leaguesdk.GameOver{Envelope: refEnv(leaguesdk.MsgGameOver), MatchID: "R1M1", GameType: leaguesdk.GameEvenOdd,
+			GameResult: leaguesdk.GameResult{Status: leaguesdk.ResultDraw, DrawnNumber: 4, NumberParity: leaguesdk.Even,
+				Choices: map[string]leaguesdk.Parity{"P07": leaguesdk.Even, "P02": leaguesdk.Even}}}},
+	} {
+		var reply json.RawMessage
+		if err := c.Call(ctx, player, step.method, step.msg, &reply); err != nil {
+			t.Fatalf("%s: %v", step.method, err)
+		}
+	}
 	cancel()
 	select {
 	case err := <-done:
@@ -68,8 +99,11 @@ func TestRunRegistersLogsAndStops(t *testing.T) {
 	if !hasLine(logFile, "player serving") {
 		t.Fatal("lines logged before registration are missing from the log file")
 	}
-	if out := stderr.String(); !strings.Contains(out, "msg=registered") || !strings.Contains(out, "player_id=P07") {
-		t.Fatalf("stderr lacks the human-readable registration line:\n%s", out)
+	out := stderr.String()
+	for _, want := range []string{"msg=registered", "player_id=P07", "msg=invited", "msg=chose", `msg="match over"`, "result=DRAW"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stderr lacks %q: a person running the player should see what it does:\n%s", want, out)
+		}
 	}
 }
 
