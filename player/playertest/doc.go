@@ -62,6 +62,9 @@
 //     own match_id.
 //   - tool.get_player_state: the debugging tool answers (a warning only
 //     when it is missing).
+//   - secret.state_no_token: get_player_state asked by a caller that proves
+//     nothing (a made-up token) answers no token, in its envelope or in
+//     the state: a token lets its holder speak as the player.
 //   - robust.malformed: malformed requests get JSON-RPC errors and the
 //     player still answers a valid call after each.
 //
@@ -73,5 +76,8 @@
 // A player learns its id and token when it registers, which the kit does
 // not do: it addresses the player as "P01" unless Options.PlayerID says
 // otherwise, and checks the player's token only when Options.PlayerToken
-// gives it.
+// gives it. With a token, the kit first announces its spec-form match as the
+// manager would (ROUND_ANNOUNCEMENT carrying the player's token): a player
+// answers a referee with its token only about a match its manager
+// announced.
 package playertest

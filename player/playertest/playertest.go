@@ -33,8 +33,9 @@ type Options struct {
 	PlayerID string
 	// PlayerToken is the token the player was given at registration. When
 	// set, manager broadcasts carry it (a player may refuse broadcasts
-	// without it) and the replies must carry it too. Default: none, and
-	// a fresh token is sent instead.
+	// without it), the kit announces its spec-form match with it, and the
+	// replies about that match must carry it too. Default: none, and a
+	// fresh token is sent instead.
 	PlayerToken string
 	// AuthToken is the referee token the kit's referee messages carry.
 	// Default: a fresh token from leaguesdk.NewToken.
