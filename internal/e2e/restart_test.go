@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agentleague/league/player"
 )
@@ -54,5 +55,13 @@ func TestRestartedPlayerRegistersAsItself(t *testing.T) {
 	}
 	if n := len(l.mgr.Snapshot().Players); n != 2 {
 		t.Errorf("the manager has %d players, want 2", n)
+	}
+	// The third player starts the league; the restarted player plays its
+	// two matches as itself.
+	l.addReferee("Referee Alpha", 3*time.Second)
+	l.addPlayer("Latecomer", nil)
+	l.await(l.mgr.Done(), "the league to complete")
+	if s := again.History().Stats(); s.TotalMatches != 2 {
+		t.Errorf("the restarted player played %d matches, want 2", s.TotalMatches)
 	}
 }
