@@ -258,25 +258,33 @@ func (d *deadlineBackOff) NextBackOff() time.Duration {
 }
 
 // withFallback makes one attempt in the endpoint's preferred wire form and,
-// when the peer refuses the form, once in each other form.
-// withFallback makes one attempt in the endpoint's preferred wire form and,
 // when the peer refuses the form, once in each other form. A refusal for
 // want of an MCP session leads to the handshake and a tools/call in the
 // session (withSession).
+//
+// On the first exchange with an endpoint (no form remembered yet) any
+// JSON-RPC error without a catalog code also counts as a refused form
+// (formMissed): some peers answer a message they did not find where they
+// looked with a server error. The form of the first exchange that works is
+// remembered, so later calls keep the narrow reading.
 func (c *Client) withFallback(ctx context.Context, endpoint, method string, msgType MessageType, params []byte, result any) error {
-	first := FormSpec
+	first, known := FormSpec, false
 	if f, ok := c.forms.Load(endpoint); ok {
-		first = f.(WireForm)
+		first, known = f.(WireForm), true
 	}
+	refused := func(err error) bool { return formRefused(err) || (!known && formMissed(err)) }
 	sess := c.currentSession(endpoint)
 	err := c.attempt(ctx, endpoint, method, msgType, first, sess, params, result)
+	if err == nil && !known {
+		c.forms.LoadOrStore(endpoint, first)
+	}
 	if err == nil || ctx.Err() != nil {
 		return err
 	}
 	if sessionRefused(err) {
 		return c.withSession(ctx, endpoint, method, msgType, sess, params, result)
 	}
-	if !formRefused(err) {
+	if !refused(err) {
 		return err
 	}
 	for _, f := range []WireForm{FormSpec, FormMessageType, FormEnvelope, FormToolsCall} {
@@ -294,11 +302,21 @@ func (c *Client) withFallback(ctx context.Context, endpoint, method string, msgT
 			return e2
 		case sessionRefused(e2):
 			return c.withSession(ctx, endpoint, method, msgType, sess, params, result)
-		case !formRefused(e2):
+		case !refused(e2):
 			return e2
 		}
 	}
 	return err
+}
+
+// formMissed reports whether err is a JSON-RPC error the peer answered
+// without a catalog code of the protocol (such as -32000 "Missing required
+// fields", whatever its HTTP status): the peer may not have found the
+// message where it looked. A LEAGUE_ERROR or GAME_ERROR with a code, and a
+// REJECTED reply, are protocol answers and never count.
+func formMissed(err error) bool {
+	var rpc *RPCError
+	return errors.As(err, &rpc) && CodeOf(err) == ""
 }
 
 // formRefused reports whether err says the peer did not understand the

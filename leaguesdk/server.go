@@ -112,6 +112,12 @@ type Request struct {
 	Message json.RawMessage
 	// HTTP is the underlying HTTP request.
 	HTTP *http.Request
+	// FlatReply, when a handler sets it, repeats the fields of its reply
+	// message at the top level of the JSON-RPC response, beside result,
+	// for callers of other implementations that read a reply only as a
+	// bare message. A strict JSON-RPC client still reads result. It has no
+	// effect on tools/call replies or on errors.
+	FlatReply bool
 }
 
 type requestKey struct{}
@@ -342,6 +348,10 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: id, Error: rpcErr})
 		return
 	}
+	if fr, ok := result.(flatReply); ok {
+		writeJSON(w, http.StatusOK, fr.response(id))
+		return
+	}
 	writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: id, Result: result})
 }
 
@@ -456,7 +466,31 @@ func (s *Server) serve(hr *http.Request, rt *route, form WireForm, method string
 	if form == FormToolsCall {
 		return toolResult(out), nil
 	}
+	if req.FlatReply {
+		return flatReply{out}, nil
+	}
 	return out, nil
+}
+
+// flatReply is a result whose message fields are also written at the top
+// level of the response (Request.FlatReply).
+type flatReply struct{ msg any }
+
+// response returns the JSON-RPC response to id carrying r: the message as
+// result and its fields beside it, but for the response's own members.
+func (r flatReply) response(id json.RawMessage) any {
+	raw, err := json.Marshal(r.msg)
+	var fields map[string]json.RawMessage
+	if err != nil || json.Unmarshal(raw, &fields) != nil {
+		return rpcResponse{JSONRPC: "2.0", ID: id, Result: r.msg}
+	}
+	for _, k := range []string{"jsonrpc", "id", "result", "error", "method", "params"} {
+		delete(fields, k)
+	}
+	fields["jsonrpc"], _ = json.Marshal("2.0")
+	fields["id"] = id
+	fields["result"] = raw
+	return fields
 }
 
 // route picks the tool for a direct request. The message's message_type

@@ -37,6 +37,7 @@ type Agent struct {
 	endpoint  string
 	matches   map[string]*matchState // matches in progress, by match id
 	announced map[string]bool        // matches the manager announced with the player in them, by match id
+	flat      map[string]bool        // matches whose invitation came in the lower-case dialect, by match id
 	standings []leaguesdk.StandingRow
 	lastRound int
 }
@@ -54,9 +55,10 @@ func New(cfg Config) (*Agent, error) {
 		endpoint:   cfg.Endpoint,
 		matches:    map[string]*matchState{},
 		announced:  map[string]bool{},
+		flat:       map[string]bool{},
 	}
 	if !cfg.NoAgentLog {
-		a.agentLog = agentkit.NewAgentLog(leaguesdk.NameSender("player", cfg.Name))
+		a.agentLog = agentkit.NewAgentLog(a.sender())
 	}
 	a.log = a.agentLog.Logger(cfg.Logger)
 	if a.endpoint == "" && cfg.Listener != nil {
@@ -117,11 +119,14 @@ func (a *Agent) Endpoint() string {
 // History returns a snapshot of the player's finished matches.
 func (a *Agent) History() History { return a.history.snapshot() }
 
-// sender is the envelope sender: player:<id> once registered, made from the
-// display name before.
+// sender is the envelope sender: player:<id> once registered; before,
+// player:<Config.ID> when set, else made from the display name.
 func (a *Agent) sender() string {
 	if id := a.ID(); id != "" {
 		return leaguesdk.PlayerSender(id)
+	}
+	if a.cfg.ID != "" {
+		return leaguesdk.PlayerSender(a.cfg.ID)
 	}
 	return leaguesdk.NameSender("player", a.cfg.Name)
 }

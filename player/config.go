@@ -28,6 +28,13 @@ const (
 type Config struct {
 	// Name is the player's display name ("Agent Alpha"). Required.
 	Name string
+	// ID is the player id the player asks for ("P01"): until the manager
+	// accepts it, every message it sends carries the sender player:<ID>.
+	// Managers that key players by sender, with a line-up of ids known in
+	// advance, register it under this id. The id the manager assigns in
+	// its reply wins. Letters, digits, "_", "-" and "." only, at most 64
+	// bytes. Default "": the sender is made from Name ("player:agent_alpha").
+	ID string
 	// Version is the player's own version, sent at registration.
 	// Default "1.0.0".
 	Version string
@@ -97,7 +104,7 @@ type Config struct {
 	// tokens redacted) to DataRoot/logs/agents/<player_id>.log.jsonl. The
 	// file opens when the manager accepts the player; the lines logged
 	// before (the last 1000) are written to it then and carry the
-	// name-based sender ("player:agent_alpha") as agent_id, later lines the
+	// sender used before registration ("player:agent_alpha") as agent_id, later lines the
 	// player id. Run closes the file when it returns; a player that is
 	// refused writes no file.
 	NoAgentLog bool
@@ -114,6 +121,10 @@ func (cfg Config) withDefaults() (Config, error) {
 	cfg.Name = strings.TrimSpace(cfg.Name)
 	if cfg.Name == "" {
 		errs = append(errs, errors.New("a display name (Name) is required"))
+	}
+	cfg.ID = strings.TrimSpace(cfg.ID)
+	if cfg.ID != "" && !validID(cfg.ID) {
+		errs = append(errs, fmt.Errorf("the player id (ID) %q is not valid: use 1 to 64 letters, digits, \"_\", \"-\" or \".\"", cfg.ID))
 	}
 	if cfg.League == "" {
 		errs = append(errs, errors.New("the manager's endpoint (League) is required"))
@@ -174,6 +185,20 @@ func (cfg Config) withDefaults() (Config, error) {
 		cfg.Now = time.Now
 	}
 	return cfg, nil
+}
+
+// validID reports whether id can be a player id: it goes into a sender
+// (player:<id>) and names the player's data directory.
+func validID(id string) bool {
+	if id == "" || len(id) > 64 || id == "." || id == ".." {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 func setDefault(d *time.Duration, def time.Duration) {

@@ -125,6 +125,36 @@ func matchOf(in any) string {
 	return ""
 }
 
+// answerInDialect has the reply to in written in the caller's dialect.
+// A referee of another implementation sends a match's messages with the
+// lower-case message type as method ("game_invitation") and reads a reply
+// only as a bare message: when a match's invitation came that way, every
+// reply about the match also carries the message's fields at the top level
+// of the response (leaguesdk.Request.FlatReply), as does any reply to a
+// lower-case message-type method. Spec-dialect callers and MCP clients get
+// the standard response.
+func (a *Agent) answerInDialect(ctx context.Context, in any) {
+	r := leaguesdk.RequestFrom(ctx)
+	if r == nil || r.Form == leaguesdk.FormToolsCall {
+		return
+	}
+	lower := r.Form == leaguesdk.FormMessageType && r.Method == strings.ToLower(r.Method)
+	matchID := matchOf(in)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := in.(*leaguesdk.GameInvitation); ok {
+		if lower {
+			a.flat[matchID] = true
+		} else {
+			delete(a.flat, matchID)
+		}
+	}
+	r.FlatReply = lower || (matchID != "" && a.flat[matchID])
+	if _, ok := in.(*leaguesdk.GameOver); ok {
+		delete(a.flat, matchID)
+	}
+}
+
 // me returns the player's id: the registered one, or the id the caller
 // addressed when the player is not registered (served by a bare Handler).
 func (a *Agent) me(addressed string) string {
@@ -178,6 +208,7 @@ func traced[In, Out any](a *Agent, h func(context.Context, *In) (*Out, error)) f
 			a.log.LogAttrs(ctx, slog.LevelDebug, "received", leaguesdk.MessageAttrs(m)...)
 		}
 		token := a.replyToken(in) // decided before the handler: GAME_OVER ends a match's announcement
+		a.answerInDialect(ctx, in)
 		out, err := h(ctx, in)
 		if m, ok := any(out).(leaguesdk.Message); ok && out != nil {
 			m.Header().AuthToken = token

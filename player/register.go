@@ -100,8 +100,8 @@ func (a *Agent) registerReply(resp *leaguesdk.LeagueRegisterResponse) error {
 	}
 	id := resp.PlayerID
 	if id == "" {
-		_, id = leaguesdk.SplitSender(leaguesdk.NameSender("player", a.cfg.Name))
-		a.log.Warn("registration reply names no player_id; using the display name", slog.String("player_id", id))
+		_, id = leaguesdk.SplitSender(a.sender())
+		a.log.Warn("registration reply names no player_id; using the id it asked for", slog.String("player_id", id))
 	}
 	if resp.AuthToken == "" {
 		a.log.Warn("registration reply carries no auth_token; replies will carry none")

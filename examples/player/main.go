@@ -8,6 +8,8 @@
 //	-host      host to listen on (127.0.0.1); use 0.0.0.0 with -endpoint to play from another machine
 //	-league    the league manager's endpoint (http://127.0.0.1:8000/mcp)
 //	-name      display name (default "Player <port>")
+//	-id        player id to ask for ("P01"), sent as player:<id> before registration;
+//	           for managers that key players by sender (default: made from the name)
 //	-strategy  random | always_even | always_odd | history | llm (random)
 //	-endpoint  contact endpoint advertised to the manager (default http://<host>:<port>/mcp)
 //	-data      data root (./league-data)
@@ -19,8 +21,9 @@
 // to <data>/logs/agents/<player_id>.log.jsonl itself (player.Config
 // NoAgentLog turns that off): the file is opened once the manager has
 // assigned the player id, and the lines logged before that are written to
-// it then; their agent_id is the one the display name gives
-// ("player:agent_alpha"). The player's history is kept in
+// it then; their agent_id is the sender used before registration
+// ("player:<id>" with -id, else the one the display name gives,
+// "player:agent_alpha"). The player's history is kept in
 // <data>/data/players/<player_id>/history.json. SIGINT or SIGTERM stops the
 // player cleanly.
 package main
@@ -61,6 +64,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	host := fs.String("host", "127.0.0.1", "host to listen on")
 	league := fs.String("league", "http://127.0.0.1:8000/mcp", "the league manager's endpoint")
 	name := fs.String("name", "", `display name (default "Player <port>")`)
+	id := fs.String("id", "", `player id to ask for ("P01"), sent as player:<id> before registration (default: made from the name)`)
 	strategyName := fs.String("strategy", "random", "random | always_even | always_odd | history | llm")
 	endpoint := fs.String("endpoint", "", "contact endpoint advertised to the manager (default http://<host>:<port>/mcp)")
 	dataRoot := fs.String("data", "./league-data", "data root")
@@ -77,11 +81,16 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 
 	// Human-readable lines go to stderr; the player writes its JSON agent
 	// log under the data root itself.
+	agent := leaguesdk.NameSender("player", *name)
+	if *id != "" {
+		agent = leaguesdk.PlayerSender(*id)
+	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo, ReplaceAttr: leaguesdk.RedactAttr})).
-		With(slog.String("agent", leaguesdk.NameSender("player", *name)))
+		With(slog.String("agent", agent))
 
 	a, err := player.New(player.Config{
 		Name:     *name,
+		ID:       *id,
 		League:   *league,
 		Addr:     net.JoinHostPort(*host, strconv.Itoa(*port)),
 		Endpoint: *endpoint,
