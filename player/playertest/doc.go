@@ -54,6 +54,13 @@
 //   - choice.parity: the choice is exactly "even" or "odd".
 //   - tool.<call>.tools_call, tool.<call>.message_type, tool.<call>.generic:
 //     the other accepted wire forms (warnings only).
+//   - reply.shapes: the kit calls as a referee of another implementation
+//     does (game_invitation, the lower-case message type, as method; then
+//     choose_parity for the same match) and reports the shapes in which
+//     each reply carries its message: result, the bare message at the top
+//     level, request-shaped (method + params). Referees of that dialect
+//     read only the last two. A report only: it passes whatever the
+//     shapes, and is skipped when no reply came.
 //   - notify.*, receive.repeated_game_over: every notification a referee or
 //     a manager sends is acknowledged, a repeated GAME_OVER too.
 //   - receive.choice_without_invitation: a parity call for a match never

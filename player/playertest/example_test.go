@@ -37,7 +37,7 @@ func ExampleCheck() {
 		fmt.Printf("%s: %s (%s)\n", c.ID, c.Status, c.Rule)
 	}
 	// Output:
-	// 35 checks, 0 failed
+	// 36 checks, 0 failed
 	// health: pass (PROFILE §Transport)
 	// tool.choose_parity.spec: pass (PROFILE §Methods)
 	// choice.parity: pass (PROFILE §Envelope (E004), §Game and scoring)

@@ -38,6 +38,12 @@ func TestThisModulesPlayerHandler(t *testing.T) {
 		dump(t, rep)
 		t.Errorf("passed %d of %d checks: %v", rep.Passed, len(playertest.CheckIDs()), deviations(rep))
 	}
+	// It answers a caller in the lower-case dialect in both shapes, for
+	// every reply of the match.
+	const both = "result, bare message at the top level"
+	if r, _ := rep.Find("reply.shapes"); r.Detail != "shapes: game_invitation → "+both+"; choose_parity → "+both {
+		t.Errorf("reply.shapes = %q", r.Detail)
+	}
 }
 
 // This module's player passes every check when it runs as it does in a

@@ -76,6 +76,10 @@ func TestTestPlayerPassesEveryCheck(t *testing.T) {
 	if rep.Elapsed > 3*time.Second {
 		t.Errorf("a run against a healthy loopback player took %s", rep.Elapsed)
 	}
+	// A player answering only in the spec shape is told which shape it offers.
+	if r, _ := rep.Find("reply.shapes"); r.Detail != "shapes: game_invitation → result; choose_parity → result (referees that read only bare or request-shaped replies do not see these)" {
+		t.Errorf("reply.shapes = %q", r.Detail)
+	}
 }
 
 // Each broken player is caught by the check that owns its defect, and by

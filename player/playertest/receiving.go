@@ -48,6 +48,73 @@ func (s *suite) checkForms(ctx context.Context) {
 	}
 }
 
+// checkReplyShapes plays the start of a match as a referee of another
+// implementation does: the invitation with method game_invitation (the
+// lower-case message type), then choose_parity. Such referees read a
+// reply only when it is request-shaped (method + params) or the bare
+// message at the top level. The check reports which shapes each reply
+// offers; it never fails nor warns (result only is what the strict profile
+// asks; a refused method or a request-shaped reply is reported by the
+// check that owns it), and is skipped when no reply came.
+func (s *suite) checkReplyShapes(ctx context.Context) {
+	if !s.want(idReplyShapes) {
+		return
+	}
+	m := s.newMatch(s.opponents()[1])
+	s.announce(ctx, m)
+	var found, refused []string
+	var last *exchange
+	for _, step := range []struct {
+		method string
+		msg    leaguesdk.Message
+		limit  time.Duration
+	}{
+		{strings.ToLower(string(leaguesdk.MsgGameInvitation)), s.invitation(m), s.opt.Timeout},
+		{leaguesdk.MethodChooseParity, s.parityCall(m), s.opt.ChoiceDeadline},
+	} {
+		id := s.nextID.Add(1)
+		x := s.post(ctx, request(&id, step.method, step.msg), wait(step.limit))
+		if why := refusal(x, parse(x)); why != "" {
+			refused = append(refused, step.method+" refused ("+why+")")
+			continue
+		}
+		last = x
+		found = append(found, step.method+" → "+strings.Join(replyShapes(object(x.payload)), ", "))
+	}
+	if last == nil {
+		s.add(idReplyShapes, nil, Skip, "no reply to look at: "+strings.Join(refused, "; "))
+		return
+	}
+	detail := "shapes: " + strings.Join(append(found, refused...), "; ")
+	if !strings.Contains(detail, shapeTopLevel) && !strings.Contains(detail, shapeRequest) {
+		detail += " (referees that read only bare or request-shaped replies do not see these)"
+	}
+	s.add(idReplyShapes, last, Pass, detail)
+}
+
+// The shapes in which a response can carry a reply message.
+const (
+	shapeResult   = "result"
+	shapeRequest  = "request-shaped (method + params)"
+	shapeTopLevel = "bare message at the top level"
+)
+
+// replyShapes lists the shapes in which the response top carries a reply
+// message.
+func replyShapes(top fields) []string {
+	var out []string
+	if object(top["result"]).has("message_type") {
+		out = append(out, shapeResult)
+	}
+	if top.has("method") && object(top["params"]).has("message_type") {
+		out = append(out, shapeRequest)
+	}
+	if top.has("message_type") {
+		out = append(out, shapeTopLevel)
+	}
+	return out
+}
+
 // notify sends a notification-style call and checks it is acknowledged.
 func (s *suite) notify(ctx context.Context, id, method string, msg leaguesdk.Message) *exchange {
 	x, r, _ := s.call(ctx, formSpec, method, msg, s.opt.Timeout)

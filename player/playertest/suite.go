@@ -32,6 +32,7 @@ const (
 	ruleReceiving = "PROFILE §Interoperability/Receiving"
 	ruleRobust    = "PROFILE §Transport (JSON-RPC errors)"
 	ruleSecrets   = "PROFILE §Who authenticates whom"
+	ruleDialect   = "PROFILE §Interoperability with other implementations"
 )
 
 // check describes one check of the suite.
@@ -49,6 +50,7 @@ const (
 	idParity       = "choice.parity"
 	idRobust       = "robust.malformed"
 	idStateNoToken = "secret.state_no_token"
+	idReplyShapes  = "reply.shapes"
 )
 
 // checks lists every check in the order the suite runs them.
@@ -76,6 +78,7 @@ var checks = []check{
 	{"tool.choose_parity.tools_call", "choose_parity through MCP tools/call gets an MCP tool result", ruleForms1},
 	{"tool.choose_parity.message_type", "method CHOOSE_PARITY_CALL is routed to the parity call", ruleForms2},
 	{"tool.choose_parity.generic", "method mcp_message is routed on params.message_type", ruleForms2},
+	{idReplyShapes, "reports the shapes of the replies to a caller sending lower-case message types as methods (result, bare message, request-shaped)", ruleDialect},
 	{"notify.notify_game_error", "GAME_ERROR (notify_game_error) is acknowledged", ruleReceiving},
 	{"notify.notify_match_result", "GAME_OVER (notify_match_result) is acknowledged", ruleReceiving},
 	{"receive.repeated_game_over", "a repeated GAME_OVER is acknowledged again", ruleReceiving},
@@ -165,7 +168,7 @@ func (s *suite) close() {
 }
 
 func (s *suite) run(ctx context.Context) {
-	steps := []func(context.Context){s.checkHealth, s.checkMCP, s.checkGame, s.checkForms,
+	steps := []func(context.Context){s.checkHealth, s.checkMCP, s.checkGame, s.checkForms, s.checkReplyShapes,
 		s.checkNotifications, s.checkReceiving, s.checkConcurrency, s.checkPlayerState, s.checkRobustness, s.checkLeagueCompleted}
 	for _, step := range steps {
 		if ctx.Err() != nil {
