@@ -143,3 +143,49 @@ func hasLine(path, msg string) bool {
 	}
 	return false
 }
+
+// TestRunAsksForItsID: with -id the player registers as player:<id>; a
+// malformed id is refused before anything starts.
+func TestRunAsksForItsID(t *testing.T) {
+	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{})
+	senders := make(chan string, 1)
+	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterPlayer},
+		func(ctx context.Context, in *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
+			select {
+			case senders <- in.Sender:
+			default:
+			}
+			return &leaguesdk.LeagueRegisterResponse{
+				Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterResponse, leaguesdk.LeagueManagerSender,
+					leaguesdk.NewToken(), in.ConversationID, time.Now()),
+				Status: leaguesdk.StatusAccepted, PlayerID: "P03",
+			}, nil
+		})
+	manager := httptest.NewServer(srv)
+	defer manager.Close()
+
+	err := run(context.Background(), []string{"-port", "0", "-league", manager.URL + "/mcp", "-id", "P 03", "-data", t.TempDir()}, &syncWriter{})
+	if err == nil || !strings.Contains(err.Error(), "(ID)") {
+		t.Fatalf("run with a malformed id = %v, want an error naming ID", err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-port", "0", "-league", manager.URL + "/mcp", "-id", "P03", "-data", t.TempDir()}, &syncWriter{})
+	}()
+	select {
+	case s := <-senders:
+		if s != "player:P03" {
+			t.Errorf("registered as %q, want player:P03", s)
+		}
+	case err := <-done:
+		t.Fatalf("run = %v before registering", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no registration")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("run = %v", err)
+	}
+}
