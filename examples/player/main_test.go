@@ -21,22 +21,7 @@ import (
 // match, its result), writes its JSON log under the data root, and returns
 // nil when its context ends.
 func TestRunRegistersLogsAndStops(t *testing.T) {
-	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{})
-	endpoint := make(chan string, 1)
-	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterPlayer},
-		func(ctx context.Context, in *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
-			select {
-			case endpoint <- in.PlayerMeta.ContactEndpoint:
-			default:
-			}
-			return &leaguesdk.LeagueRegisterResponse{
-				Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterResponse, leaguesdk.LeagueManagerSender,
-					leaguesdk.NewToken(), in.ConversationID, time.Now()),
-				Status: leaguesdk.StatusAccepted, PlayerID: "P07", LeagueID: "league_test",
-			}, nil
-		})
-	manager := httptest.NewServer(srv)
-	defer manager.Close()
+	manager, regs := standInManager(t, "P07")
 
 	data := t.TempDir()
 	stderr := &syncWriter{}
@@ -56,7 +41,7 @@ func TestRunRegistersLogsAndStops(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	// A match, as a referee plays it.
-	player := <-endpoint
+	player := (<-regs).PlayerMeta.ContactEndpoint
 	c := leaguesdk.NewClient(leaguesdk.ClientConfig{Retry: leaguesdk.RetryPolicy{MaxRetries: leaguesdk.NoRetries}})
 	defer c.Close()
 	refEnv := func(mt leaguesdk.MessageType) leaguesdk.Envelope {
@@ -107,6 +92,28 @@ func TestRunRegistersLogsAndStops(t *testing.T) {
 	}
 }
 
+// standInManager serves a manager that accepts every registration under
+// playerID and passes the first request on.
+func standInManager(t *testing.T, playerID string) (*httptest.Server, <-chan *leaguesdk.LeagueRegisterRequest) {
+	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{})
+	regs := make(chan *leaguesdk.LeagueRegisterRequest, 1)
+	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterPlayer},
+		func(ctx context.Context, in *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
+			select {
+			case regs <- in:
+			default:
+			}
+			return &leaguesdk.LeagueRegisterResponse{
+				Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterResponse, leaguesdk.LeagueManagerSender,
+					leaguesdk.NewToken(), in.ConversationID, time.Now()),
+				Status: leaguesdk.StatusAccepted, PlayerID: playerID, LeagueID: "league_test",
+			}, nil
+		})
+	manager := httptest.NewServer(srv)
+	t.Cleanup(manager.Close)
+	return manager, regs
+}
+
 // syncWriter is a strings.Builder safe for concurrent writes.
 type syncWriter struct {
 	mu sync.Mutex
@@ -147,22 +154,7 @@ func hasLine(path, msg string) bool {
 // TestRunAsksForItsID: with -id the player registers as player:<id>; a
 // malformed id is refused before anything starts.
 func TestRunAsksForItsID(t *testing.T) {
-	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{})
-	senders := make(chan string, 1)
-	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterPlayer},
-		func(ctx context.Context, in *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
-			select {
-			case senders <- in.Sender:
-			default:
-			}
-			return &leaguesdk.LeagueRegisterResponse{
-				Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterResponse, leaguesdk.LeagueManagerSender,
-					leaguesdk.NewToken(), in.ConversationID, time.Now()),
-				Status: leaguesdk.StatusAccepted, PlayerID: "P03",
-			}, nil
-		})
-	manager := httptest.NewServer(srv)
-	defer manager.Close()
+	manager, regs := standInManager(t, "P03")
 
 	err := run(context.Background(), []string{"-port", "0", "-league", manager.URL + "/mcp", "-id", "P 03", "-data", t.TempDir()}, &syncWriter{})
 	if err == nil || !strings.Contains(err.Error(), "(ID)") {
@@ -175,9 +167,9 @@ func TestRunAsksForItsID(t *testing.T) {
 		done <- run(ctx, []string{"-port", "0", "-league", manager.URL + "/mcp", "-id", "P03", "-data", t.TempDir()}, &syncWriter{})
 	}()
 	select {
-	case s := <-senders:
-		if s != "player:P03" {
-			t.Errorf("registered as %q, want player:P03", s)
+	case reg := <-regs:
+		if reg.Sender != "player:P03" {
+			t.Errorf("registered as %q, want player:P03", reg.Sender)
 		}
 	case err := <-done:
 		t.Fatalf("run = %v before registering", err)
