@@ -2,8 +2,11 @@ package leaguesdk_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,5 +120,56 @@ func TestServerErrorAfterFirstExchange(t *testing.T) {
 	}
 	if p.count() != 2 {
 		t.Fatalf("requests = %v, want 2", p.seenMethods())
+	}
+}
+
+// TestFlatReply: a handler that sets Request.FlatReply gets its message
+// both as result and at the top level of the response; the response's own
+// members stay its own, and a tools/call reply is the usual tool result.
+func TestFlatReply(t *testing.T) {
+	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{})
+	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodChooseParity},
+		func(ctx context.Context, in *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
+			leaguesdk.RequestFrom(ctx).FlatReply = true
+			return &leaguesdk.ChooseParityResponse{
+				Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgChooseParityResponse, "player:P01", testToken, in.ConversationID, fixedNow),
+				MatchID:  in.MatchID, PlayerID: "P01", ParityChoice: leaguesdk.Odd,
+			}, nil
+		})
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	post := func(body string) map[string]json.RawMessage {
+		t.Helper()
+		resp, err := http.Post(ts.URL+"/mcp", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var top map[string]json.RawMessage
+		if err := json.NewDecoder(resp.Body).Decode(&top); err != nil {
+			t.Fatal(err)
+		}
+		return top
+	}
+	params, _ := json.Marshal(chooseParityCall())
+	top := post(`{"jsonrpc":"2.0","id":"a-7","method":"choose_parity","params":` + string(params) + `}`)
+	var result map[string]json.RawMessage
+	if err := json.Unmarshal(top["result"], &result); err != nil {
+		t.Fatalf("result: %v", err)
+	}
+	if string(top["id"]) != `"a-7"` || string(top["jsonrpc"]) != `"2.0"` || top["method"] != nil || top["params"] != nil {
+		t.Fatalf("response members: %v", top)
+	}
+	for k, v := range result {
+		if string(top[k]) != string(v) {
+			t.Errorf("top level %s = %s, result has %s", k, top[k], v)
+		}
+	}
+	if string(top["message_type"]) != `"CHOOSE_PARITY_RESPONSE"` {
+		t.Fatalf("no message at the top level: %v", top)
+	}
+	top = post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"choose_parity","arguments":` + string(params) + `}}`)
+	if top["message_type"] != nil || top["result"] == nil {
+		t.Fatalf("tools/call response: %v", top)
 	}
 }
