@@ -103,10 +103,11 @@ type Config struct {
 	// player writes JSON lines (timestamp, level, agent_id, message,
 	// tokens redacted) to DataRoot/logs/agents/<player_id>.log.jsonl. The
 	// file opens when the manager accepts the player; the lines logged
-	// before (the last 1000) are written to it then and carry the
-	// sender used before registration ("player:agent_alpha") as agent_id, later lines the
-	// player id. Run closes the file when it returns; a player that is
-	// refused writes no file.
+	// before (the last 1000) are written to it then and carry the sender
+	// used before registration (player:<ID>, else made from Name:
+	// "player:agent_alpha") as agent_id, later lines the player id. Run
+	// closes the file when it returns; a player that is refused writes no
+	// file.
 	NoAgentLog bool
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
