@@ -193,6 +193,10 @@ type StartMatch struct {
 	// Standings gives each player's record so far, keyed by player id; the
 	// referee passes it on as your_standings.
 	Standings map[string]PlayerRecord `json:"standings,omitempty"`
+	// Attempt numbers the manager's assignments of this match, from 1; a
+	// later assignment (a replay) has a greater number. The referee passes
+	// it on in GAME_OVER. An extension field: zero or absent means 1.
+	Attempt int `json:"attempt,omitempty"`
 }
 
 // StartMatchResponse (START_MATCH_RESPONSE) is a referee's immediate answer
@@ -304,7 +308,15 @@ type GameOver struct {
 	MatchID    string     `json:"match_id" validate:"required"`
 	GameType   string     `json:"game_type,omitempty"`
 	GameResult GameResult `json:"game_result"`
+	// Attempt is the attempt number of START_MATCH this game was played
+	// under. A GAME_OVER with a greater attempt supersedes an earlier one for
+	// the same match_id. An extension field: zero or absent means 1.
+	Attempt int `json:"attempt,omitempty"`
 }
+
+// AttemptOf returns the attempt number a message carries: n itself, or 1
+// when n is zero or negative (the field is absent).
+func AttemptOf(n int) int { return max(n, 1) }
 
 // MatchDetails gives how a result came about.
 type MatchDetails struct {

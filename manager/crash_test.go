@@ -19,7 +19,8 @@ import (
 	"github.com/agentleague/league/manager"
 )
 
-// managerProcess is examples/manager running as a process of its own.
+// managerProcess is examples/manager (or another agent's command) running
+// as a process of its own.
 type managerProcess struct {
 	cmd      *exec.Cmd
 	endpoint string // its /mcp URL
@@ -51,6 +52,14 @@ var listeningLine = regexp.MustCompile(`listening on (http://127\.0\.0\.1:(\d+)/
 // where it listens.
 func startProcess(t *testing.T, bin string, args ...string) *managerProcess {
 	t.Helper()
+	return startCommand(t, listeningLine, bin, args...)
+}
+
+// startCommand runs bin with args until the test ends and waits for a line
+// of its standard error that matches ready, whose first group is the
+// agent's endpoint.
+func startCommand(t *testing.T, ready *regexp.Regexp, bin string, args ...string) *managerProcess {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
@@ -68,7 +77,7 @@ func startProcess(t *testing.T, bin string, args ...string) *managerProcess {
 		for sc.Scan() {
 			line := sc.Text()
 			p.stderr.WriteString(line + "\n")
-			if m := listeningLine.FindStringSubmatch(line); m != nil {
+			if m := ready.FindStringSubmatch(line); m != nil {
 				found <- m[1]
 			}
 		}
@@ -85,11 +94,23 @@ func startProcess(t *testing.T, bin string, args ...string) *managerProcess {
 	select {
 	case p.endpoint = <-found:
 	case <-p.exited:
-		t.Fatalf("manager exited at start:\n%s", p.stderr.String())
+		t.Fatalf("%s exited at start:\n%s", filepath.Base(bin), p.stderr.String())
 	case <-time.After(20 * time.Second):
-		t.Fatal("manager did not say where it listens")
+		t.Fatalf("%s did not say where it listens:\n%s", filepath.Base(bin), p.stderr.String())
 	}
 	return p
+}
+
+// buildBinary builds the command pkg into a temporary directory and
+// returns the path of the executable.
+func buildBinary(t *testing.T, pkg string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
+	build := exec.Command("go", "build", "-o", bin, pkg)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
 }
 
 // state fetches the process's /api/state.
@@ -124,11 +145,7 @@ func TestKillAndRestartProcess(t *testing.T) {
 		t.Skip("builds and kills a manager process")
 	}
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "manager")
-	build := exec.Command("go", "build", "-o", bin, "github.com/agentleague/league/examples/manager")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t, "github.com/agentleague/league/examples/manager")
 	dir := t.TempDir()
 	const league = "league_crash"
 	args := func(port string) []string {

@@ -2,6 +2,7 @@ package manager
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -185,13 +186,20 @@ func (m *Manager) runRound(ctx context.Context, r int) error {
 }
 
 // planRoundLocked picks a referee for every unfinished match of round r:
-// the one whose planned load relative to its capacity is the lowest. The
-// plan is what ROUND_ANNOUNCEMENT gives as referee_endpoint; dispatch
-// follows it while the referee has room. m.mu must be held.
+// the referee a match was given to before a restart, or else the one whose
+// planned load relative to its capacity is the lowest. The plan is what
+// ROUND_ANNOUNCEMENT gives as referee_endpoint; dispatch follows it while
+// the referee has room. m.mu must be held.
 func (m *Manager) planRoundLocked(r int) {
 	load := map[string]int{}
 	for _, mt := range m.rounds[r-1] {
-		if mt.record != nil {
+		if mt.record == nil && mt.status == matchResuming {
+			mt.RefereeID = mt.referee
+			load[mt.referee]++
+		}
+	}
+	for _, mt := range m.rounds[r-1] {
+		if mt.record != nil || mt.status == matchResuming {
 			continue
 		}
 		var best *referee
@@ -212,10 +220,14 @@ func (m *Manager) planRoundLocked(r int) {
 	}
 }
 
-// startJob is a start_match call to make.
+// startJob is a start_match call to make: attempt number attempt of mt,
+// or, with resume, the question to the referee that had mt before a
+// restart (see resumeMatch).
 type startJob struct {
 	mt               *match
 	round            int
+	attempt          int
+	resume           bool
 	ref              target
 	endpoints        [2]string
 	recordA, recordB leaguesdk.PlayerRecord
@@ -243,6 +255,12 @@ func (m *Manager) dispatch(ctx context.Context, r int) error {
 		for _, mt := range m.rounds[r-1] {
 			switch mt.status {
 			case leaguesdk.MatchFinished:
+				continue
+			case matchResuming:
+				// Given out before a restart: ask its referee first.
+				remaining++
+				mt.status = matchStarting
+				jobs = append(jobs, m.startJobLocked(mt, r, m.refByID[mt.referee], true))
 				continue
 			case matchStarting:
 				remaining++
@@ -281,12 +299,8 @@ func (m *Manager) dispatch(ctx context.Context, r int) error {
 			ref.active++
 			mt.status, mt.referee, mt.RefereeID = matchStarting, ref.ID, ref.ID
 			mt.assignees[ref.ID] = true
-			a, b := m.tallyLocked(mt.PlayerA), m.tallyLocked(mt.PlayerB)
-			jobs = append(jobs, startJob{mt: mt, round: r,
-				ref:       target{id: ref.ID, sender: leaguesdk.RefereeSender(ref.ID), endpoint: ref.Endpoint, token: ref.AuthToken},
-				endpoints: [2]string{m.playerByID[mt.PlayerA].Endpoint, m.playerByID[mt.PlayerB].Endpoint},
-				recordA:   leaguesdk.PlayerRecord{Wins: a.wins, Losses: a.losses, Draws: a.draws},
-				recordB:   leaguesdk.PlayerRecord{Wins: b.wins, Losses: b.losses, Draws: b.draws}})
+			mt.attempt++
+			jobs = append(jobs, m.startJobLocked(mt, r, ref, false))
 		}
 		for _, ref := range m.referees {
 			if now.Before(ref.downUntil) {
@@ -305,7 +319,11 @@ func (m *Manager) dispatch(ctx context.Context, r int) error {
 			m.calls.Add(1)
 			go func() {
 				defer m.calls.Done()
-				m.startMatch(ctx, j)
+				if j.resume {
+					m.resumeMatch(ctx, j)
+				} else {
+					m.startMatch(ctx, j)
+				}
 			}()
 		}
 		if remaining == 0 {
@@ -315,6 +333,17 @@ func (m *Manager) dispatch(ctx context.Context, r int) error {
 			return err
 		}
 	}
+}
+
+// startJobLocked returns the start_match call that gives mt, of round r,
+// to ref as its current attempt. m.mu must be held.
+func (m *Manager) startJobLocked(mt *match, r int, ref *referee, resume bool) startJob {
+	a, b := m.tallyLocked(mt.PlayerA), m.tallyLocked(mt.PlayerB)
+	return startJob{mt: mt, round: r, attempt: mt.attempt, resume: resume,
+		ref:       target{id: ref.ID, sender: leaguesdk.RefereeSender(ref.ID), endpoint: ref.Endpoint, token: ref.AuthToken},
+		endpoints: [2]string{m.playerByID[mt.PlayerA].Endpoint, m.playerByID[mt.PlayerB].Endpoint},
+		recordA:   leaguesdk.PlayerRecord{Wins: a.wins, Losses: a.losses, Draws: a.draws},
+		recordB:   leaguesdk.PlayerRecord{Wins: b.wins, Losses: b.losses, Draws: b.draws}}
 }
 
 // waitUntil waits for a wake-up, for the time next (when not zero), or for
@@ -370,19 +399,39 @@ func (m *Manager) pickRefereeLocked(mt *match, now time.Time) (*referee, bool) {
 	return best, anyEligible
 }
 
-// startMatch sends start_match for one match and records what came of it.
+// startMatch writes the assignment to the journal, sends start_match and
+// records what came of it. Nothing is sent unless the assignment is on
+// disk, so that a restarted manager knows every referee a match was given
+// to.
 func (m *Manager) startMatch(ctx context.Context, j startJob) {
+	err := m.journal.append(assignment{MatchID: j.mt.MatchID, RefereeID: j.ref.id, Attempt: j.attempt, AssignedAt: m.cfg.Now().UTC()})
+	if err != nil {
+		m.log.Error("cannot journal an assignment", slog.String("match_id", j.mt.MatchID), slog.String("error", err.Error()))
+		err = fmt.Errorf("assignment not saved, start_match not sent: %w", err)
+	} else {
+		err = m.sendStartMatch(ctx, j)
+	}
+	if ctx.Err() != nil {
+		return // shutting down; the match is resumed after a restart
+	}
+	m.settle(j, err, false)
+}
+
+// sendStartMatch sends start_match for j and returns nil when the referee
+// accepted the match.
+func (m *Manager) sendStartMatch(ctx context.Context, j startJob) error {
 	mt := j.mt
 	msg := &leaguesdk.StartMatch{
 		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStartMatch, leaguesdk.LeagueManagerSender, j.ref.token, "", m.cfg.Now()),
 		LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(j.round), MatchID: mt.MatchID, GameType: m.cfg.GameType,
 		PlayerAID: mt.PlayerA, PlayerBID: mt.PlayerB, PlayerAEndpoint: j.endpoints[0], PlayerBEndpoint: j.endpoints[1],
 		Standings: map[string]leaguesdk.PlayerRecord{mt.PlayerA: j.recordA, mt.PlayerB: j.recordB},
+		Attempt:   j.attempt,
 	}
 	cctx, cancel := context.WithTimeout(ctx, m.cfg.StartMatchTimeout)
+	defer cancel()
 	var resp leaguesdk.StartMatchResponse
 	err := m.client.CallOnce(cctx, j.ref.endpoint, leaguesdk.MethodStartMatch, msg, &resp)
-	cancel()
 	if err == nil && !resp.Status.Accepted() {
 		reason := string(resp.Reason)
 		if reason == "" {
@@ -390,9 +439,61 @@ func (m *Manager) startMatch(ctx context.Context, j startJob) {
 		}
 		err = fmt.Errorf("refused the match (%s): %s", resp.Status, reason)
 	}
-	if ctx.Err() != nil {
-		return // shutting down; the match is offered again after a restart
+	return err
+}
+
+// resumeMatch asks the referee that had a match before a restart whether
+// it still has it (get_match_state). A referee that has it keeps it, and
+// the manager waits for its report up to Config.ReportTimeout; a finished
+// match is assigned to it again, unchanged, which makes the referee report
+// its result again at once. A referee that cannot be reached or does not
+// know the match loses it: the match is given out again as a new attempt.
+func (m *Manager) resumeMatch(ctx context.Context, j startJob) {
+	q := &leaguesdk.StateQuery{
+		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStateQuery, leaguesdk.LeagueManagerSender, j.ref.token, "", m.cfg.Now()),
+		MatchID:  j.mt.MatchID}
+	cctx, cancel := context.WithTimeout(ctx, m.cfg.StartMatchTimeout)
+	var resp leaguesdk.StateResponse
+	err := m.client.CallOnce(cctx, j.ref.endpoint, leaguesdk.MethodGetMatchState, q, &resp)
+	cancel()
+	var st struct {
+		LeagueID string `json:"league_id"`
+		State    string `json:"state"`
 	}
+	switch code := leaguesdk.CodeOf(err); {
+	case err == nil:
+		if json.Unmarshal(resp.State, &st) != nil || (st.LeagueID != "" && st.LeagueID != m.cfg.LeagueID) {
+			err = fmt.Errorf("does not know match %s of league %s", j.mt.MatchID, m.cfg.LeagueID)
+		}
+	case code == leaguesdk.CodeMatchNotFound, code == leaguesdk.CodeConnectionError, code == leaguesdk.CodeTimeout:
+	default:
+		// The referee does not answer the question (another implementation,
+		// or it refuses it): it is taken to have the match, and the report
+		// timeout decides.
+		m.log.Info("referee cannot say whether it has a match; waiting for its report", slog.String("match_id", j.mt.MatchID),
+			slog.String("referee_id", j.ref.id), slog.String("error", err.Error()))
+		err = nil
+	}
+	if err == nil && st.State == "FINISHED" {
+		// Reported before, perhaps to the manager that stopped: ask for the
+		// report again (a repeated start_match is idempotent).
+		if e := m.sendStartMatch(ctx, j); e != nil {
+			m.log.Info("referee did not take the repeated start_match", slog.String("match_id", j.mt.MatchID),
+				slog.String("referee_id", j.ref.id), slog.String("error", e.Error()))
+		}
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	m.settle(j, err, true)
+}
+
+// settle records the outcome of a start_match (or, with resumed, of the
+// question about a resumed match): on success the match runs on the
+// referee until its report or Config.ReportTimeout; on failure the match
+// is offered to another referee.
+func (m *Manager) settle(j startJob, err error, resumed bool) {
+	mt := j.mt
 	var ev Event
 	now := time.Now()
 	m.mu.Lock()
@@ -402,8 +503,12 @@ func (m *Manager) startMatch(ctx context.Context, j startJob) {
 			mt.status, mt.deadline = leaguesdk.MatchRunning, now.Add(m.cfg.ReportTimeout)
 			mt.backoff = 0
 			ref.failures = 0
+			msg := fmt.Sprintf("%s (%s vs %s) runs on referee %s", mt.MatchID, mt.PlayerA, mt.PlayerB, ref.ID)
+			if resumed {
+				msg = fmt.Sprintf("%s (%s vs %s) is still with referee %s; waiting for its report", mt.MatchID, mt.PlayerA, mt.PlayerB, ref.ID)
+			}
 			ev = Event{Kind: EventMatchAssigned, RoundID: j.round, MatchID: mt.MatchID, PlayerA: mt.PlayerA, PlayerB: mt.PlayerB,
-				RefereeID: ref.ID, Message: fmt.Sprintf("%s (%s vs %s) runs on referee %s", mt.MatchID, mt.PlayerA, mt.PlayerB, ref.ID)}
+				RefereeID: ref.ID, Message: msg}
 		} else {
 			ref.active--
 			mt.status, mt.referee = leaguesdk.MatchPending, ""
@@ -413,8 +518,12 @@ func (m *Manager) startMatch(ctx context.Context, j startJob) {
 				ref.failures++
 				ref.downUntil = now.Add(min(m.cfg.RetryDelay<<min(ref.failures-1, 16), m.cfg.MaxRetryDelay))
 			}
+			what := "did not take"
+			if resumed {
+				what = "no longer has"
+			}
 			ev = Event{Kind: EventWarning, RoundID: j.round, MatchID: mt.MatchID, RefereeID: ref.ID,
-				Message: fmt.Sprintf("referee %s did not take %s: %v; trying another referee", ref.ID, mt.MatchID, err)}
+				Message: fmt.Sprintf("referee %s %s %s: %v; trying another referee", ref.ID, what, mt.MatchID, err)}
 		}
 	}
 	m.mu.Unlock()

@@ -29,6 +29,7 @@ type Manager struct {
 	log      *slog.Logger
 	store    store
 	events   *eventLog
+	journal  *journal // the assignment journal, assignments.jsonl
 	agentLog *agentkit.AgentLog // nil with Config.NoAgentLog
 	srv      *leaguesdk.Server
 	client   *leaguesdk.Client
@@ -87,7 +88,8 @@ type match struct {
 	scheduledMatch                 // RefereeID: the referee planned at the round's start
 	status         string          // leaguesdk.MatchPending, matchStarting, leaguesdk.MatchRunning, leaguesdk.MatchFinished
 	referee        string          // the referee holding the match now, while starting or running
-	assignees      map[string]bool // every referee the match was given to; their reports are accepted
+	assignees      map[string]bool // every referee the match was given to (kept in the journal); their reports are accepted
+	attempt        int             // the number of the latest assignment, 0 before the first
 	excluded       map[string]bool // referees that failed this match
 	deadline       time.Time       // when the holding referee must have reported
 	notBefore      time.Time       // no new attempt before then
@@ -96,7 +98,11 @@ type match struct {
 	recording      sync.Mutex // held while the match's result is written
 }
 
-const matchStarting = "STARTING"
+// Statuses of a match the manager has under way, besides the protocol's.
+const (
+	matchStarting = "STARTING" // start_match (or, on resume, the question to its referee) in flight
+	matchResuming = "RESUMING" // given out before a restart; its referee is to be asked about it
+)
 
 type standingsCache struct {
 	n       int // number of records the cache was computed from; -1 = invalid
@@ -146,6 +152,10 @@ func New(cfg Config) (*Manager, error) {
 	if err := m.restore(); err != nil {
 		m.closeFiles()
 		return nil, err
+	}
+	if m.journal, err = openJournal(m.store.assignmentsPath()); err != nil {
+		m.closeFiles()
+		return nil, fmt.Errorf("manager: assignment journal: %w", err)
 	}
 	m.endpoint = cfg.Endpoint
 	m.updatedAt = cfg.Now()
@@ -214,9 +224,42 @@ func (m *Manager) restore() error {
 		mt.record, mt.status = &r, leaguesdk.MatchFinished
 		m.records = append(m.records, rec)
 	}
+	if err := m.restoreAssignments(); err != nil {
+		return fmt.Errorf("manager: resume: %w", err)
+	}
 	m.log.Info("league resumed", slog.String("league_id", m.cfg.LeagueID), slog.String("status", m.status),
 		slog.Int("referees", len(m.referees)), slog.Int("players", len(m.players)),
 		slog.Int("rounds_completed", m.roundsCompleted), slog.Int("results", len(m.records)))
+	return nil
+}
+
+// restoreAssignments reads the assignment journal: every referee a match
+// was given to stays one whose report is accepted, attempts keep counting,
+// and a match given out and not recorded is resumed with the referee it
+// was last given to (dispatch asks that referee about it first).
+func (m *Manager) restoreAssignments() error {
+	as, err := m.store.loadAssignments()
+	if err != nil {
+		return err
+	}
+	for _, a := range as {
+		mt := m.matchByID[a.MatchID]
+		if mt == nil || m.refByID[a.RefereeID] == nil {
+			continue
+		}
+		mt.assignees[a.RefereeID] = true
+		if a.Attempt >= mt.attempt {
+			mt.attempt, mt.referee = a.Attempt, a.RefereeID
+		}
+	}
+	for _, mt := range m.matchByID {
+		if mt.record != nil || mt.referee == "" {
+			mt.referee = ""
+			continue
+		}
+		mt.status = matchResuming
+		m.refByID[mt.referee].active++
+	}
 	return nil
 }
 
@@ -226,11 +269,6 @@ func (m *Manager) setSchedule(rounds [][]scheduledMatch) {
 	for i, round := range rounds {
 		for _, sm := range round {
 			mt := &match{scheduledMatch: sm, status: leaguesdk.MatchPending, assignees: map[string]bool{}, excluded: map[string]bool{}}
-			if sm.RefereeID != "" {
-				// A report from the referee planned before a restart is
-				// still accepted.
-				mt.assignees[sm.RefereeID] = true
-			}
 			m.rounds[i] = append(m.rounds[i], mt)
 			m.matchByID[sm.MatchID] = mt
 		}
@@ -380,6 +418,7 @@ func (m *Manager) Run(ctx context.Context) error {
 
 func (m *Manager) closeFiles() {
 	m.events.close()
+	m.journal.close()
 	_ = m.agentLog.Close()
 }
 

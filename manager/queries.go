@@ -93,7 +93,7 @@ func (m *Manager) entryLocked(mt *match) leaguesdk.ScheduleEntry {
 	case mt.record != nil:
 		res := mt.record.Result
 		e.Result, e.RefereeID, e.Status = &res, mt.record.RefereeID, leaguesdk.MatchFinished
-	case mt.status == matchStarting:
+	case mt.status == matchStarting, mt.status == matchResuming:
 		e.Status = leaguesdk.MatchRunning
 	}
 	if ref := m.refByID[e.RefereeID]; ref != nil {

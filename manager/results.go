@@ -13,9 +13,13 @@ import (
 // is written durably before it is acknowledged RECORDED, and every later
 // report of the same match is acknowledged DUPLICATE and not recorded.
 //
-// A referee the match was taken from (because it did not report in time)
-// still counts as one it was given to: when its report arrives before the
-// new referee's, it is the result that counts, since the game was played.
+// "Given to" means every referee start_match was sent to for the match,
+// as the assignment journal keeps them across restarts: a referee the
+// match was taken from (because it did not report in time, or because a
+// restarted manager could not reach it) still counts. When its report
+// arrives before the new referee's, it is the result that counts, since
+// the game was played; its report after the match is recorded is a
+// DUPLICATE, never refused.
 func (m *Manager) handleReport(_ context.Context, rep *leaguesdk.MatchResultReport) (*leaguesdk.Ack, error) {
 	_, refID := leaguesdk.SplitSender(rep.Sender)
 	if m.cfg.Insecure {
@@ -128,6 +132,8 @@ func (m *Manager) reportableLocked(rep *leaguesdk.MatchResultReport, refID strin
 		return nil, &leaguesdk.Error{Code: leaguesdk.CodeMatchNotFound, Field: "match_id",
 			Message: fmt.Sprintf("league %s has no match %q", m.cfg.LeagueID, rep.MatchID)}
 	}
+	// The set of referees the match was given to, restored from the
+	// assignment journal after a restart (see restoreAssignments).
 	if !mt.assignees[refID] {
 		return nil, &leaguesdk.Error{Code: leaguesdk.CodeAuthTokenInvalid, Field: "sender",
 			Message: fmt.Sprintf("match %s was not given to referee %s; only its referee may report its result", mt.MatchID, refID)}

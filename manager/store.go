@@ -325,3 +325,101 @@ func (l *eventLog) close() {
 	defer l.mu.Unlock()
 	_ = l.f.Close()
 }
+
+// assignmentsPath is data/leagues/<id>/assignments.jsonl: the journal of
+// every start_match the manager sent, written before it is sent.
+func (s store) assignmentsPath() string { return filepath.Join(s.leagueDir(), "assignments.jsonl") }
+
+// assignment is one line of the assignment journal: match MatchID given to
+// referee RefereeID as attempt Attempt (counting from 1 per match).
+type assignment struct {
+	MatchID    string    `json:"match_id"`
+	RefereeID  string    `json:"referee_id"`
+	Attempt    int       `json:"attempt"`
+	AssignedAt time.Time `json:"assigned_at"`
+}
+
+// loadAssignments reads the assignment journal in the order it was
+// written. A torn last line (a crash in the middle of an append) is
+// skipped: its start_match was never sent.
+func (s store) loadAssignments() ([]assignment, error) {
+	b, err := os.ReadFile(s.assignmentsPath())
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []assignment
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var a assignment
+		if err := json.Unmarshal([]byte(line), &a); err != nil || a.MatchID == "" {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// journal appends assignments to the journal, each on disk (fsync) before
+// append returns. Appending one line keeps an assignment's cost flat
+// however large the league grows.
+type journal struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+func openJournal(path string) (*journal, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	// A torn last line of a crashed run is closed, so that the next line
+	// starts on a line of its own.
+	if b, err := os.ReadFile(path); err == nil && len(b) > 0 && b[len(b)-1] != '\n' {
+		_, err = f.Write([]byte{'\n'})
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &journal{f: f}, nil
+}
+
+func (j *journal) append(a assignment) error {
+	b, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return errors.New("manager: the assignment journal is closed")
+	}
+	if _, err := j.f.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	return j.f.Sync()
+}
+
+func (j *journal) close() {
+	if j == nil {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f != nil {
+		_ = j.f.Close()
+		j.f = nil
+	}
+}

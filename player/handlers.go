@@ -426,6 +426,7 @@ func recordOf(me string, st matchState, in *leaguesdk.GameOver, leagueID string,
 		MatchID: in.MatchID, LeagueID: leagueID, RoundID: st.RoundID, GameType: in.GameType,
 		OpponentID: st.OpponentID, Role: st.Role, Result: resultFor(me, r), MyChoice: st.MyChoice,
 		DrawnNumber: r.DrawnNumber, NumberParity: r.NumberParity, Reason: r.Reason, FinishedAt: leaguesdk.FormatTime(now),
+		Attempt: in.Attempt,
 	}
 	if rec.GameType == "" {
 		rec.GameType = st.GameType
@@ -463,9 +464,14 @@ func (a *Agent) onGameOver(ctx context.Context, in *leaguesdk.GameOver) (*league
 	if leagueID == "" {
 		leagueID = st.LeagueID
 	}
-	if a.history.has(leagueID, in.MatchID) {
-		a.log.Info("repeated GAME_OVER ignored", slog.String("match_id", in.MatchID))
+	// A GAME_OVER of a later attempt (a replay) supersedes the recorded
+	// one; one of the same or an earlier attempt is a repeat.
+	if known := a.history.attempt(leagueID, in.MatchID); known >= leaguesdk.AttemptOf(in.Attempt) {
+		a.log.Info("repeated GAME_OVER ignored", slog.String("match_id", in.MatchID), slog.Int("attempt", leaguesdk.AttemptOf(in.Attempt)))
 		return a.ack(in, in.MatchID), nil
+	} else if known > 0 {
+		a.log.Info("GAME_OVER of a replay supersedes the earlier result", slog.String("match_id", in.MatchID),
+			slog.Int("attempt", leaguesdk.AttemptOf(in.Attempt)))
 	}
 	now := a.cfg.Now()
 	rec := recordOf(me, st, in, leagueID, now)

@@ -61,6 +61,9 @@ type MatchRecord struct {
 	Reason       string           `json:"reason,omitempty"`
 	// FinishedAt is when this player learned the result (UTC, RFC 3339).
 	FinishedAt string `json:"finished_at,omitempty"`
+	// Attempt is the GAME_OVER's attempt number (see leaguesdk.GameOver);
+	// zero when it carried none, which counts as 1.
+	Attempt int `json:"attempt,omitempty"`
 }
 
 // Stats sums up a history. Losses include technical losses, which are also
@@ -250,20 +253,47 @@ func (s *historyStore) addLocked(m MatchRecord) bool {
 }
 
 // add records m unless a record of the same league and match exists, and
-// saves the file. It reports whether m was new.
+// saves the file. A record of a later attempt (see leaguesdk.GameOver)
+// replaces the one it supersedes in place. It reports whether m was
+// recorded.
 func (s *historyStore) add(m MatchRecord, now time.Time) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.addLocked(m) {
+	if !s.addLocked(m) && !s.supersedeLocked(m) {
 		return false, nil
 	}
 	return true, s.saveLocked(now)
 }
 
-func (s *historyStore) has(leagueID, matchID string) bool {
+// supersedeLocked replaces the record of m's match by m when m is of a
+// later attempt, and reports whether it did.
+func (s *historyStore) supersedeLocked(m MatchRecord) bool {
+	for i, old := range s.matches {
+		if old.LeagueID == m.LeagueID && old.MatchID == m.MatchID {
+			if leaguesdk.AttemptOf(m.Attempt) <= leaguesdk.AttemptOf(old.Attempt) {
+				return false
+			}
+			s.matches[i] = m
+			return true
+		}
+	}
+	return false
+}
+
+// attempt returns the attempt number of the recorded match, or 0 when
+// none is recorded.
+func (s *historyStore) attempt(leagueID, matchID string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.seen[[2]string{leagueID, matchID}]
+	if !s.seen[[2]string{leagueID, matchID}] {
+		return 0
+	}
+	for _, m := range s.matches {
+		if m.LeagueID == leagueID && m.MatchID == matchID {
+			return leaguesdk.AttemptOf(m.Attempt)
+		}
+	}
+	return 0
 }
 
 func (s *historyStore) saveLocked(now time.Time) error {

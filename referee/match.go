@@ -560,6 +560,7 @@ func (m *match) gameOver(ctx context.Context, res *Result) {
 			GameResult: leaguesdk.GameResult{Status: res.Status, WinnerPlayerID: res.Winner,
 				DrawnNumber: res.DrawnNumber, NumberParity: res.NumberParity, Choices: parities(res.Choices),
 				Reason: res.Reason},
+			Attempt: m.req.Attempt,
 		}, &wg)
 	}
 	wg.Wait()
