@@ -67,7 +67,7 @@
 //
 // Every message after registration must carry the token issued to the agent
 // its sender names (E011 without a token, E012 with another agent's);
-// results only from the match's referee (E012). The manager sends each
+// results only from a referee the match was given to (E012). The manager sends each
 // referee its own token in start_match and each player its own token in
 // broadcasts. Config.Insecure turns authentication off for third-party
 // agents that do not send tokens; use it only on a trusted network.
@@ -81,12 +81,24 @@
 // data/leagues/<league_id>/results/, the league log
 // logs/league/<league_id>/league.log.jsonl and the agent log
 // logs/agents/league_manager.log.jsonl. Every file is replaced atomically,
-// and a result is on disk before its report is acknowledged. A manager
-// started on the same data root with the same league id resumes: agents
-// keep their ids and tokens, recorded results stay, finished matches are
-// not played again and unfinished ones are. A report that reaches the new
-// manager from the referee a match was planned for at the start of its
-// round is still accepted; any other unfinished match is handed out again.
+// and a result is on disk before its report is acknowledged. Every
+// start_match is appended to data/leagues/<league_id>/assignments.jsonl
+// (flushed to disk) before it is sent.
+//
+// A manager started on the same data root with the same league id resumes:
+// agents keep their ids and tokens, recorded results stay and finished
+// matches are not played again. A match that was handed out and not
+// recorded stays with its referee: the manager asks that referee
+// (get_match_state; a finished match is handed to it again, unchanged, so
+// that it reports again) and waits for its report up to
+// Config.ReportTimeout. Only when that referee cannot be reached, does not
+// know the match, or does not report in time is the match handed out
+// again, as a new attempt. A report from any referee a match was given to,
+// before or after the restart, is accepted until the match is recorded, and
+// acknowledged DUPLICATE after that. start_match carries the attempt number
+// and the referee passes it on in GAME_OVER, so that a player replaces the
+// result of an earlier attempt by the replay's (see docs/protocol.md,
+// "Replays and attempts").
 //
 // # HTTP surface
 //

@@ -29,7 +29,7 @@ type Manager struct {
 	log      *slog.Logger
 	store    store
 	events   *eventLog
-	journal  *journal // the assignment journal, assignments.jsonl
+	journal  *journal           // the assignment journal, assignments.jsonl
 	agentLog *agentkit.AgentLog // nil with Config.NoAgentLog
 	srv      *leaguesdk.Server
 	client   *leaguesdk.Client

@@ -195,3 +195,59 @@ func TestUnreadableHistoryIsNotOverwritten(t *testing.T) {
 		t.Fatalf("unreadable history overwritten with %s", raw)
 	}
 }
+
+// TestReplayGameOverSupersedes: a GAME_OVER of a later attempt replaces the
+// recorded result of the same match, in memory and in the history file;
+// one of the same or an earlier attempt (or without one, which counts as
+// attempt 1) is a repeat and changes nothing.
+func TestReplayGameOverSupersedes(t *testing.T) {
+	dataRoot := t.TempDir()
+	m := startManager(t, &testManager{})
+	a, _, stop := startAgent(t, player.Config{League: m.URL, DataRoot: dataRoot, Strategy: always(leaguesdk.Even)})
+	<-a.Registered()
+	var ack leaguesdk.Ack
+	results := func() []player.Result {
+		var out []player.Result
+		for _, r := range a.History().Matches() {
+			out = append(out, r.Result)
+		}
+		return out
+	}
+
+	// Attempt 1 (no attempt field): a win.
+	call(t, a, leaguesdk.MethodNotifyMatchResult, gameOver("R1M1", "P01", 8, map[string]leaguesdk.Parity{"P01": leaguesdk.Even, "P02": leaguesdk.Odd}), &ack)
+	// Attempt 2, the replay: a draw. It supersedes.
+	replay := gameOver("R1M1", "", 3, map[string]leaguesdk.Parity{"P01": leaguesdk.Odd, "P02": leaguesdk.Odd})
+	replay.Attempt = 2
+	call(t, a, leaguesdk.MethodNotifyMatchResult, replay, &ack)
+	if got := results(); len(got) != 1 || got[0] != player.Draw {
+		t.Fatalf("after the replay: %v, want [DRAW]", got)
+	}
+	// The first attempt's GAME_OVER arriving late, explicit or not, is a repeat.
+	late := gameOver("R1M1", "P01", 8, map[string]leaguesdk.Parity{"P01": leaguesdk.Even, "P02": leaguesdk.Odd})
+	call(t, a, leaguesdk.MethodNotifyMatchResult, late, &ack)
+	late.Attempt = 1
+	call(t, a, leaguesdk.MethodNotifyMatchResult, late, &ack)
+	if got := results(); len(got) != 1 || got[0] != player.Draw {
+		t.Fatalf("after late repeats: %v, want [DRAW]", got)
+	}
+	if st := a.History().Stats(); st.TotalMatches != 1 || st.Draws != 1 || st.Wins != 0 || st.Points != 1 {
+		t.Errorf("stats %+v", st)
+	}
+	stop()
+
+	// The file holds the replay's result, with its attempt.
+	b, err := os.ReadFile(filepath.Join(dataRoot, "data", "players", "P01", "history.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Matches []player.MatchRecord `json:"matches"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Matches) != 1 || f.Matches[0].Result != player.Draw || f.Matches[0].Attempt != 2 {
+		t.Errorf("history file: %+v", f.Matches)
+	}
+}

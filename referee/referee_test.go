@@ -128,11 +128,16 @@ func TestRepeatedStartMatchIsIdempotent(t *testing.T) {
 	a := newTestPlayer(t, behaviour{Choice: leaguesdk.Odd})
 	b := newTestPlayer(t, behaviour{Choice: leaguesdk.Even})
 	req := e.match(a, b, "P01", "P02")
+	req.Attempt = 3
 	first := e.play(t, req)
 	waitFor(t, 2*time.Second, func() bool {
 		st, ok := e.ref.MatchState(req.MatchID)
 		return ok && st.Reported
 	})
+	// GAME_OVER carries the assignment's attempt number.
+	if overs := a.GameOvers(); len(overs) != 1 || overs[0].Attempt != 3 {
+		t.Fatalf("GAME_OVER %+v, want one of attempt 3", overs)
+	}
 	// The same assignment again: accepted, not played again, reported again
 	// with the same result.
 	second := e.play(t, req)
@@ -148,6 +153,12 @@ func TestRepeatedStartMatchIsIdempotent(t *testing.T) {
 	// A new referee on the same data root knows the match from its
 	// transcript and reports it again without playing it.
 	e2 := startReferee(t, mgr, func(c *referee.Config) { c.DataRoot = e.dataRoot })
+	if st, ok := e2.ref.MatchState(req.MatchID); !ok || st.State != referee.StateFinished || st.Result == nil {
+		t.Fatalf("restarted referee's state of the finished match: %+v, %v", st, ok)
+	}
+	if _, ok := e2.ref.MatchState("R9M9"); ok {
+		t.Fatal("restarted referee knows a match it never had")
+	}
 	third := e2.play(t, req)
 	if third.Result.Winner != f.Winner || third.Result.Details.DrawnNumber != 5 {
 		t.Fatalf("restored report %+v", third.Result)

@@ -166,7 +166,9 @@ type MatchState struct {
 }
 
 // MatchState returns the state of the match with the given id (in any
-// league this referee served), or false when it has none.
+// league this referee served, or, after a restart, a finished match of the
+// current league as its transcript under the data root keeps it), or false
+// when it has none.
 func (r *Referee) MatchState(matchID string) (MatchState, bool) {
 	r.mu.Lock()
 	var m *match
@@ -175,20 +177,35 @@ func (r *Referee) MatchState(matchID string) (MatchState, bool) {
 			m = c
 		}
 	}
+	leagueID := r.leagueID
 	r.mu.Unlock()
 	if m == nil {
-		return MatchState{}, false
+		// A referee started again knows the matches it finished before
+		// from their transcripts.
+		if leagueID == "" {
+			return MatchState{}, false
+		}
+		// A match it was playing when it stopped is no longer played.
+		t, err := ReadTranscript(r.cfg.DataRoot, leagueID, matchID)
+		if err != nil || t.Result == nil {
+			return MatchState{}, false
+		}
+		return stateOf(t), true
 	}
 	m.rec.mu.Lock()
-	t := m.rec.t
+	defer m.rec.mu.Unlock()
+	return stateOf(&m.rec.t), true
+}
+
+// stateOf returns what get_match_state tells of the match of transcript t.
+func stateOf(t *Transcript) MatchState {
 	st := MatchState{MatchID: t.MatchID, LeagueID: t.LeagueID, RoundID: t.RoundID, GameType: t.GameType,
 		State: t.State, Players: append([]TranscriptPlayer(nil), t.Players...),
 		Lifecycle: append([]LifecycleEntry(nil), t.Lifecycle...), Reported: t.Reported}
 	if t.State == StateFinished {
 		st.Result = t.Result
 	}
-	m.rec.mu.Unlock()
-	return st, true
+	return st
 }
 
 func (r *Referee) matchState(ctx context.Context, in *leaguesdk.StateQuery) (*leaguesdk.StateResponse, error) {
