@@ -317,4 +317,15 @@ func TestRefereeKilledBeforeItsReport(t *testing.T) {
 		}
 	}
 	checkHistories(t, players, records, m.Standings())
+
+	// The dead referee's report, arriving after all (and after a restart of
+	// the manager), is a duplicate: the match was given to that referee.
+	m.Stop()
+	cfg.Listener = nil
+	m2 := startManager(t, cfg)
+	var ack leaguesdk.Ack
+	post(t, m2.MCP, []byte(body)).decode(t, &ack)
+	if ack.Status != leaguesdk.AckDuplicate || ack.MatchID != matchID {
+		t.Errorf("late report of the killed referee answered %+v, want DUPLICATE", ack)
+	}
 }

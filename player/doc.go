@@ -36,7 +36,10 @@
 // The player's memory is its history, kept in
 // <DataRoot>/data/players/<player_id>/history.json (written atomically,
 // reloaded when the player registers again) and shown to the strategy as
-// ParityCall.History. Strategies that learn implement Learner or
+// ParityCall.History. It holds one record per match: a repeated GAME_OVER
+// is recorded once, and the GAME_OVER of a replay (a greater attempt, see
+// docs/protocol.md) replaces the earlier result, so that the history ends
+// equal to the league's record. Strategies that learn implement Learner or
 // StandingsObserver; strategies for games other than even/odd implement
 // Mover. Ready strategies to use and to learn from are in the
 // player/strategies package. The same file keeps the player's registration,
