@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -135,52 +134,59 @@ func finished(s manager.Snapshot) int {
 	return n
 }
 
-// TestKillAndRestartProcess runs examples/manager as a process with real
-// referees and players, kills it with SIGKILL twice during the league, and
-// starts it again each time on the same data root and port. The league
-// completes; every match is recorded once, and the final standings are
-// those computed from the match records on disk.
-func TestKillAndRestartProcess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and kills a manager process")
-	}
-	t.Parallel()
-	bin := buildBinary(t, "github.com/agentleague/league/examples/manager")
-	dir := t.TempDir()
-	const league = "league_crash"
-	args := func(port string) []string {
-		return []string{"-port", port, "-data", dir, "-league-id", league, "-min-players", "6",
-			"-registration-window", "-1s", "-report-timeout", "2s", "-start-match-timeout", "1s",
-			"-broadcast-timeout", "1s", "-retry-delay", "50ms"}
-	}
-	p := startProcess(t, bin, args("0")...)
-	port := listeningLine.FindStringSubmatch(p.stderr.String())[2]
+// crashLeague is a league of 6 players run by examples/manager as a
+// process that a test kills with SIGKILL and starts again on the same
+// data root and port.
+type crashLeague struct {
+	t             *testing.T
+	bin, dir, id  string
+	port          string
+	reportTimeout string
+	p             *managerProcess
+	outputs       []*syncBuffer // the standard error of every run
+}
 
-	startReferee(t, p.endpoint, "Referee Alpha", refereeOptions{capacity: 2})
-	startReferee(t, p.endpoint, "Referee Beta", refereeOptions{capacity: 2})
-	startPlayers(t, p.endpoint, 6, slow(15*time.Millisecond))
+func startCrashLeague(t *testing.T, leagueID, reportTimeout string) *crashLeague {
+	c := &crashLeague{t: t, bin: buildBinary(t, "github.com/agentleague/league/examples/manager"), dir: t.TempDir(),
+		id: leagueID, port: "0", reportTimeout: reportTimeout}
+	c.start()
+	c.port = listeningLine.FindStringSubmatch(c.p.stderr.String())[2]
+	return c
+}
 
-	for _, killAt := range []int{3, 8} {
-		waitFor(t, 30*time.Second, fmt.Sprintf("%d results", killAt), func() bool {
-			s, ok := p.state(t)
-			return ok && finished(s) >= killAt
-		})
-		if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		<-p.exited
-		p = startProcess(t, bin, args(port)...)
-		if !strings.Contains(p.stderr.String(), "status RUNNING") {
-			t.Errorf("restarted manager does not resume a running league:\n%s", p.stderr.String())
-		}
+func (c *crashLeague) start() {
+	c.p = startProcess(c.t, c.bin, "-port", c.port, "-data", c.dir, "-league-id", c.id, "-min-players", "6",
+		"-registration-window", "-1s", "-report-timeout", c.reportTimeout, "-start-match-timeout", "1s",
+		"-broadcast-timeout", "1s", "-retry-delay", "50ms")
+	c.outputs = append(c.outputs, c.p.stderr)
+}
+
+// restart kills the manager with SIGKILL and starts it again.
+func (c *crashLeague) restart() {
+	c.t.Helper()
+	if err := c.p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		c.t.Fatal(err)
 	}
+	<-c.p.exited
+	c.start()
+	if !strings.Contains(c.p.stderr.String(), "status RUNNING") {
+		c.t.Errorf("restarted manager does not resume a running league:\n%s", c.p.stderr.String())
+	}
+}
+
+// completed waits for the league to complete and checks its books: 15
+// matches, each recorded once, and standings equal to those recomputed
+// from the records on disk, which it returns with the final snapshot.
+func (c *crashLeague) completed() (manager.Snapshot, []manager.MatchRecord) {
+	t := c.t
+	t.Helper()
 	var final manager.Snapshot
-	waitFor(t, 60*time.Second, "the league to complete", func() bool {
-		s, ok := p.state(t)
+	waitFor(t, 90*time.Second, "the league to complete", func() bool {
+		s, ok := c.p.state(t)
 		final = s
 		return ok && s.Status == manager.StatusCompleted
 	})
-	records, err := manager.LoadResults(dir, league)
+	records, err := manager.LoadResults(c.dir, c.id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,9 +207,36 @@ func TestKillAndRestartProcess(t *testing.T) {
 	if got, want := fmt.Sprint(final.Standings), fmt.Sprint(manager.ComputeStandings(entrants, records, nil)); got != want {
 		t.Fatalf("final standings\n%s\nwant (recomputed from the records)\n%s", got, want)
 	}
+	return final, records
+}
+
+// TestKillAndRestartProcess runs examples/manager as a process with real
+// referees and players, kills it with SIGKILL twice during the league, and
+// starts it again each time on the same data root and port. The league
+// completes; every match is recorded once, and the final standings are
+// those computed from the match records on disk.
+func TestKillAndRestartProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills a manager process")
+	}
+	t.Parallel()
+	c := startCrashLeague(t, "league_crash", "2s")
+	startReferee(t, c.p.endpoint, "Referee Alpha", refereeOptions{capacity: 2})
+	startReferee(t, c.p.endpoint, "Referee Beta", refereeOptions{capacity: 2})
+	startPlayers(t, c.p.endpoint, 6, slow(15*time.Millisecond))
+
+	for _, killAt := range []int{3, 8} {
+		waitFor(t, 30*time.Second, fmt.Sprintf("%d results", killAt), func() bool {
+			s, ok := c.p.state(t)
+			return ok && finished(s) >= killAt
+		})
+		c.restart()
+	}
+	final, _ := c.completed()
 	if final.Champion == nil || final.Champion.PlayerID != final.Standings[0].PlayerID {
 		t.Errorf("champion %+v", final.Champion)
 	}
+	p := c.p
 
 	// A clean stop on SIGTERM.
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -220,5 +253,4 @@ func TestKillAndRestartProcess(t *testing.T) {
 	if !strings.Contains(p.stderr.String(), "rank") {
 		t.Logf("output of the last run:\n%s", p.stderr.String())
 	}
-	_ = os.Remove(bin)
 }

@@ -288,14 +288,20 @@ type eventLog struct {
 }
 
 func openEventLog(path string) (*eventLog, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := openAppend(path)
 	if err != nil {
 		return nil, err
 	}
 	return &eventLog{f: f}, nil
+}
+
+// openAppend opens the file at path for appending, creating it and its
+// directory as needed.
+func openAppend(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 }
 
 func (l *eventLog) write(now time.Time, eventType, level string, details map[string]any) {
@@ -323,7 +329,10 @@ func (l *eventLog) close() {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_ = l.f.Close()
+	if l.f != nil {
+		_ = l.f.Close()
+		l.f = nil
+	}
 }
 
 // assignmentsPath is data/leagues/<id>/assignments.jsonl: the journal of
@@ -366,17 +375,12 @@ func (s store) loadAssignments() ([]assignment, error) {
 
 // journal appends assignments to the journal, each on disk (fsync) before
 // append returns. Appending one line keeps an assignment's cost flat
-// however large the league grows.
-type journal struct {
-	mu sync.Mutex
-	f  *os.File
-}
+// however large the league grows. It is an append-only file like the
+// league log, and closed the same way.
+type journal eventLog
 
 func openJournal(path string) (*journal, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := openAppend(path)
 	if err != nil {
 		return nil, err
 	}
@@ -413,13 +417,7 @@ func (j *journal) append(a assignment) error {
 }
 
 func (j *journal) close() {
-	if j == nil {
-		return
-	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.f != nil {
-		_ = j.f.Close()
-		j.f = nil
+	if j != nil {
+		(*eventLog)(j).close()
 	}
 }
