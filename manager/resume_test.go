@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -293,4 +294,79 @@ func TestRefereeKilledBeforeItsReport(t *testing.T) {
 	if ack.Status != leaguesdk.AckDuplicate || ack.MatchID != matchID {
 		t.Errorf("late report of the killed referee answered %+v, want DUPLICATE", ack)
 	}
+}
+
+// TestResumeWithAnUnreachableReferee stops the manager while round 1 runs,
+// stops one referee too, and starts the manager again on the same data
+// root and address. The live referee's match is awaited; the dead
+// referee's is handed to the live one at once, as a new attempt, without
+// waiting for the report timeout.
+func TestResumeWithAnUnreachableReferee(t *testing.T) {
+	dir := t.TempDir()
+	cfg := fastConfig(t, dir)
+	cfg.MinPlayers = 4
+	cfg.ReportTimeout = time.Hour
+	ln := listen(t)
+	addr := ln.Addr().String()
+	cfg.Listener = ln
+	m := startManager(t, cfg)
+	_, stopDoomed := startReferee(t, m.MCP, "Referee Doomed", refereeOptions{capacity: 1, grace: time.Millisecond})
+	live, _ := startReferee(t, m.MCP, "Referee Live", refereeOptions{capacity: 2})
+	gate := make(chan struct{})
+	var players []*player.Agent
+	for i := range 4 {
+		a, _ := startPlayer(t, m.MCP, fmt.Sprintf("Player %d", i+1), player.StrategyFunc(
+			func(ctx context.Context, pc player.ParityCall) (leaguesdk.Parity, error) {
+				if pc.RoundID == 1 {
+					select {
+					case <-gate:
+					case <-ctx.Done():
+					}
+				}
+				return leaguesdk.Odd, nil
+			}))
+		players = append(players, a)
+	}
+	waitFor(t, 10*time.Second, "round 1 handed out", func() bool { return len(readJournal(t, dir, cfg.LeagueID)) == 2 })
+	m.Stop()
+	stopDoomed()
+	var doomedMatch string
+	for _, l := range readJournal(t, dir, cfg.LeagueID) {
+		if l.RefereeID == "REF01" {
+			doomedMatch = l.MatchID
+		}
+	}
+	if doomedMatch == "" {
+		t.Fatalf("no match went to REF01: %+v", readJournal(t, dir, cfg.LeagueID))
+	}
+
+	var err error
+	if cfg.Listener, err = net.Listen("tcp", addr); err != nil {
+		t.Fatal(err)
+	}
+	m = startManager(t, cfg)
+	close(gate)
+	m.waitDone(t, 30*time.Second)
+	checkLeague(t, m, dir, cfg.LeagueID, 4)
+	// Round 1's matches: later rounds may try the dead referee first.
+	attempts := map[string]int{}
+	for _, l := range readJournal(t, dir, cfg.LeagueID) {
+		if strings.HasPrefix(l.MatchID, "R1M") {
+			attempts[l.MatchID]++
+		}
+	}
+	for id, n := range attempts {
+		if want := map[bool]int{true: 2, false: 1}[id == doomedMatch]; n != want {
+			t.Errorf("%s handed out %d times, want %d", id, n, want)
+		}
+	}
+	for _, r := range m.Results() {
+		if r.MatchID == doomedMatch && r.RefereeID != "REF02" {
+			t.Errorf("%s recorded from %s, want REF02", r.MatchID, r.RefereeID)
+		}
+	}
+	if st, ok := live.MatchState(doomedMatch); !ok || st.State != "FINISHED" {
+		t.Errorf("the live referee's state of %s: %+v", doomedMatch, st)
+	}
+	checkHistories(t, players, m.Results(), m.Standings())
 }
