@@ -54,3 +54,22 @@ func TestJournalSurvivesATornLine(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkJournalAppend measures the cost of making one assignment
+// durable: one JSON line appended and flushed to disk. It does not grow
+// with the number of assignments already in the journal.
+func BenchmarkJournalAppend(b *testing.B) {
+	s := store{root: b.TempDir(), league: "league_bench"}
+	j, err := openJournal(s.assignmentsPath())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer j.close()
+	now := time.Now().UTC()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if err := j.append(assignment{MatchID: "R1M1", RefereeID: "REF01", Attempt: i + 1, AssignedAt: now}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
