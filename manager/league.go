@@ -404,7 +404,7 @@ func (m *Manager) pickRefereeLocked(mt *match, now time.Time) (*referee, bool) {
 // disk, so that a restarted manager knows every referee a match was given
 // to.
 func (m *Manager) startMatch(ctx context.Context, j startJob) {
-	err := m.journal.append(assignment{MatchID: j.mt.MatchID, RefereeID: j.ref.id, Attempt: j.attempt, AssignedAt: m.cfg.Now().UTC()})
+	err := m.assigned.Append(ctx, assignment{MatchID: j.mt.MatchID, RefereeID: j.ref.id, Attempt: j.attempt, AssignedAt: m.cfg.Now().UTC()})
 	if err != nil {
 		m.log.Error("cannot journal an assignment", slog.String("match_id", j.mt.MatchID), slog.String("error", err.Error()))
 		err = fmt.Errorf("assignment not saved, start_match not sent: %w", err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/dashboard"
+	"github.com/agentleague/league/internal/journal"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -29,7 +30,7 @@ type Manager struct {
 	log      *slog.Logger
 	store    store
 	events   *eventLog
-	journal  *journal           // the assignment journal, assignments.jsonl
+	assigned *journal.Journal   // the assignment journal, assignments.jsonl
 	agentLog *agentkit.AgentLog // nil with Config.NoAgentLog
 	srv      *leaguesdk.Server
 	client   *leaguesdk.Client
@@ -153,10 +154,12 @@ func New(cfg Config) (*Manager, error) {
 		m.closeFiles()
 		return nil, err
 	}
-	if m.journal, err = openJournal(m.store.assignmentsPath()); err != nil {
+	var assignments []assignment
+	if m.assigned, assignments, err = m.store.openAssignments(); err != nil {
 		m.closeFiles()
 		return nil, fmt.Errorf("manager: assignment journal: %w", err)
 	}
+	m.restoreAssignments(assignments)
 	m.endpoint = cfg.Endpoint
 	m.updatedAt = cfg.Now()
 	m.client = leaguesdk.NewClient(leaguesdk.ClientConfig{
@@ -224,9 +227,6 @@ func (m *Manager) restore() error {
 		mt.record, mt.status = &r, leaguesdk.MatchFinished
 		m.records = append(m.records, rec)
 	}
-	if err := m.restoreAssignments(); err != nil {
-		return fmt.Errorf("manager: resume: %w", err)
-	}
 	m.log.Info("league resumed", slog.String("league_id", m.cfg.LeagueID), slog.String("status", m.status),
 		slog.Int("referees", len(m.referees)), slog.Int("players", len(m.players)),
 		slog.Int("rounds_completed", m.roundsCompleted), slog.Int("results", len(m.records)))
@@ -237,11 +237,7 @@ func (m *Manager) restore() error {
 // was given to stays one whose report is accepted, attempts keep counting,
 // and a match given out and not recorded is resumed with the referee it
 // was last given to (dispatch asks that referee about it first).
-func (m *Manager) restoreAssignments() error {
-	as, err := m.store.loadAssignments()
-	if err != nil {
-		return err
-	}
+func (m *Manager) restoreAssignments(as []assignment) {
 	for _, a := range as {
 		mt := m.matchByID[a.MatchID]
 		if mt == nil || m.refByID[a.RefereeID] == nil {
@@ -260,7 +256,6 @@ func (m *Manager) restoreAssignments() error {
 		mt.status = matchResuming
 		m.refByID[mt.referee].active++
 	}
-	return nil
 }
 
 // setSchedule installs the schedule's rounds.
@@ -418,7 +413,9 @@ func (m *Manager) Run(ctx context.Context) error {
 
 func (m *Manager) closeFiles() {
 	m.events.close()
-	m.journal.close()
+	if m.assigned != nil {
+		_ = m.assigned.Close()
+	}
 	_ = m.agentLog.Close()
 }
 

@@ -310,7 +310,7 @@ func TestResumeWithAnUnreachableReferee(t *testing.T) {
 	addr := ln.Addr().String()
 	cfg.Listener = ln
 	m := startManager(t, cfg)
-	_, stopDoomed := startReferee(t, m.MCP, "Referee Doomed", refereeOptions{capacity: 1, grace: time.Millisecond})
+	doomed, stopDoomed := startReferee(t, m.MCP, "Referee Doomed", refereeOptions{capacity: 1, grace: time.Millisecond})
 	live, _ := startReferee(t, m.MCP, "Referee Live", refereeOptions{capacity: 2})
 	gate := make(chan struct{})
 	var players []*player.Agent
@@ -327,7 +327,9 @@ func TestResumeWithAnUnreachableReferee(t *testing.T) {
 			}))
 		players = append(players, a)
 	}
-	waitFor(t, 10*time.Second, "round 1 handed out", func() bool { return len(readJournal(t, dir, cfg.LeagueID)) == 2 })
+	waitFor(t, 10*time.Second, "round 1 running on both referees", func() bool {
+		return doomed.ActiveMatches() == 1 && live.ActiveMatches() == 1
+	})
 	m.Stop()
 	stopDoomed()
 	var doomedMatch string

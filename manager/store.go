@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/atomicfile"
+	"github.com/agentleague/league/internal/journal"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -288,20 +289,14 @@ type eventLog struct {
 }
 
 func openEventLog(path string) (*eventLog, error) {
-	f, err := openAppend(path)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	return &eventLog{f: f}, nil
-}
-
-// openAppend opens the file at path for appending, creating it and its
-// directory as needed.
-func openAppend(path string) (*os.File, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 }
 
 func (l *eventLog) write(now time.Time, eventType, level string, details map[string]any) {
@@ -329,10 +324,7 @@ func (l *eventLog) close() {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.f != nil {
-		_ = l.f.Close()
-		l.f = nil
-	}
+	_ = l.f.Close()
 }
 
 // assignmentsPath is data/leagues/<id>/assignments.jsonl: the journal of
@@ -348,76 +340,22 @@ type assignment struct {
 	AssignedAt time.Time `json:"assigned_at"`
 }
 
-// loadAssignments reads the assignment journal in the order it was
-// written. A torn last line (a crash in the middle of an append) is
-// skipped: its start_match was never sent.
-func (s store) loadAssignments() ([]assignment, error) {
-	b, err := os.ReadFile(s.assignmentsPath())
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, err
-	}
+// openAssignments opens the assignment journal and returns it with the
+// assignments it holds, in the order they were written. A torn last line
+// (a crash in the middle of an append, never acted on: its start_match was
+// not sent) is cut off. Each append is on disk when it returns; appends
+// made at the same moment share one write and one fsync.
+func (s store) openAssignments() (*journal.Journal, []assignment, error) {
 	var out []assignment
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
+	j, err := journal.Open(s.assignmentsPath(), journal.Config{Replay: func(rec []byte) error {
 		var a assignment
-		if err := json.Unmarshal([]byte(line), &a); err != nil || a.MatchID == "" {
-			continue
+		if json.Unmarshal(rec, &a) == nil && a.MatchID != "" {
+			out = append(out, a)
 		}
-		out = append(out, a)
-	}
-	return out, nil
-}
-
-// journal appends assignments to the journal, each on disk (fsync) before
-// append returns. Appending one line keeps an assignment's cost flat
-// however large the league grows. It is an append-only file like the
-// league log, and closed the same way.
-type journal eventLog
-
-func openJournal(path string) (*journal, error) {
-	f, err := openAppend(path)
+		return nil
+	}})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	// A torn last line of a crashed run is closed, so that the next line
-	// starts on a line of its own.
-	if b, err := os.ReadFile(path); err == nil && len(b) > 0 && b[len(b)-1] != '\n' {
-		_, err = f.Write([]byte{'\n'})
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-	}
-	if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return &journal{f: f}, nil
-}
-
-func (j *journal) append(a assignment) error {
-	b, err := json.Marshal(a)
-	if err != nil {
-		return err
-	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.f == nil {
-		return errors.New("manager: the assignment journal is closed")
-	}
-	if _, err := j.f.Write(append(b, '\n')); err != nil {
-		return err
-	}
-	return j.f.Sync()
-}
-
-func (j *journal) close() {
-	if j != nil {
-		(*eventLog)(j).close()
-	}
+	return j, out, nil
 }
