@@ -156,7 +156,7 @@ func startCrashLeague(t *testing.T, leagueID, reportTimeout string) *crashLeague
 
 func (c *crashLeague) start() {
 	c.p = startProcess(c.t, c.bin, "-port", c.port, "-data", c.dir, "-league-id", c.id, "-min-players", "6",
-		"-registration-window", "-1s", "-report-timeout", c.reportTimeout, "-start-match-timeout", "1s",
+		"-registration-window", "-1s", "-report-timeout", c.reportTimeout, "-start-match-timeout", "5s",
 		"-broadcast-timeout", "1s", "-retry-delay", "50ms")
 	c.outputs = append(c.outputs, c.p.stderr)
 }

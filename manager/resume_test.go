@@ -219,7 +219,9 @@ func TestRefereeKilledBeforeItsReport(t *testing.T) {
 	dir := t.TempDir()
 	cfg := fastConfig(t, dir)
 	cfg.MinPlayers = 4
-	cfg.ReportTimeout = 2 * time.Second
+	// Well above a match's length (instant players), so that only the
+	// killed referee's match times out.
+	cfg.ReportTimeout = 4 * time.Second
 	m := startManager(t, cfg)
 
 	hold := newReportHold(t, m.MCP)
