@@ -67,9 +67,9 @@
 //
 // Every message after registration must carry the token issued to the agent
 // its sender names (E011 without a token, E012 with another agent's);
-// results only from a referee the match was given to (E012). The manager sends each
-// referee its own token in start_match and each player its own token in
-// broadcasts. Config.Insecure turns authentication off for third-party
+// results only from a referee the match was given to (E012). The manager
+// sends each referee its own token in start_match and each player its own
+// token in broadcasts. Config.Insecure turns authentication off for third-party
 // agents that do not send tokens; use it only on a trusted network.
 //
 // # Files and resuming
