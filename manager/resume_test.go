@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -373,4 +374,54 @@ func TestResumeWithAnUnreachableReferee(t *testing.T) {
 		t.Errorf("the live referee's state of %s: %+v", doomedMatch, st)
 	}
 	checkHistories(t, players, m.Results(), m.Standings())
+}
+
+// TestReportToARestartedManager: a referee's report reaching a restarted
+// manager before it has asked that referee about the match (here it is
+// still announcing the round to players that do not answer) is recorded,
+// and a repeat of it is a DUPLICATE.
+func TestReportToARestartedManager(t *testing.T) {
+	dir := t.TempDir()
+	cfg := fastConfig(t, dir)
+	cfg.MinPlayers = 2
+	cfg.BroadcastTimeout = 30 * time.Second
+	m := startManager(t, cfg)
+
+	// Players of another implementation that hang once told to.
+	var hang atomic.Bool
+	release := make(chan struct{})
+	players := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hang.Load() {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(players.Close)
+	t.Cleanup(func() { close(release) }) // runs before players.Close
+	ref := newPeer(t)
+	reg := registerReferee(t, m.MCP, "Peer Referee", ref.URL, 1, nil)
+	registerPlayer(t, m.MCP, "Silent One", players.URL+"/p1/mcp", nil)
+	registerPlayer(t, m.MCP, "Silent Two", players.URL+"/p2/mcp", nil)
+	s := ref.nextStart(t, 10*time.Second)
+	if s.Attempt != 1 {
+		t.Errorf("start_match attempt %d, want 1", s.Attempt)
+	}
+	m.Stop()
+
+	hang.Store(true)
+	cfg.Listener = nil
+	m = startManager(t, cfg)
+	if got := ackStatus(t, report(t, m.MCP, reg.RefereeID, reg.AuthToken, s, s.PlayerAID)); got != leaguesdk.AckRecorded {
+		t.Fatalf("report to the restarted manager: %s, want RECORDED", got)
+	}
+	if got := ackStatus(t, report(t, m.MCP, reg.RefereeID, reg.AuthToken, s, s.PlayerAID)); got != leaguesdk.AckDuplicate {
+		t.Fatalf("the same report again: %s, want DUPLICATE", got)
+	}
+	if r := m.Results(); len(r) != 1 || r[0].MatchID != s.MatchID || r[0].RefereeID != reg.RefereeID {
+		t.Errorf("results %+v", r)
+	}
+	m.Stop()
 }
