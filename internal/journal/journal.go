@@ -237,6 +237,20 @@ func (j *Journal) flush() {
 			err = j.write(buf)
 		}
 		took := time.Since(start)
+
+		// The stats count the batch before its appenders return, so that
+		// Stats after an Append includes it.
+		j.mu.Lock()
+		if err != nil {
+			if j.err == nil {
+				j.err = fmt.Errorf("journal: write %s: %w", j.path, err)
+			}
+		} else {
+			j.stats.Records += int64(n)
+			j.stats.Syncs++
+			j.stats.Bytes += int64(len(buf))
+		}
+		j.mu.Unlock()
 		b.err = err
 		close(b.done)
 		if err == nil && j.cfg.OnSync != nil {
@@ -245,15 +259,6 @@ func (j *Journal) flush() {
 
 		j.mu.Lock()
 		j.spare = buf[:0]
-		if err != nil {
-			if j.err == nil {
-				j.err = fmt.Errorf("journal: write %s: %w", j.path, err)
-			}
-			continue
-		}
-		j.stats.Records += int64(n)
-		j.stats.Syncs++
-		j.stats.Bytes += int64(len(buf))
 	}
 }
 
