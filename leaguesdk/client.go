@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,6 +70,13 @@ type ClientConfig struct {
 	// HTTPClient sends the requests. Default: a client with pooled
 	// keep-alive connections (MaxIdleConnsPerHost connections per peer).
 	HTTPClient *http.Client
+	// TLSConfig is the TLS configuration of the default client's calls to
+	// https:// endpoints: its RootCAs are trusted (nil: the system roots)
+	// and its Certificates are presented when a server asks for a client
+	// certificate (mutual TLS). See TLSFiles for one built from PEM files.
+	// Ignored when HTTPClient is set. Default: the system roots, no client
+	// certificate.
+	TLSConfig *tls.Config
 	// MaxIdleConnsPerHost sizes the default client's pool. Default 64.
 	MaxIdleConnsPerHost int
 	// Timeout is the deadline of a call whose context has none. Default 10 s.
@@ -150,6 +158,7 @@ func NewClient(cfg ClientConfig) *Client {
 			MaxIdleConns:        4 * cfg.MaxIdleConnsPerHost,
 			MaxIdleConnsPerHost: cfg.MaxIdleConnsPerHost,
 			IdleConnTimeout:     90 * time.Second,
+			TLSClientConfig:     cfg.TLSConfig.Clone(),
 		}}
 	}
 	return c

@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -45,6 +46,16 @@ type Config struct {
 	// Endpoint is the manager's endpoint as agents reach it. Default: the
 	// /mcp URL of the listener's address.
 	Endpoint string
+	// TLS, when set, makes Run serve HTTPS only with it (its Certificates,
+	// and ClientCAs with ClientAuth for mutual TLS); the default Endpoint
+	// then starts with https://. Default nil: plain HTTP.
+	TLS *tls.Config
+	// ClientTLS is the TLS configuration of the manager's calls to https://
+	// endpoints: RootCAs to trust (nil: the system roots) and the
+	// Certificates presented as its client certificate under mutual TLS.
+	// leaguesdk.TLSFiles builds both from PEM files. Default nil: the
+	// system roots, no client certificate.
+	ClientTLS *tls.Config
 	// DataRoot is the root of the league's data layer (config/, data/,
 	// logs/). Default DefaultDataRoot.
 	DataRoot string

@@ -163,9 +163,10 @@ func New(cfg Config) (*Manager, error) {
 	m.endpoint = cfg.Endpoint
 	m.updatedAt = cfg.Now()
 	m.client = leaguesdk.NewClient(leaguesdk.ClientConfig{
-		Timeout: cfg.BroadcastTimeout,
-		Retry:   leaguesdk.RetryPolicy{MaxRetries: 2, Delay: min(500*time.Millisecond, cfg.BroadcastTimeout/4)},
-		Logger:  m.log,
+		Timeout:   cfg.BroadcastTimeout,
+		TLSConfig: cfg.ClientTLS,
+		Retry:     leaguesdk.RetryPolicy{MaxRetries: 2, Delay: min(500*time.Millisecond, cfg.BroadcastTimeout/4)},
+		Logger:    m.log,
 	})
 	m.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{
 		Name:         "league-manager",
@@ -375,7 +376,7 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 	m.mu.Lock()
 	if m.endpoint == "" {
-		m.endpoint = agentkit.EndpointFor(ln.Addr())
+		m.endpoint = agentkit.EndpointFor(ln.Addr(), m.cfg.TLS != nil)
 	}
 	endpoint := m.endpoint
 	m.mu.Unlock()
@@ -399,7 +400,7 @@ func (m *Manager) Run(ctx context.Context) error {
 		defer wg.Done()
 		m.standingsWriter(ctx)
 	}()
-	serveErr := agentkit.Serve(ctx, ln, m.handler, m.cfg.ShutdownGrace)
+	serveErr := agentkit.Serve(ctx, ln, m.handler, m.cfg.ShutdownGrace, m.cfg.TLS, m.log)
 	cancel()
 	wg.Wait()
 	m.calls.Wait()

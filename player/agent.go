@@ -62,14 +62,15 @@ func New(cfg Config) (*Agent, error) {
 	}
 	a.log = a.agentLog.Logger(cfg.Logger)
 	if a.endpoint == "" && cfg.Listener != nil {
-		a.endpoint = agentkit.EndpointFor(cfg.Listener.Addr())
+		a.endpoint = agentkit.EndpointFor(cfg.Listener.Addr(), cfg.TLS != nil)
 	}
 	// The player calls only its manager, and must keep trying to register
 	// while the manager is down: a circuit breaker would only delay that.
 	a.client = leaguesdk.NewClient(leaguesdk.ClientConfig{
-		Timeout: cfg.QueryTimeout,
-		Breaker: leaguesdk.BreakerPolicy{Disabled: true},
-		Logger:  a.log,
+		Timeout:   cfg.QueryTimeout,
+		Breaker:   leaguesdk.BreakerPolicy{Disabled: true},
+		TLSConfig: cfg.ClientTLS,
+		Logger:    a.log,
 	})
 	a.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{
 		Name:      "league-player",
@@ -158,7 +159,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	a.mu.Lock()
 	if a.endpoint == "" {
-		a.endpoint = agentkit.EndpointFor(ln.Addr())
+		a.endpoint = agentkit.EndpointFor(ln.Addr(), a.cfg.TLS != nil)
 	}
 	a.mu.Unlock()
 
@@ -166,7 +167,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	served := make(chan error, 1)
-	go func() { served <- agentkit.Serve(ctx, ln, a.handler, a.cfg.ShutdownGrace) }()
+	go func() { served <- agentkit.Serve(ctx, ln, a.handler, a.cfg.ShutdownGrace, a.cfg.TLS, a.log) }()
 	a.log.Info("player serving", slog.String("endpoint", a.Endpoint()), slog.String("name", a.cfg.Name))
 
 	if err := a.Register(ctx); err != nil {

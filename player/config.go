@@ -1,6 +1,7 @@
 package player
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -49,11 +50,21 @@ type Config struct {
 	// Default "127.0.0.1:8101".
 	Addr string
 	// Endpoint is the contact endpoint sent to the manager, the URL at
-	// which referees reach this player. Default: http://<listen
+	// which referees reach this player. Default: http(s)://<listen
 	// address>/mcp, with an unspecified host (0.0.0.0, ::) replaced by
 	// 127.0.0.1. Set it when other machines must reach the player, or when
 	// the Handler is mounted in your own server.
 	Endpoint string
+	// TLS, when set, makes Run serve HTTPS only with it (its Certificates,
+	// and ClientCAs with ClientAuth for mutual TLS); the default Endpoint
+	// then starts with https://. Default nil: plain HTTP.
+	TLS *tls.Config
+	// ClientTLS is the TLS configuration of the player's calls to https://
+	// endpoints: RootCAs to trust (nil: the system roots) and the
+	// Certificates presented as its client certificate under mutual TLS.
+	// leaguesdk.TLSFiles builds both from PEM files. Default nil: the
+	// system roots, no client certificate.
+	ClientTLS *tls.Config
 	// GameTypes are the games the player plays. Default ["even_odd"].
 	GameTypes []string
 	// DataRoot is the data root of the league's data layer; the history

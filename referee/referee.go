@@ -3,6 +3,7 @@ package referee
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -49,6 +50,16 @@ type Config struct {
 	// Endpoint is the contact endpoint announced at registration. Default:
 	// the /mcp URL of the listener's address.
 	Endpoint string
+	// TLS, when set, makes Run serve HTTPS only with it (its Certificates,
+	// and ClientCAs with ClientAuth for mutual TLS); the default Endpoint
+	// then starts with https://. Default nil: plain HTTP.
+	TLS *tls.Config
+	// ClientTLS is the TLS configuration of the referee's calls to https://
+	// endpoints: RootCAs to trust (nil: the system roots) and the
+	// Certificates presented as its client certificate under mutual TLS.
+	// leaguesdk.TLSFiles builds both from PEM files. Default nil: the
+	// system roots, no client certificate.
+	ClientTLS *tls.Config
 	// MaxConcurrentMatches is how many matches run at once; past it
 	// start_match is refused with E010 (retryable). Default 2.
 	MaxConcurrentMatches int
@@ -106,7 +117,8 @@ type Config struct {
 	// Rand is the random source given to every game. Default crypto/rand.Reader.
 	Rand io.Reader
 	// HTTPClient, when set, carries the referee's calls to players and
-	// the manager. Default: a pooled client of leaguesdk.
+	// the manager (ClientTLS is then unused). Default: a pooled client of
+	// leaguesdk.
 	HTTPClient *http.Client
 }
 
@@ -235,9 +247,9 @@ func New(cfg Config) (*Referee, error) {
 	}
 	r.log = r.agentLog.Logger(cfg.Logger)
 	r.base, r.cancel = context.WithCancel(context.Background())
-	r.client = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient,
+	r.client = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient, TLSConfig: cfg.ClientTLS,
 		MaxIdleConnsPerHost: 2 * cfg.MaxConcurrentMatches, Logger: r.log})
-	r.manager = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient,
+	r.manager = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient, TLSConfig: cfg.ClientTLS,
 		MaxIdleConnsPerHost: cfg.MaxConcurrentMatches, Logger: r.log,
 		Breaker: leaguesdk.BreakerPolicy{Disabled: true}})
 	r.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{Name: "league-referee", Version: cfg.Version,
@@ -329,7 +341,7 @@ func (r *Referee) Run(ctx context.Context) error {
 	}
 	r.mu.Lock()
 	if r.endpoint == "" {
-		r.endpoint = agentkit.EndpointFor(ln.Addr())
+		r.endpoint = agentkit.EndpointFor(ln.Addr(), r.cfg.TLS != nil)
 	}
 	r.mu.Unlock()
 	if _, err := writeRegistry(r.cfg.DataRoot, r.cfg.Games, r.cfg.Now()); err != nil {
@@ -339,7 +351,7 @@ func (r *Referee) Run(ctx context.Context) error {
 	serveCtx, stopServing := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopServing()
 	served := make(chan error, 1)
-	go func() { served <- agentkit.Serve(serveCtx, ln, r.srv, 5*time.Second) }()
+	go func() { served <- agentkit.Serve(serveCtx, ln, r.srv, 5*time.Second, r.cfg.TLS, r.log) }()
 
 	regErr := make(chan error, 1)
 	go func() {

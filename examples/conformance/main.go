@@ -18,6 +18,9 @@
 //	-player-id ID         the player id to address (default P01)
 //	-player-token TOKEN   the token the player was given at registration, to check it sends it
 //	-skip IDS             comma-separated check ids (or id prefixes such as "notify") not to run
+//	-ca FILE              PEM CA certificates trusted for an https:// player, beside the system roots
+//	-tls-cert FILE        PEM client certificate for a player that requires one (mutual TLS; with -tls-key)
+//	-tls-key FILE         PEM private key of -tls-cert
 //
 // The kit plays a referee and a league manager but does not register the
 // player: run it against a player that is up, registered or not.
@@ -30,11 +33,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"time"
 
+	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player/playertest"
 )
 
@@ -64,6 +69,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	playerID := fs.String("player-id", "P01", "the player id to address")
 	playerToken := fs.String("player-token", "", "the token the player was given at registration, to check it sends it")
 	skip := fs.String("skip", "", `comma-separated check ids or id prefixes not to run (such as "robust.malformed,notify")`)
+	var tlsFiles leaguesdk.TLSFiles
+	fs.StringVar(&tlsFiles.CAFile, "ca", "", "PEM CA certificates trusted for an https:// player, beside the system roots")
+	fs.StringVar(&tlsFiles.CertFile, "tls-cert", "", "PEM client certificate for a player that requires one (mutual TLS; with -tls-key)")
+	fs.StringVar(&tlsFiles.KeyFile, "tls-key", "", "PEM private key of -tls-cert")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -71,7 +80,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: conformance -player http://host:port/mcp [-json] [-timeout 5s] [-choice-deadline 30s] [-player-id P01] [-player-token tok_…] [-skip ids]")
 		return exitUsage
 	}
+	_, clientTLS, err := tlsFiles.Configs()
+	if err != nil {
+		fmt.Fprintln(stderr, "conformance:", err)
+		return exitUsage
+	}
+	httpClient := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: clientTLS}}
+	defer httpClient.CloseIdleConnections()
 	opts := playertest.Options{
+		HTTPClient:     httpClient,
 		Timeout:        *timeout,
 		ChoiceDeadline: *choiceDeadline,
 		PlayerID:       *playerID,

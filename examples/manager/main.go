@@ -23,6 +23,10 @@
 //	-start-league URL     run no manager: ask the manager at URL to start its league now, with -admin-token
 //	                      (and -league-id when given), print the answer and exit
 //	-start-league-timeout how long -start-league keeps trying to reach the manager (1m)
+//	-tls-cert FILE        PEM certificate: serve HTTPS only (with -tls-key), advertise https://; also the client certificate under mutual TLS
+//	-tls-key FILE         PEM private key of -tls-cert
+//	-ca FILE              PEM CA certificates trusted for https:// endpoints, beside the system roots
+//	-client-ca FILE       PEM CA certificates: require client certificates signed by them (mutual TLS; needs -tls-cert)
 //
 // The client mode starts a league from a script or a Kubernetes Job:
 //
@@ -93,11 +97,17 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "log every call on stderr as well")
 	startURL := fs.String("start-league", "", "run no manager: ask the manager at this endpoint to start its league now (needs -admin-token)")
 	startLeagueTimeout := fs.Duration("start-league-timeout", time.Minute, "how long -start-league keeps trying to reach the manager")
+	var tlsFiles leaguesdk.TLSFiles
+	tlsFiles.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %v", fs.Args())
+	}
+	serverTLS, clientTLS, err := tlsFiles.Configs()
+	if err != nil {
+		return err
 	}
 	if *startURL != "" {
 		id := "" // the league id is sent only when given: the manager's own is right otherwise
@@ -106,7 +116,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 				id = *leagueID
 			}
 		})
-		return startLeague(ctx, *startURL, *adminToken, id, *startLeagueTimeout, stderr)
+		return startLeague(ctx, *startURL, *adminToken, id, *startLeagueTimeout, clientTLS, stderr)
 	}
 	if *minPlayers == 0 {
 		*minPlayers = -1 // "0" on the command line reads as "no count trigger"
@@ -132,6 +142,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		LeagueID:           *leagueID,
 		Listener:           ln,
 		Endpoint:           *endpoint,
+		TLS:                serverTLS,
+		ClientTLS:          clientTLS,
 		DataRoot:           *dataRoot,
 		MinPlayers:         *minPlayers,
 		MaxPlayers:         *maxPlayers,
@@ -157,7 +169,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		if ip := net.ParseIP(h); ip != nil && ip.IsUnspecified() {
 			h = "127.0.0.1"
 		}
-		mcp = "http://" + net.JoinHostPort(h, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)) + "/mcp"
+		scheme := "http://"
+		if serverTLS != nil {
+			scheme = "https://"
+		}
+		mcp = scheme + net.JoinHostPort(h, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)) + "/mcp"
 	}
 	out.printf("league manager listening on %s (league %s, status %s, data %s)\n", mcp, *leagueID, m.Status(), *dataRoot)
 	out.printf("dashboard: %s/\n", strings.TrimSuffix(mcp, "/mcp"))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -18,16 +19,17 @@ const operatorSender = "operator:admin"
 // manager at url to start its league now, with the admin token, and prints
 // the answer. leagueID is sent when not empty. A manager that is not up yet
 // is retried by the client until the call's deadline.
-func startLeague(ctx context.Context, url, adminToken, leagueID string, timeout time.Duration, out io.Writer) error {
+func startLeague(ctx context.Context, url, adminToken, leagueID string, timeout time.Duration, clientTLS *tls.Config, out io.Writer) error {
 	if adminToken == "" {
 		return errors.New("-start-league needs -admin-token, the token the manager was started with")
 	}
 	// Retry a manager that is not reachable yet (a pod starting) every
 	// second until the deadline, with no breaker to give up earlier.
 	c := leaguesdk.NewClient(leaguesdk.ClientConfig{
-		Timeout: timeout,
-		Retry:   leaguesdk.RetryPolicy{MaxRetries: math.MaxInt32, Delay: time.Second},
-		Breaker: leaguesdk.BreakerPolicy{Disabled: true},
+		Timeout:   timeout,
+		Retry:     leaguesdk.RetryPolicy{MaxRetries: math.MaxInt32, Delay: time.Second},
+		Breaker:   leaguesdk.BreakerPolicy{Disabled: true},
+		TLSConfig: clientTLS,
 	})
 	defer c.Close()
 	req := &leaguesdk.StartLeague{

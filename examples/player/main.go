@@ -13,6 +13,10 @@
 //	-strategy  random | always_even | always_odd | history | llm (random)
 //	-endpoint  contact endpoint advertised to the manager (default http://<host>:<port>/mcp)
 //	-data      data root (./league-data)
+//	-tls-cert FILE   PEM certificate: serve HTTPS only (with -tls-key), advertise https://; also the client certificate under mutual TLS
+//	-tls-key FILE    PEM private key of -tls-cert
+//	-ca FILE         PEM CA certificates trusted for https:// endpoints, beside the system roots
+//	-client-ca FILE  PEM CA certificates: require client certificates signed by them (mutual TLS; needs -tls-cert)
 //
 // The llm strategy reads LEAGUE_LLM_ENDPOINT (optional), LEAGUE_LLM_MODEL
 // and LEAGUE_LLM_API_KEY from the environment.
@@ -67,6 +71,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	id := fs.String("id", "", `player id to ask for ("P01"), sent as player:<id> before registration (default: made from the name)`)
 	strategyName := fs.String("strategy", "random", "random | always_even | always_odd | history | llm")
 	endpoint := fs.String("endpoint", "", "contact endpoint advertised to the manager (default http://<host>:<port>/mcp)")
+	var tlsFiles leaguesdk.TLSFiles
+	tlsFiles.RegisterFlags(fs)
 	dataRoot := fs.String("data", "./league-data", "data root")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -75,6 +81,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		*name = "Player " + strconv.Itoa(*port)
 	}
 	strategy, err := strategies.ByName(*strategyName, nil)
+	if err != nil {
+		return err
+	}
+	serverTLS, clientTLS, err := tlsFiles.Configs()
 	if err != nil {
 		return err
 	}
@@ -89,14 +99,16 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		With(slog.String("agent", agent))
 
 	a, err := player.New(player.Config{
-		Name:     *name,
-		ID:       *id,
-		League:   *league,
-		Addr:     net.JoinHostPort(*host, strconv.Itoa(*port)),
-		Endpoint: *endpoint,
-		DataRoot: *dataRoot,
-		Strategy: strategy,
-		Logger:   log,
+		Name:      *name,
+		ID:        *id,
+		League:    *league,
+		Addr:      net.JoinHostPort(*host, strconv.Itoa(*port)),
+		Endpoint:  *endpoint,
+		TLS:       serverTLS,
+		ClientTLS: clientTLS,
+		DataRoot:  *dataRoot,
+		Strategy:  strategy,
+		Logger:    log,
 	})
 	if err != nil {
 		return err

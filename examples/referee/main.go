@@ -16,6 +16,10 @@
 //	-grace           how long in-flight matches may finish on shutdown (30s)
 //	-endpoint        contact endpoint advertised to the manager (default http://<host>:<port>/mcp)
 //	-data            data root (./league-data)
+//	-tls-cert FILE   PEM certificate: serve HTTPS only (with -tls-key), advertise https://; also the client certificate under mutual TLS
+//	-tls-key FILE    PEM private key of -tls-cert
+//	-ca FILE         PEM CA certificates trusted for https:// endpoints, beside the system roots
+//	-client-ca FILE  PEM CA certificates: require client certificates signed by them (mutual TLS; needs -tls-cert)
 //
 // Human-readable log lines go to stderr. The referee writes its JSON lines
 // to <data>/logs/agents/<referee_id>.log.jsonl itself (referee.Config
@@ -71,12 +75,18 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	retryDelay := fs.Duration("retry-delay", referee.DefaultRetryDelay, "pause before each retry")
 	grace := fs.Duration("grace", referee.DefaultShutdownGrace, "how long in-flight matches may finish on shutdown")
 	endpoint := fs.String("endpoint", "", "contact endpoint advertised to the manager (default http://<host>:<port>/mcp)")
+	var tlsFiles leaguesdk.TLSFiles
+	tlsFiles.RegisterFlags(fs)
 	dataRoot := fs.String("data", referee.DefaultDataRoot, "data root")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %v", fs.Args())
+	}
+	serverTLS, clientTLS, err := tlsFiles.Configs()
+	if err != nil {
+		return err
 	}
 	if *name == "" {
 		*name = "Referee " + strconv.Itoa(*port)
@@ -95,6 +105,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		League:               *league,
 		Addr:                 net.JoinHostPort(*host, strconv.Itoa(*port)),
 		Endpoint:             *endpoint,
+		TLS:                  serverTLS,
+		ClientTLS:            clientTLS,
 		MaxConcurrentMatches: *maxConcurrent,
 		JoinTimeout:          *joinTimeout,
 		MoveTimeout:          *moveTimeout,

@@ -2,6 +2,7 @@ package agentkit
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,9 +16,19 @@ import (
 
 // Serve serves h on ln until ctx ends, then shuts down gracefully, giving
 // in-flight requests up to grace to finish. It returns nil after a clean
-// shutdown.
-func Serve(ctx context.Context, ln net.Listener, h http.Handler, grace time.Duration) error {
+// shutdown. With a non-nil tlsCfg it serves HTTPS only; connections
+// whose handshake fails (a client without a valid certificate under
+// mutual TLS, say) are closed and logged as warnings on log, and the
+// server goes on serving the others.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler, grace time.Duration, tlsCfg *tls.Config, log *slog.Logger) error {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	if log != nil {
+		srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
+	}
+	if tlsCfg != nil {
+		srv.TLSConfig = tlsCfg.Clone()
+		ln = tls.NewListener(ln, srv.TLSConfig)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -48,11 +59,18 @@ func Listen(addr string) (net.Listener, error) {
 // EndpointFor returns the /mcp endpoint URL of a listener's address, with
 // an unspecified host (0.0.0.0, ::) replaced by 127.0.0.1: the contact
 // endpoint an agent listening on every interface advertises by default.
-func EndpointFor(addr net.Addr) string {
-	if tcp, ok := addr.(*net.TCPAddr); ok && (tcp.IP == nil || tcp.IP.IsUnspecified()) {
-		return fmt.Sprintf("http://127.0.0.1:%d/mcp", tcp.Port)
+//
+// The scheme is https when secure is set (the agent serves TLS), http
+// otherwise.
+func EndpointFor(addr net.Addr, secure bool) string {
+	scheme := "http"
+	if secure {
+		scheme = "https"
 	}
-	return "http://" + addr.String() + "/mcp"
+	if tcp, ok := addr.(*net.TCPAddr); ok && (tcp.IP == nil || tcp.IP.IsUnspecified()) {
+		return fmt.Sprintf("%s://127.0.0.1:%d/mcp", scheme, tcp.Port)
+	}
+	return scheme + "://" + addr.String() + "/mcp"
 }
 
 // RetryUntilUp calls attempt until it succeeds, fails with an error that is

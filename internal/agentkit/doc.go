@@ -9,7 +9,7 @@
 //		return err
 //	}
 //	go agentkit.RetryUntilUp(ctx, log, 2*time.Second, "registration", register)
-//	return agentkit.Serve(ctx, ln, handler, 5*time.Second)
+//	return agentkit.Serve(ctx, ln, handler, 5*time.Second, cfg.TLS, log)
 //
 // Every agent writes its JSON-lines log through an AgentLog, opened at
 // logs/agents/<agent_id>.log.jsonl once the id is known (at once for the
