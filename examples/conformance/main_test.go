@@ -19,6 +19,14 @@ import (
 // and returns its endpoint.
 func startPlayer(t *testing.T, wrap func(http.Handler) http.Handler) string {
 	t.Helper()
+	srv := httptest.NewServer(wrap(examplePlayer(t)))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/mcp"
+}
+
+// examplePlayer is the handler of this module's player, unregistered.
+func examplePlayer(t *testing.T) http.Handler {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -29,9 +37,7 @@ func startPlayer(t *testing.T, wrap func(http.Handler) http.Handler) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(wrap(a.Handler()))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/mcp"
+	return a.Handler()
 }
 
 func asIs(h http.Handler) http.Handler { return h }
