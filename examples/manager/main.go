@@ -6,7 +6,7 @@
 //
 //	-port                 port to listen on (8000; 0 picks a free port)
 //	-host                 host to listen on (127.0.0.1); use 0.0.0.0 with -endpoint to serve other machines
-//	-endpoint             the manager's endpoint as agents reach it (default http://<host>:<port>/mcp)
+//	-endpoint             the manager's endpoint as agents reach it (default http://<host>:<port>/mcp; https:// with -tls-cert)
 //	-league-id            the league's id (league_2025_even_odd)
 //	-data                 data root (./league-data)
 //	-min-players          start once that many players and a referee are registered (4; 0 or negative disables)
@@ -81,7 +81,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	port := fs.Int("port", 8000, "port to listen on (0 picks a free port)")
 	host := fs.String("host", "127.0.0.1", "host to listen on")
-	endpoint := fs.String("endpoint", "", "the manager's endpoint as agents reach it (default http://<host>:<port>/mcp)")
+	endpoint := fs.String("endpoint", "", "the manager's endpoint as agents reach it (default http://<host>:<port>/mcp; https:// with -tls-cert)")
 	leagueID := fs.String("league-id", manager.DefaultLeagueID, "the league's id")
 	dataRoot := fs.String("data", manager.DefaultDataRoot, "data root")
 	minPlayers := fs.Int("min-players", manager.DefaultMinPlayers, "start once that many players and a referee are registered (negative disables)")

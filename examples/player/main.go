@@ -11,7 +11,7 @@
 //	-id        player id to ask for ("P01"), sent as player:<id> before registration;
 //	           for managers that key players by sender (default: made from the name)
 //	-strategy  random | always_even | always_odd | history | llm (random)
-//	-endpoint  contact endpoint advertised to the manager (default http://<host>:<port>/mcp)
+//	-endpoint  contact endpoint advertised to the manager (default http://<host>:<port>/mcp; https:// with -tls-cert)
 //	-data      data root (./league-data)
 //	-tls-cert FILE   PEM certificate: serve HTTPS only (with -tls-key), advertise https://; also the client certificate under mutual TLS
 //	-tls-key FILE    PEM private key of -tls-cert
@@ -70,7 +70,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	name := fs.String("name", "", `display name (default "Player <port>")`)
 	id := fs.String("id", "", `player id to ask for ("P01"), sent as player:<id> before registration (default: made from the name)`)
 	strategyName := fs.String("strategy", "random", "random | always_even | always_odd | history | llm")
-	endpoint := fs.String("endpoint", "", "contact endpoint advertised to the manager (default http://<host>:<port>/mcp)")
+	endpoint := fs.String("endpoint", "", "contact endpoint advertised to the manager (default http://<host>:<port>/mcp; https:// with -tls-cert)")
 	var tlsFiles leaguesdk.TLSFiles
 	tlsFiles.RegisterFlags(fs)
 	dataRoot := fs.String("data", "./league-data", "data root")

@@ -14,7 +14,7 @@
 //	-retries         retries of a failed player call, each announced by a GAME_ERROR (3; 0 for none)
 //	-retry-delay     pause before each retry (2s)
 //	-grace           how long in-flight matches may finish on shutdown (30s)
-//	-endpoint        contact endpoint advertised to the manager (default http://<host>:<port>/mcp)
+//	-endpoint        contact endpoint advertised to the manager (default http://<host>:<port>/mcp; https:// with -tls-cert)
 //	-data            data root (./league-data)
 //	-tls-cert FILE   PEM certificate: serve HTTPS only (with -tls-key), advertise https://; also the client certificate under mutual TLS
 //	-tls-key FILE    PEM private key of -tls-cert
@@ -74,7 +74,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	retries := fs.Int("retries", referee.DefaultRetries, "retries of a failed player call (0 for none)")
 	retryDelay := fs.Duration("retry-delay", referee.DefaultRetryDelay, "pause before each retry")
 	grace := fs.Duration("grace", referee.DefaultShutdownGrace, "how long in-flight matches may finish on shutdown")
-	endpoint := fs.String("endpoint", "", "contact endpoint advertised to the manager (default http://<host>:<port>/mcp)")
+	endpoint := fs.String("endpoint", "", "contact endpoint advertised to the manager (default http://<host>:<port>/mcp; https:// with -tls-cert)")
 	var tlsFiles leaguesdk.TLSFiles
 	tlsFiles.RegisterFlags(fs)
 	dataRoot := fs.String("data", referee.DefaultDataRoot, "data root")
