@@ -37,9 +37,16 @@ func listen(t *testing.T) net.Listener {
 // players have registered.
 func newLeague(t *testing.T, minPlayers int) *league {
 	t.Helper()
+	return newLeagueWith(t, minPlayers, nil)
+}
+
+// newLeagueWith is newLeague with the manager's Config changed by adjust
+// (when not nil) before the manager is made.
+func newLeagueWith(t *testing.T, minPlayers int, adjust func(*manager.Config)) *league {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &league{t: t, ctx: ctx, data: t.TempDir(), ln: listen(t)}
-	mgr, err := manager.New(manager.Config{
+	cfg := manager.Config{
 		LeagueID:           "league_e2e",
 		Listener:           l.ln,
 		DataRoot:           l.data,
@@ -48,7 +55,11 @@ func newLeague(t *testing.T, minPlayers int) *league {
 		ReportTimeout:      20 * time.Second,
 		RetryDelay:         100 * time.Millisecond,
 		BroadcastTimeout:   2 * time.Second,
-	})
+	}
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	mgr, err := manager.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

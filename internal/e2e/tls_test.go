@@ -59,30 +59,11 @@ func (l *tlsLeague) clientTLS(leaf *tlstest.Leaf) *tls.Config {
 
 func newTLSLeague(t *testing.T, minPlayers int, mutual bool) *tlsLeague {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	l := &tlsLeague{league: &league{t: t, ctx: ctx, data: t.TempDir(), ln: listen(t)}, ca: tlstest.NewCA(t, "League Test CA"), mutual: mutual}
+	l := &tlsLeague{ca: tlstest.NewCA(t, "League Test CA"), mutual: mutual}
 	leaf := l.ca.Issue(t, "league manager")
-	mgr, err := manager.New(manager.Config{
-		LeagueID:           "league_e2e",
-		Listener:           l.ln,
-		TLS:                l.serverTLS(leaf),
-		ClientTLS:          l.clientTLS(leaf),
-		DataRoot:           l.data,
-		MinPlayers:         minPlayers,
-		RegistrationWindow: -1,
-		ReportTimeout:      20 * time.Second,
-		RetryDelay:         100 * time.Millisecond,
-		BroadcastTimeout:   2 * time.Second,
+	l.league = newLeagueWith(t, minPlayers, func(cfg *manager.Config) {
+		cfg.TLS, cfg.ClientTLS = l.serverTLS(leaf), l.clientTLS(leaf)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.mgr = mgr
-	t.Cleanup(func() {
-		cancel()
-		l.wg.Wait()
-	})
-	l.run("manager", mgr.Run)
 	return l
 }
 
