@@ -77,6 +77,9 @@ type ClientConfig struct {
 	// Ignored when HTTPClient is set. Default: the system roots, no client
 	// certificate.
 	TLSConfig *tls.Config
+	// Observer, when set, is told about every call made (once per call,
+	// after its retries). Default: none.
+	Observer Observer
 	// MaxIdleConnsPerHost sizes the default client's pool. Default 64.
 	MaxIdleConnsPerHost int
 	// Timeout is the deadline of a call whose context has none. Default 10 s.
@@ -194,6 +197,19 @@ func (c *Client) BreakerState(endpoint string) string {
 }
 
 func (c *Client) call(ctx context.Context, endpoint, method string, params, result any, maxRetries int) error {
+	start := time.Now()
+	attempts, err := c.callRetrying(ctx, endpoint, method, params, result, maxRetries)
+	if c.cfg.Observer == nil {
+		return err
+	}
+	c.cfg.Observer.ObserveCall(CallEvent{Method: method, Endpoint: endpoint, Outcome: Outcome(err), Attempts: attempts,
+		Took: time.Since(start)})
+	return err
+}
+
+// callRetrying makes the call with its retries and returns the number of
+// attempts it made.
+func (c *Client) callRetrying(ctx context.Context, endpoint, method string, params, result any, maxRetries int) (int, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
@@ -201,7 +217,7 @@ func (c *Client) call(ctx context.Context, endpoint, method string, params, resu
 	}
 	body, err := json.Marshal(params)
 	if err != nil {
-		return &Error{Code: CodeMissingRequiredField, Endpoint: endpoint, Method: method, Message: "params do not encode: " + err.Error(), Err: err}
+		return 0, &Error{Code: CodeMissingRequiredField, Endpoint: endpoint, Method: method, Message: "params do not encode: " + err.Error(), Err: err}
 	}
 	msgType := MessageTypeOf(params)
 	var b backoff.BackOff
@@ -242,14 +258,14 @@ func (c *Client) call(ctx context.Context, endpoint, method string, params, resu
 	if err := backoff.Retry(op, b); err != nil {
 		if errors.Is(err, context.Canceled) && !errors.Is(last, context.Canceled) {
 			// Cancelled while waiting to retry.
-			return &Error{Code: CodeConnectionError, Message: "call cancelled", Endpoint: endpoint, Method: method, Attempt: attempt, Err: err}
+			return attempt, &Error{Code: CodeConnectionError, Message: "call cancelled", Endpoint: endpoint, Method: method, Attempt: attempt, Err: err}
 		}
 		if last != nil {
-			return last
+			return attempt, last
 		}
-		return err
+		return attempt, err
 	}
-	return nil
+	return attempt, nil
 }
 
 // deadlineBackOff stops retrying when the next pause would end past the deadline.

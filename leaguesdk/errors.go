@@ -163,6 +163,11 @@ type RPCError struct {
 	Code    int             `json:"code"`
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data,omitempty"`
+
+	// status and retryAfter, when set, are the HTTP status and the
+	// Retry-After seconds a Server answers this error with.
+	status     int
+	retryAfter int
 }
 
 // Error implements the error interface.

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"reflect"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -48,6 +49,12 @@ type ServerConfig struct {
 	Logger *slog.Logger
 	// Now is the clock used for envelope timestamps. Default time.Now.
 	Now func() time.Time
+	// Middleware wraps every routed call, the first outermost (see
+	// Middleware). Default: none.
+	Middleware []Middleware
+	// Observer, when set, is told about every routed call served, with its
+	// tool, outcome and duration. Default: none.
+	Observer Observer
 }
 
 // Tool describes a method a Server serves. It is listed by tools/list.
@@ -112,6 +119,11 @@ type Request struct {
 	Message json.RawMessage
 	// HTTP is the underlying HTTP request.
 	HTTP *http.Request
+	// Envelope is the decoded message's envelope, or nil when the message
+	// does not decode or the tool's input is not a Message. Middleware
+	// sees it before the message is validated or authorised: treat it as
+	// the caller's claim.
+	Envelope *Envelope
 	// FlatReply, when a handler sets it, repeats the fields of its reply
 	// message at the top level of the JSON-RPC response, beside result,
 	// for callers of other implementations that read a reply only as a
@@ -345,7 +357,12 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rpcErr != nil {
-		writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: id, Error: rpcErr})
+		status := http.StatusOK
+		if rpcErr.status != 0 {
+			status = rpcErr.status
+			w.Header().Set("Retry-After", strconv.Itoa(rpcErr.retryAfter))
+		}
+		writeJSON(w, status, rpcResponse{JSONRPC: "2.0", ID: id, Error: rpcErr})
 		return
 	}
 	if fr, ok := result.(flatReply); ok {
@@ -447,12 +464,31 @@ func (s *Server) direct(method string, params json.RawMessage) (rt *route, msg j
 	return rt, msg, in, t
 }
 
-// serve runs a routed request: in is the decoded message, or nil to decode msg.
+// serve runs a routed request: in is the decoded message, or nil to decode
+// msg. The request passes through the middleware, then is validated,
+// authorised and handled.
 func (s *Server) serve(hr *http.Request, rt *route, form WireForm, method string, id, msg json.RawMessage, msgType string, in any) (any, *RPCError) {
 	req := &Request{Method: method, Tool: rt.tool.Name, Form: form, ID: id, Message: msg, HTTP: hr}
 	ctx := context.WithValue(hr.Context(), requestKey{}, req)
 	start := time.Now()
-	out, err := s.invoke(ctx, rt, msg, in)
+	var decodeErr error
+	if in == nil {
+		in, decodeErr = s.decode(ctx, rt, msg)
+	}
+	if m, ok := in.(Message); ok && decodeErr == nil {
+		req.Envelope = m.Header()
+	}
+	h := func(ctx context.Context, _ *Request) (any, error) {
+		if decodeErr != nil {
+			return nil, decodeErr
+		}
+		return s.invoke(ctx, rt, in)
+	}
+	out, err := s.guard(ctx, rt, chain(h, s.cfg.Middleware), req)
+	took := time.Since(start)
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.ObserveCall(CallEvent{Served: true, Method: rt.tool.Name, Outcome: Outcome(err), Took: took})
+	}
 	log := s.cfg.Logger
 	if err != nil {
 		rpcErr := s.toRPCError(err, msgType)
@@ -462,7 +498,7 @@ func (s *Server) serve(hr *http.Request, rt *route, form WireForm, method string
 		return nil, rpcErr
 	}
 	log.LogAttrs(ctx, slog.LevelDebug, "request served", slog.String("method", method), slog.String("tool", rt.tool.Name),
-		slog.String("message_type", msgType), slog.String("form", form.String()), slog.Duration("took", time.Since(start)))
+		slog.String("message_type", msgType), slog.String("form", form.String()), slog.Duration("took", took))
 	if form == FormToolsCall {
 		return toolResult(out), nil
 	}
@@ -521,7 +557,9 @@ func (s *Server) route(method, msgType string, params, msg json.RawMessage) (*ro
 	return nil, form
 }
 
-func (s *Server) invoke(ctx context.Context, rt *route, msg json.RawMessage, in any) (out any, err error) {
+// guard runs h for req, answering a panic in it (or in a middleware) as
+// -32603 while the server keeps serving.
+func (s *Server) guard(ctx context.Context, rt *route, h HandlerFunc, req *Request) (out any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.cfg.Logger.LogAttrs(ctx, slog.LevelError, "handler panic", slog.String("tool", rt.tool.Name),
@@ -529,16 +567,32 @@ func (s *Server) invoke(ctx context.Context, rt *route, msg json.RawMessage, in 
 			out, err = nil, &RPCError{Code: RPCInternalError, Message: fmt.Sprintf("internal error in %s", rt.tool.Name)}
 		}
 	}()
-	if in == nil {
-		if in, _, err = rt.decode(msg); err != nil {
-			return nil, err
-		}
-	}
+	return h(ctx, req)
+}
+
+// decode reads msg into rt's input type; a panic while decoding is
+// answered as -32603.
+func (s *Server) decode(ctx context.Context, rt *route, msg json.RawMessage) (in any, err error) {
+	_, err = s.guard(ctx, rt, func(context.Context, *Request) (any, error) {
+		var derr error
+		in, _, derr = rt.decode(msg)
+		return nil, derr
+	}, nil)
+	return in, err
+}
+
+func (s *Server) invoke(ctx context.Context, rt *route, in any) (any, error) {
 	return rt.run(ctx, in)
 }
 
 // toRPCError turns a handler's error into the JSON-RPC error to answer.
 func (s *Server) toRPCError(err error, msgType string) *RPCError {
+	if rl, ok := asRateLimit(err); ok {
+		e := rl.err()
+		data, _ := json.Marshal(ErrorMessage(s.cfg.ErrorType, e, s.cfg.Sender(), MessageType(msgType), s.cfg.Now()))
+		return &RPCError{Code: RPCServerError, Message: e.Code.Name(), Data: data,
+			status: http.StatusTooManyRequests, retryAfter: rl.retryAfterSeconds()}
+	}
 	var rpcErr *RPCError
 	if errors.As(err, &rpcErr) {
 		return rpcErr

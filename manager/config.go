@@ -4,8 +4,10 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"github.com/agentleague/league/internal/ratelimit"
 	"log/slog"
 	"net"
+	"net/http"
 	"regexp"
 	"time"
 
@@ -26,6 +28,10 @@ const (
 	DefaultMaxRetryDelay      = 30 * time.Second
 	DefaultShutdownGrace      = 5 * time.Second
 )
+
+// DefaultRateLimit is Config.RateLimit's default: requests per second per
+// caller.
+const DefaultRateLimit = ratelimit.DefaultPerSecond
 
 // Config configures a Manager. The zero value of every field means the
 // default its comment names.
@@ -56,6 +62,18 @@ type Config struct {
 	// leaguesdk.TLSFiles builds both from PEM files. Default nil: the
 	// system roots, no client certificate.
 	ClientTLS *tls.Config
+	// RateLimit is the number of requests per second each caller may make
+	// (an agent proven by its token, else a remote address), with bursts of
+	// twice as many; a caller over it is answered HTTP 429 with
+	// Retry-After and E010 RATE_LIMITED. Default DefaultRateLimit, which a
+	// normal league never reaches; negative disables the limit.
+	RateLimit float64
+	// Observer, when set, is told about every call the manager serves and
+	// makes and its durable writes (package metrics counts them for Prometheus). Default: none.
+	Observer leaguesdk.Observer
+	// Routes adds HTTP handlers beside the manager's own, keyed by
+	// http.ServeMux pattern (for example "GET /metrics"). Default: none.
+	Routes map[string]http.Handler
 	// DataRoot is the root of the league's data layer (config/, data/,
 	// logs/). Default DefaultDataRoot.
 	DataRoot string

@@ -282,6 +282,7 @@ func always(p leaguesdk.Parity) player.Strategy {
 // rpcReply is a raw JSON-RPC response.
 type rpcReply struct {
 	HTTPStatus int
+	Header     http.Header         `json:"-"` // the reply's HTTP headers
 	ID         json.RawMessage     `json:"id"`
 	Result     json.RawMessage     `json:"result"`
 	Error      *leaguesdk.RPCError `json:"error"`
@@ -309,7 +310,7 @@ func post(t testing.TB, url string, body []byte) *rpcReply {
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	r := &rpcReply{HTTPStatus: resp.StatusCode, Raw: raw}
+	r := &rpcReply{HTTPStatus: resp.StatusCode, Header: resp.Header, Raw: raw}
 	if err := json.Unmarshal(raw, r); err != nil {
 		t.Fatalf("reply %q is not JSON-RPC: %v", raw, err)
 	}

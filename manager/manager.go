@@ -14,6 +14,7 @@ import (
 	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/dashboard"
 	"github.com/agentleague/league/internal/journal"
+	"github.com/agentleague/league/internal/ratelimit"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -123,7 +124,7 @@ func New(cfg Config) (*Manager, error) {
 	}
 	m := &Manager{
 		cfg:            cfg,
-		store:          store{root: cfg.DataRoot, league: cfg.LeagueID},
+		store:          store{root: cfg.DataRoot, league: cfg.LeagueID, observe: observeWrites(cfg.Observer)},
 		status:         StatusRegistering,
 		refByID:        map[string]*referee{},
 		playerByID:     map[string]*agentRecord{},
@@ -167,6 +168,7 @@ func New(cfg Config) (*Manager, error) {
 		TLSConfig: cfg.ClientTLS,
 		Retry:     leaguesdk.RetryPolicy{MaxRetries: 2, Delay: min(500*time.Millisecond, cfg.BroadcastTimeout/4)},
 		Logger:    m.log,
+		Observer:  cfg.Observer,
 	})
 	m.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{
 		Name:         "league-manager",
@@ -175,10 +177,36 @@ func New(cfg Config) (*Manager, error) {
 		MaxBodyBytes: cfg.MaxBodyBytes,
 		Logger:       m.log,
 		Now:          cfg.Now,
+		Middleware:   ratelimit.Middlewares(cfg.RateLimit, m.identify),
+		Observer:     cfg.Observer,
 	})
 	m.addTools()
-	m.handler = m.newHandler()
+	if m.handler, err = agentkit.WithRoutes(m.newHandler(), cfg.Routes); err != nil {
+		return nil, fmt.Errorf("manager: %w", err)
+	}
 	return m, nil
+}
+
+// identify returns the agent a request proves it comes from, by the token
+// the manager issued to its sender, or "" (rate limiting keys on it).
+func (m *Manager) identify(req *leaguesdk.Request) string {
+	if req.Envelope == nil || req.Envelope.AuthToken == "" {
+		return ""
+	}
+	id, err := m.tokens.Verify(req.Envelope.Sender, req.Envelope.AuthToken)
+	if err != nil {
+		return ""
+	}
+	return id
+}
+
+// observeWrites returns the function that tells o about durable writes,
+// or nil when o does not want to know.
+func observeWrites(o leaguesdk.Observer) func(leaguesdk.WriteEvent) {
+	if w, ok := o.(leaguesdk.WriteObserver); ok {
+		return w.ObserveWrite
+	}
+	return nil
 }
 
 // restore loads the league's state and results from the data root, if any.

@@ -296,3 +296,37 @@ func (m *Manager) writeRounds() {
 		m.log.Warn("cannot write the rounds file", slog.String("error", err.Error()))
 	}
 }
+
+// Progress counts where the league stands, cheaply enough to be read often
+// (a metrics scrape): no schedule, no standings.
+type Progress struct {
+	// Status is the league's status (StatusRegistering, StatusRunning,
+	// StatusCompleted).
+	Status string
+	// Players and Referees are the numbers registered.
+	Players, Referees int
+	// CurrentRound is the round being played (the last one once the
+	// league is completed); TotalRounds is the number of rounds.
+	CurrentRound, TotalRounds int
+	// Matches is the number of matches scheduled; Finished of them have a
+	// recorded result, and Running are with a referee now.
+	Matches, Finished, Running int
+}
+
+// Progress returns where the league stands.
+func (m *Manager) Progress() Progress {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p := Progress{Status: m.status, Players: len(m.players), Referees: len(m.referees),
+		CurrentRound: m.currentRound, TotalRounds: len(m.rounds), Finished: len(m.records)}
+	if m.status == StatusCompleted {
+		p.CurrentRound = len(m.rounds)
+	}
+	for _, r := range m.referees {
+		p.Running += r.active
+	}
+	for _, round := range m.rounds {
+		p.Matches += len(round)
+	}
+	return p
+}

@@ -31,6 +31,22 @@ const (
 // write goes through internal/atomicfile.
 type store struct {
 	root, league string
+	// observe, when set, is told about each durable write.
+	observe func(leaguesdk.WriteEvent)
+}
+
+// timed runs a durable write of n records and bytes and tells observe how
+// long it took.
+func (s store) timed(file string, records, bytes int, write func() error) error {
+	if s.observe == nil {
+		return write()
+	}
+	start := time.Now()
+	err := write()
+	if err == nil {
+		s.observe(leaguesdk.WriteEvent{File: file, Records: records, Bytes: bytes, Took: time.Since(start)})
+	}
+	return err
 }
 
 func (s store) systemPath() string { return filepath.Join(s.root, "config", "system.json") }
@@ -121,7 +137,8 @@ func (s store) saveState(st *leagueState, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(s.statePath(), append(b, '\n'), 0o600)
+	b = append(b, '\n')
+	return s.timed("state", 1, len(b), func() error { return atomicfile.WriteFile(s.statePath(), b, 0o600) })
 }
 
 // resultFile is data/leagues/<id>/results/<match_id>.json.
@@ -135,8 +152,10 @@ type resultFile struct {
 // saveResult writes rec durably: when it returns nil the record survives a
 // crash of the process or of the machine.
 func (s store) saveResult(rec MatchRecord, now time.Time) error {
-	return atomicfile.WriteJSON(s.resultPath(rec.MatchID), resultFile{SchemaVersion: SchemaVersion,
-		LastUpdated: leaguesdk.FormatTime(now), LeagueID: s.league, MatchRecord: rec})
+	return s.timed("results", 1, 0, func() error {
+		return atomicfile.WriteJSON(s.resultPath(rec.MatchID), resultFile{SchemaVersion: SchemaVersion,
+			LastUpdated: leaguesdk.FormatTime(now), LeagueID: s.league, MatchRecord: rec})
+	})
 }
 
 // LoadResults reads every match record of league leagueID under dataRoot,
@@ -347,13 +366,19 @@ type assignment struct {
 // made at the same moment share one write and one fsync.
 func (s store) openAssignments() (*journal.Journal, []assignment, error) {
 	var out []assignment
-	j, err := journal.Open(s.assignmentsPath(), journal.Config{Replay: func(rec []byte) error {
+	cfg := journal.Config{Replay: func(rec []byte) error {
 		var a assignment
 		if json.Unmarshal(rec, &a) == nil && a.MatchID != "" {
 			out = append(out, a)
 		}
 		return nil
-	}})
+	}}
+	if s.observe != nil {
+		cfg.OnSync = func(records, bytes int, took time.Duration) {
+			s.observe(leaguesdk.WriteEvent{File: "assignments", Records: records, Bytes: bytes, Took: took})
+		}
+	}
+	j, err := journal.Open(s.assignmentsPath(), cfg)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -71,6 +71,7 @@ func New(cfg Config) (*Agent, error) {
 		Breaker:   leaguesdk.BreakerPolicy{Disabled: true},
 		TLSConfig: cfg.ClientTLS,
 		Logger:    a.log,
+		Observer:  cfg.Observer,
 	})
 	a.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{
 		Name:      "league-player",
@@ -79,9 +80,12 @@ func New(cfg Config) (*Agent, error) {
 		ErrorType: leaguesdk.MsgGameError,
 		Logger:    a.log,
 		Now:       cfg.Now,
+		Observer:  cfg.Observer,
 	})
 	a.addTools()
-	a.handler = &ackUnknown{agent: a, next: a.srv}
+	if a.handler, err = agentkit.WithRoutes(&ackUnknown{agent: a, next: a.srv}, cfg.Routes); err != nil {
+		return nil, fmt.Errorf("player: %w", err)
+	}
 	return a, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"strings"
 	"time"
 
@@ -65,6 +66,12 @@ type Config struct {
 	// leaguesdk.TLSFiles builds both from PEM files. Default nil: the
 	// system roots, no client certificate.
 	ClientTLS *tls.Config
+	// Observer, when set, is told about every call the player serves and
+	// makes (package metrics counts them for Prometheus). Default: none.
+	Observer leaguesdk.Observer
+	// Routes adds HTTP handlers beside the player's own, keyed by
+	// http.ServeMux pattern (for example "GET /metrics"). Default: none.
+	Routes map[string]http.Handler
 	// GameTypes are the games the player plays. Default ["even_odd"].
 	GameTypes []string
 	// DataRoot is the data root of the league's data layer; the history

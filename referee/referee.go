@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/internal/ratelimit"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -32,6 +33,10 @@ const (
 	DefaultShutdownGrace        = 30 * time.Second
 	DefaultDataRoot             = "./league-data"
 )
+
+// DefaultRateLimit is Config.RateLimit's default: requests per second per
+// caller.
+const DefaultRateLimit = ratelimit.DefaultPerSecond
 
 // Config configures a Referee. The zero value of every field but Name and
 // League means the documented default.
@@ -60,6 +65,18 @@ type Config struct {
 	// leaguesdk.TLSFiles builds both from PEM files. Default nil: the
 	// system roots, no client certificate.
 	ClientTLS *tls.Config
+	// RateLimit is the number of requests per second each caller may make
+	// (an agent proven by its token, else a remote address), with bursts of
+	// twice as many; a caller over it is answered HTTP 429 with
+	// Retry-After and E010 RATE_LIMITED. Default DefaultRateLimit, which a
+	// normal league never reaches; negative disables the limit.
+	RateLimit float64
+	// Observer, when set, is told about every call the referee serves and
+	// makes (package metrics counts them for Prometheus). Default: none.
+	Observer leaguesdk.Observer
+	// Routes adds HTTP handlers beside the referee's own, keyed by
+	// http.ServeMux pattern (for example "GET /metrics"). Default: none.
+	Routes map[string]http.Handler
 	// MaxConcurrentMatches is how many matches run at once; past it
 	// start_match is refused with E010 (retryable). Default 2.
 	MaxConcurrentMatches int
@@ -205,6 +222,7 @@ type Referee struct {
 	log      *slog.Logger
 	agentLog *agentkit.AgentLog // nil with Config.NoAgentLog
 	srv      *leaguesdk.Server
+	handler  http.Handler
 	client   *leaguesdk.Client // calls to players
 	// manager carries calls to the manager. Its circuit breaker is off:
 	// reports have their own backoff, and a burst of slow reports must not
@@ -248,19 +266,35 @@ func New(cfg Config) (*Referee, error) {
 	r.log = r.agentLog.Logger(cfg.Logger)
 	r.base, r.cancel = context.WithCancel(context.Background())
 	r.client = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient, TLSConfig: cfg.ClientTLS,
-		MaxIdleConnsPerHost: 2 * cfg.MaxConcurrentMatches, Logger: r.log})
+		MaxIdleConnsPerHost: 2 * cfg.MaxConcurrentMatches, Logger: r.log, Observer: cfg.Observer})
 	r.manager = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient, TLSConfig: cfg.ClientTLS,
-		MaxIdleConnsPerHost: cfg.MaxConcurrentMatches, Logger: r.log,
+		MaxIdleConnsPerHost: cfg.MaxConcurrentMatches, Logger: r.log, Observer: cfg.Observer,
 		Breaker: leaguesdk.BreakerPolicy{Disabled: true}})
 	r.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{Name: "league-referee", Version: cfg.Version,
-		Sender: r.sender, ErrorType: leaguesdk.MsgGameError, Logger: r.log, Now: cfg.Now})
+		Sender: r.sender, ErrorType: leaguesdk.MsgGameError, Logger: r.log, Now: cfg.Now,
+		Middleware: ratelimit.Middlewares(cfg.RateLimit, r.identify), Observer: cfg.Observer})
 	r.addTools()
+	var err error
+	if r.handler, err = agentkit.WithRoutes(r.srv, cfg.Routes); err != nil {
+		return nil, fmt.Errorf("referee: %w", err)
+	}
 	return r, nil
 }
 
 // Handler returns the referee's http.Handler (POST /mcp, GET /health). It
 // can be mounted in any mux; Run serves it on its own listener.
-func (r *Referee) Handler() http.Handler { return r.srv }
+func (r *Referee) Handler() http.Handler { return r.handler }
+
+// identify returns "league_manager" for a request that carries the token
+// the manager issued to this referee, and "" otherwise (players' tokens
+// cannot be checked here): rate limiting keys on it.
+func (r *Referee) identify(req *leaguesdk.Request) string {
+	_, token := r.credentials()
+	if req.Envelope != nil && token != "" && leaguesdk.TokensEqual(req.Envelope.AuthToken, token) {
+		return leaguesdk.LeagueManagerSender
+	}
+	return ""
+}
 
 // ID returns the referee id the manager assigned ("REF01"), or "" before
 // registration.
@@ -351,7 +385,7 @@ func (r *Referee) Run(ctx context.Context) error {
 	serveCtx, stopServing := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopServing()
 	served := make(chan error, 1)
-	go func() { served <- agentkit.Serve(serveCtx, ln, r.srv, 5*time.Second, r.cfg.TLS, r.log) }()
+	go func() { served <- agentkit.Serve(serveCtx, ln, r.handler, 5*time.Second, r.cfg.TLS, r.log) }()
 
 	regErr := make(chan error, 1)
 	go func() {

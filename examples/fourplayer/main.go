@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/manager"
+	"github.com/agentleague/league/metrics"
 	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/player/strategies"
 	"github.com/agentleague/league/referee"
@@ -196,7 +198,10 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	// A new league each run: the data root keeps the earlier ones, and a
 	// manager given the id of a finished league would only resume it.
 	leagueID := "league_" + time.Now().UTC().Format("20060102_150405") + "_even_odd"
+	mtr := metrics.New() // the manager's calls and writes, at GET /metrics
 	mgr, err := manager.New(manager.Config{
+		Observer:      mtr,
+		Routes:        map[string]http.Handler{"GET /metrics": mtr.Handler()},
 		LeagueID:      leagueID,
 		Listener:      ls.manager,
 		DataRoot:      o.data,
@@ -209,6 +214,7 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	mtr.WatchManager(mgr)
 
 	ctx, cancel := context.WithCancel(ctx)
 	ag := &agents{errc: make(chan error, 1+o.referees+o.players)}

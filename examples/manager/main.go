@@ -53,6 +53,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
@@ -63,6 +64,7 @@ import (
 
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/manager"
+	"github.com/agentleague/league/metrics"
 )
 
 func main() {
@@ -97,6 +99,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "log every call on stderr as well")
 	startURL := fs.String("start-league", "", "run no manager: ask the manager at this endpoint to start its league now (needs -admin-token)")
 	startLeagueTimeout := fs.Duration("start-league-timeout", time.Minute, "how long -start-league keeps trying to reach the manager")
+	rateLimit := fs.Float64("rate-limit", manager.DefaultRateLimit, "requests per second each agent (or address, before registration) may send, bursts of twice as many (0 disables)")
 	var tlsFiles leaguesdk.TLSFiles
 	tlsFiles.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -138,6 +141,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		level = slog.LevelDebug
 	}
 	out := &printer{w: stderr}
+	mtr := metrics.New()
 	m, err := manager.New(manager.Config{
 		LeagueID:           *leagueID,
 		Listener:           ln,
@@ -157,6 +161,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		Insecure:           *insecure,
 		Logger:             slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: leaguesdk.RedactAttr})),
 		OnEvent:            out.event,
+		RateLimit:          rateLimitConfig(*rateLimit),
+		Observer:           mtr,
+		Routes:             map[string]http.Handler{"GET /metrics": mtr.Handler()},
 	})
 	if err != nil {
 		ln.Close()
@@ -180,9 +187,19 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if *insecure {
 		out.printf("WARNING: -insecure: agents' messages are not authenticated\n")
 	}
+	mtr.WatchManager(m)
 	err = m.Run(ctx)
 	out.printf("league manager stopped (status %s)\n", m.Status())
 	return err
+}
+
+// rateLimitConfig turns -rate-limit into Config.RateLimit: 0 on the
+// command line disables the limit, which the Config spells negative.
+func rateLimitConfig(flagValue float64) float64 {
+	if flagValue <= 0 {
+		return -1
+	}
+	return flagValue
 }
 
 // printer writes the league's events for a person.

@@ -40,12 +40,14 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
 	"syscall"
 
 	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/metrics"
 	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/player/strategies"
 )
@@ -98,6 +100,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo, ReplaceAttr: leaguesdk.RedactAttr})).
 		With(slog.String("agent", agent))
 
+	mtr := metrics.New()
 	a, err := player.New(player.Config{
 		Name:      *name,
 		ID:        *id,
@@ -109,6 +112,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		DataRoot:  *dataRoot,
 		Strategy:  strategy,
 		Logger:    log,
+		Observer:  mtr,
+		Routes:    map[string]http.Handler{"GET /metrics": mtr.Handler()},
 	})
 	if err != nil {
 		return err

@@ -41,12 +41,14 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
 	"syscall"
 
 	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/metrics"
 	"github.com/agentleague/league/referee"
 )
 
@@ -78,6 +80,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	var tlsFiles leaguesdk.TLSFiles
 	tlsFiles.RegisterFlags(fs)
 	dataRoot := fs.String("data", referee.DefaultDataRoot, "data root")
+	rateLimit := fs.Float64("rate-limit", referee.DefaultRateLimit, "requests per second each caller (the manager, or a player's address) may send, bursts of twice as many (0 disables)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -100,6 +103,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo, ReplaceAttr: leaguesdk.RedactAttr})).
 		With(slog.String("agent", leaguesdk.NameSender("referee", *name)))
 
+	mtr := metrics.New()
+	limit := *rateLimit
+	if limit <= 0 {
+		limit = -1 // 0 on the command line disables the limit
+	}
 	ref, err := referee.New(referee.Config{
 		Name:                 *name,
 		League:               *league,
@@ -115,10 +123,14 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		ShutdownGrace:        *grace,
 		DataRoot:             *dataRoot,
 		Logger:               log,
+		RateLimit:            limit,
+		Observer:             mtr,
+		Routes:               map[string]http.Handler{"GET /metrics": mtr.Handler()},
 	})
 	if err != nil {
 		return err
 	}
+	mtr.WatchReferee(ref)
 	go func() {
 		select {
 		case <-ref.Registered():

@@ -120,3 +120,26 @@ func SafeFileName(id string) string {
 	}
 	return s
 }
+
+// WithRoutes returns h serving beside routes (http.ServeMux patterns, such
+// as "GET /metrics"), or h itself when there are none. A pattern the mux
+// refuses (malformed, or one that conflicts with another) is an error.
+func WithRoutes(h http.Handler, routes map[string]http.Handler) (_ http.Handler, err error) {
+	if len(routes) == 0 {
+		return h, nil
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("routes: %v", p)
+		}
+	}()
+	for pattern, rh := range routes {
+		if rh == nil {
+			return nil, fmt.Errorf("routes: no handler for %q", pattern)
+		}
+		mux.Handle(pattern, rh)
+	}
+	return mux, nil
+}

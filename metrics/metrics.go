@@ -1,0 +1,155 @@
+// Package metrics counts what the league's agents do, for Prometheus.
+//
+// The agents (player, referee, manager) and leaguesdk know nothing of
+// Prometheus: they tell a leaguesdk.Observer about every call they serve
+// and make, and the manager about its durable writes. A *Metrics is such
+// an Observer; give it to an agent's Config.Observer, serve Handler at
+// GET /metrics (Config.Routes), and, for the manager and the referee, let
+// it read their progress with WatchManager and WatchReferee.
+//
+//	m := metrics.New()
+//	ref, err := referee.New(referee.Config{
+//		Name: "Referee Alpha", League: "http://127.0.0.1:8000/mcp", Addr: ":8001",
+//		Observer: m, Routes: map[string]http.Handler{"GET /metrics": m.Handler()},
+//	})
+//	...
+//	m.WatchReferee(ref)
+//
+// Series (all prefixed league_):
+//
+//	calls_served_total{method,outcome}      calls served, by tool and outcome ("ok", "E010", …)
+//	calls_made_total{method,outcome}        calls made to other agents, after retries
+//	call_duration_seconds{side,method}      latency histograms, side "served" or "made"
+//	rate_limited_total                      calls refused by the rate limit (E010)
+//	writes_total{file}, write_records_total{file}, write_duration_seconds{file}
+//	                                        durable writes (fsyncs), the records they held, their time
+//	matches_running, matches_finished, matches_scheduled, round_current, rounds_total,
+//	players_registered, referees_registered  the manager's progress (WatchManager)
+//	referee_matches_running                 a referee's matches in play (WatchReferee)
+//
+// plus the Go runtime and process collectors.
+package metrics
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/manager"
+	"github.com/agentleague/league/referee"
+)
+
+// Metrics is a Prometheus registry with the league's series. It
+// implements leaguesdk.Observer and leaguesdk.WriteObserver and is safe for
+// concurrent use.
+type Metrics struct {
+	reg          *prometheus.Registry
+	served, made *prometheus.CounterVec
+	latency      *prometheus.HistogramVec
+	rateLimited  prometheus.Counter
+	writes       *prometheus.CounterVec
+	writeRecords *prometheus.CounterVec
+	writeTime    *prometheus.HistogramVec
+}
+
+// New returns a Metrics with its own registry, holding the league's
+// series and the Go runtime and process collectors.
+func New() *Metrics {
+	reg := prometheus.NewRegistry()
+	m := &Metrics{
+		reg: reg,
+		served: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "league_calls_served_total",
+			Help: "Calls served, by tool and outcome (ok, or the protocol error code)."}, []string{"method", "outcome"}),
+		made: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "league_calls_made_total",
+			Help: "Calls made to other agents, after retries, by method and outcome."}, []string{"method", "outcome"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "league_call_duration_seconds",
+			Help:    "Call latency: side served (handled here) or made (to another agent, retries included).",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}},
+			[]string{"side", "method"}),
+		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{Name: "league_rate_limited_total",
+			Help: "Calls refused because their caller was over its rate limit (HTTP 429, E010)."}),
+		writes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "league_writes_total",
+			Help: "Durable writes (each one fsync), by file."}, []string{"file"}),
+		writeRecords: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "league_write_records_total",
+			Help: "Records made durable, by file (records/writes is the group-commit batch size)."}, []string{"file"}),
+		writeTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "league_write_duration_seconds",
+			Help:    "Time of a durable write and its fsync, by file.",
+			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1}}, []string{"file"}),
+	}
+	reg.MustRegister(m.served, m.made, m.latency, m.rateLimited, m.writes, m.writeRecords, m.writeTime,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Registry returns the registry, to add series of your own.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Handler serves the registry in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// ObserveCall implements leaguesdk.Observer.
+func (m *Metrics) ObserveCall(e leaguesdk.CallEvent) {
+	side, counter := "made", m.made
+	if e.Served {
+		side, counter = "served", m.served
+		if e.Outcome == string(leaguesdk.CodeRateLimited) {
+			m.rateLimited.Inc()
+		}
+	}
+	counter.WithLabelValues(e.Method, e.Outcome).Inc()
+	m.latency.WithLabelValues(side, e.Method).Observe(e.Took.Seconds())
+}
+
+// ObserveWrite implements leaguesdk.WriteObserver.
+func (m *Metrics) ObserveWrite(e leaguesdk.WriteEvent) {
+	m.writes.WithLabelValues(e.File).Inc()
+	m.writeRecords.WithLabelValues(e.File).Add(float64(e.Records))
+	m.writeTime.WithLabelValues(e.File).Observe(e.Took.Seconds())
+}
+
+// WatchManager adds gauges of the manager's progress, read at each scrape.
+func (m *Metrics) WatchManager(mgr *manager.Manager) {
+	m.reg.MustRegister(progressCollector{mgr})
+}
+
+// WatchReferee adds a gauge of the referee's matches in play.
+func (m *Metrics) WatchReferee(r *referee.Referee) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "league_referee_matches_running",
+		Help: "Matches this referee is playing now."}, func() float64 { return float64(r.ActiveMatches()) }))
+}
+
+var (
+	descRunning   = prometheus.NewDesc("league_matches_running", "Matches with a referee now.", nil, nil)
+	descFinished  = prometheus.NewDesc("league_matches_finished", "Matches with a recorded result.", nil, nil)
+	descScheduled = prometheus.NewDesc("league_matches_scheduled", "Matches in the schedule.", nil, nil)
+	descRound     = prometheus.NewDesc("league_round_current", "The round being played.", nil, nil)
+	descRounds    = prometheus.NewDesc("league_rounds_total", "Rounds in the schedule.", nil, nil)
+	descPlayers   = prometheus.NewDesc("league_players_registered", "Players registered.", nil, nil)
+	descReferees  = prometheus.NewDesc("league_referees_registered", "Referees registered.", nil, nil)
+	descStatus    = prometheus.NewDesc("league_status", "1 for the league's current status.", []string{"status"}, nil)
+)
+
+// progressCollector reads Manager.Progress once per scrape.
+type progressCollector struct{ mgr *manager.Manager }
+
+func (c progressCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descRunning, descFinished, descScheduled, descRound, descRounds,
+		descPlayers, descReferees, descStatus} {
+		ch <- d
+	}
+}
+
+func (c progressCollector) Collect(ch chan<- prometheus.Metric) {
+	p := c.mgr.Progress()
+	for d, v := range map[*prometheus.Desc]int{descRunning: p.Running, descFinished: p.Finished,
+		descScheduled: p.Matches, descRound: p.CurrentRound, descRounds: p.TotalRounds,
+		descPlayers: p.Players, descReferees: p.Referees} {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v))
+	}
+	ch <- prometheus.MustNewConstMetric(descStatus, prometheus.GaugeValue, 1, p.Status)
+}

@@ -1,0 +1,210 @@
+package metrics_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/manager"
+	"github.com/agentleague/league/metrics"
+	"github.com/agentleague/league/player"
+	"github.com/agentleague/league/player/strategies"
+	"github.com/agentleague/league/referee"
+)
+
+func listen(t *testing.T) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
+}
+
+// scrape reads GET /metrics at base and parses it as the Prometheus text
+// format.
+func scrape(t *testing.T, base string) map[string]*dto.MetricFamily {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("GET /metrics: %d %q: %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("not the Prometheus text format: %v", err)
+	}
+	return families
+}
+
+// value returns the value of the series of family name whose labels
+// include want, summed over the matching series.
+func value(families map[string]*dto.MetricFamily, name string, want map[string]string) (float64, bool) {
+	f, ok := families[name]
+	if !ok {
+		return 0, false
+	}
+	sum, found := 0.0, false
+series:
+	for _, m := range f.GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		for k, v := range want {
+			if labels[k] != v {
+				continue series
+			}
+		}
+		found = true
+		switch {
+		case m.Counter != nil:
+			sum += m.GetCounter().GetValue()
+		case m.Gauge != nil:
+			sum += m.GetGauge().GetValue()
+		case m.Histogram != nil:
+			sum += float64(m.GetHistogram().GetSampleCount())
+		}
+	}
+	return sum, found
+}
+
+// TestMetricsOfAWholeLeague plays a league of four players whose manager
+// and referee count into Metrics, and reads the counts back through
+// GET /metrics on the agents' own ports.
+func TestMetricsOfAWholeLeague(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	run := func(f func(context.Context) error) {
+		wg.Go(func() {
+			if err := f(ctx); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	data := t.TempDir()
+
+	mm := metrics.New()
+	ln := listen(t)
+	base := "http://" + ln.Addr().String()
+	mgr, err := manager.New(manager.Config{Listener: ln, DataRoot: data, MinPlayers: 4, NoAgentLog: true,
+		Observer: mm, Routes: map[string]http.Handler{"GET /metrics": mm.Handler()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mm.WatchManager(mgr)
+	run(mgr.Run)
+
+	rm := metrics.New()
+	rln := listen(t)
+	ref, err := referee.New(referee.Config{Name: "Referee Alpha", League: base + "/mcp", Listener: rln, DataRoot: data,
+		NoAgentLog: true, Observer: rm, Routes: map[string]http.Handler{"GET /metrics": rm.Handler()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rm.WatchReferee(ref)
+	run(ref.Run)
+	<-ref.Registered()
+
+	for _, name := range []string{"Ann", "Bob", "Cid", "Dee"} {
+		a, err := player.New(player.Config{Name: name, League: base + "/mcp", Listener: listen(t), DataRoot: data,
+			NoAgentLog: true, Strategy: strategies.Always(leaguesdk.Even)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run(a.Run)
+	}
+	select {
+	case <-mgr.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("league did not complete")
+	}
+
+	m := scrape(t, base)
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"league_calls_served_total", map[string]string{"method": leaguesdk.MethodRegisterPlayer, "outcome": "ok"}, 4},
+		{"league_calls_served_total", map[string]string{"method": leaguesdk.MethodRegisterReferee, "outcome": "ok"}, 1},
+		{"league_calls_served_total", map[string]string{"method": leaguesdk.MethodReportMatchResult, "outcome": "ok"}, 6},
+		{"league_calls_made_total", map[string]string{"method": leaguesdk.MethodStartMatch, "outcome": "ok"}, 6},
+		{"league_matches_finished", nil, 6},
+		{"league_matches_scheduled", nil, 6},
+		{"league_matches_running", nil, 0},
+		{"league_rounds_total", nil, 3},
+		{"league_players_registered", nil, 4},
+		{"league_status", map[string]string{"status": manager.StatusCompleted}, 1},
+		{"league_call_duration_seconds", map[string]string{"side": "served", "method": leaguesdk.MethodReportMatchResult}, 6},
+	} {
+		got, ok := value(m, c.name, c.labels)
+		if !ok || got != c.want {
+			t.Errorf("%s%v = %v (found %v), want %v", c.name, c.labels, got, ok, c.want)
+		}
+	}
+	// Every assignment went through the journal's group commits.
+	records, _ := value(m, "league_write_records_total", map[string]string{"file": "assignments"})
+	writes, _ := value(m, "league_writes_total", map[string]string{"file": "assignments"})
+	if records != 6 || writes < 1 || writes > 6 {
+		t.Errorf("assignments: %v records in %v writes, want 6 records in 1 to 6", records, writes)
+	}
+	if _, ok := m["go_goroutines"]; !ok {
+		t.Error("the Go runtime collector is missing")
+	}
+
+	r := scrape(t, "http://"+rln.Addr().String())
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"league_calls_served_total", map[string]string{"method": leaguesdk.MethodStartMatch, "outcome": "ok"}, 6},
+		{"league_calls_made_total", map[string]string{"method": leaguesdk.MethodReportMatchResult, "outcome": "ok"}, 6},
+		{"league_calls_made_total", map[string]string{"method": leaguesdk.MethodChooseParity, "outcome": "ok"}, 12},
+		{"league_referee_matches_running", nil, 0},
+	} {
+		got, ok := value(r, c.name, c.labels)
+		if !ok || got != c.want {
+			t.Errorf("referee %s%v = %v (found %v), want %v", c.name, c.labels, got, ok, c.want)
+		}
+	}
+}
+
+func TestRateLimitedCallsAreCounted(t *testing.T) {
+	mm := metrics.New()
+	mm.ObserveCall(leaguesdk.CallEvent{Served: true, Method: "league_query", Outcome: "E010", Took: time.Millisecond})
+	mm.ObserveCall(leaguesdk.CallEvent{Served: true, Method: "league_query", Outcome: "ok", Took: time.Millisecond})
+	srv := newServer(t, mm.Handler())
+	m := scrape(t, srv)
+	if v, _ := value(m, "league_rate_limited_total", nil); v != 1 {
+		t.Fatalf("league_rate_limited_total = %v, want 1", v)
+	}
+}
+
+func newServer(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ln := listen(t)
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h)
+	s := &http.Server{Handler: mux}
+	go func() { _ = s.Serve(ln) }()
+	t.Cleanup(func() { _ = s.Close() })
+	return "http://" + ln.Addr().String()
+}
