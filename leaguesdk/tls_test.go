@@ -2,10 +2,18 @@ package leaguesdk_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
+	"math/big"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -41,5 +49,106 @@ func TestClientTLSConfig(t *testing.T) {
 	var e *leaguesdk.Error
 	if !errors.As(err, &e) || e.Endpoint != endpoint || !strings.Contains(err.Error(), "x509: certificate signed by unknown authority") {
 		t.Errorf("call to an untrusted server: %v; want an *Error naming %s and the x509 cause", err, endpoint)
+	}
+}
+
+// TestTLSPeerNames: a server at 127.0.0.1 whose certificate names only
+// pod.league.test (no IP), as a pod's certificate made before its address
+// is known. The usual check refuses it; with TLSFiles.PeerNames naming it
+// the call succeeds; a certificate naming another name, or naming the
+// right name but signed by a CA outside -ca, is still refused, and so is
+// a peer called by a DNS name its certificate does not name.
+func TestTLSPeerNames(t *testing.T) {
+	dir := t.TempDir()
+	ca, caKey := testCA(t, "league CA")
+	other, otherKey := testCA(t, "other CA")
+	caFile := filepath.Join(dir, "ca.pem")
+	writePEM(t, caFile, "CERTIFICATE", ca.Raw)
+
+	byName := false
+	call := func(serverCert tls.Certificate, files leaguesdk.TLSFiles) error {
+		t.Helper()
+		srv := leaguesdk.NewServer(leaguesdk.ServerConfig{})
+		leaguesdk.Handle(srv, leaguesdk.Tool{Name: "echo"}, func(ctx context.Context, in *map[string]any) (*map[string]any, error) {
+			return in, nil
+		})
+		ts := httptest.NewUnstartedServer(srv)
+		ts.TLS = &tls.Config{Certificates: []tls.Certificate{serverCert}}
+		ts.StartTLS()
+		defer ts.Close()
+		_, client, err := files.Configs()
+		if err != nil {
+			t.Fatalf("Configs: %v", err)
+		}
+		c := leaguesdk.NewClient(leaguesdk.ClientConfig{TLSConfig: client, Retry: leaguesdk.RetryPolicy{MaxRetries: leaguesdk.NoRetries}, Timeout: 5 * time.Second})
+		defer c.Close()
+		url := ts.URL
+		if byName {
+			url = strings.Replace(url, "127.0.0.1", "localhost", 1)
+		}
+		return c.Call(t.Context(), url+"/mcp", "echo", map[string]any{}, nil)
+	}
+	pod := testLeaf(t, ca, caKey, "pod.league.test")
+	if err := call(pod, leaguesdk.TLSFiles{CAFile: caFile}); err == nil || !strings.Contains(err.Error(), "127.0.0.1") {
+		t.Errorf("usual check of a certificate without the IP: %v; want refused", err)
+	}
+	if err := call(pod, leaguesdk.TLSFiles{CAFile: caFile, PeerNames: []string{"other.test", "pod.league.test"}}); err != nil {
+		t.Errorf("with PeerNames naming the certificate: %v", err)
+	}
+	if err := call(testLeaf(t, ca, caKey, "else.league.test"), leaguesdk.TLSFiles{CAFile: caFile, PeerNames: []string{"pod.league.test"}}); err == nil || !strings.Contains(err.Error(), "-tls-peer-name") {
+		t.Errorf("a certificate naming another name: %v; want refused naming -tls-peer-name", err)
+	}
+	if err := call(testLeaf(t, other, otherKey, "pod.league.test"), leaguesdk.TLSFiles{CAFile: caFile, PeerNames: []string{"pod.league.test"}}); err == nil || !strings.Contains(err.Error(), "unknown authority") {
+		t.Errorf("a certificate of another CA: %v; want refused, unknown authority", err)
+	}
+	byName = true // called by a DNS name, the usual check applies
+	if err := call(pod, leaguesdk.TLSFiles{CAFile: caFile, PeerNames: []string{"pod.league.test"}}); err == nil || !strings.Contains(err.Error(), "localhost") {
+		t.Errorf("a peer called by name, certificate naming another: %v; want refused naming localhost", err)
+	}
+	if _, _, err := (leaguesdk.TLSFiles{PeerNames: []string{"pod.league.test"}}).Configs(); err == nil || !strings.Contains(err.Error(), "needs -ca") {
+		t.Errorf("PeerNames without CAFile: %v; want refused", err)
+	}
+}
+
+func testCA(t *testing.T, name string) (*x509.Certificate, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, key
+}
+
+func testLeaf(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, dnsName string) tls.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: dnsName}, DNSNames: []string{dnsName},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+func writePEM(t *testing.T, file, kind string, der []byte) {
+	t.Helper()
+	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
