@@ -656,6 +656,18 @@ func TestSecretsAndTLS(t *testing.T) {
 				t.Errorf("%s advertises %q, want https", w.name, ep)
 			}
 		}
+		// Peers called at a pod address are checked against the names of
+		// the league's certificates (-tls-peer-name): players call only
+		// referees there; the manager and the referees call players too.
+		if slices.Contains(servers, comp) {
+			want := "league-manager.agent-league.svc"
+			if comp != "player" {
+				want += ",league-player.agent-league.svc"
+			}
+			if got, _ := arg(c.Args, "tls-peer-name"); got != want {
+				t.Errorf("%s: -tls-peer-name %q, want %q", w.name, got, want)
+			}
+		}
 		for flag, key := range wantFiles {
 			path, ok := arg(c.Args, flag)
 			ref := files[path]

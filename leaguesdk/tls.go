@@ -38,8 +38,7 @@ type TLSFiles struct {
 }
 
 // RegisterFlags defines -tls-cert, -tls-key, -ca, -client-ca and
-// -tls-peer-name on fs,
-// storing into f.
+// -tls-peer-name on fs, storing into f.
 func (f *TLSFiles) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.CertFile, "tls-cert", "", "PEM certificate: serve HTTPS only (with -tls-key); also the client certificate under mutual TLS")
 	fs.StringVar(&f.KeyFile, "tls-key", "", "PEM private key of -tls-cert")
