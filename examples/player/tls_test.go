@@ -84,3 +84,12 @@ func TestRefusesABadCAFile(t *testing.T) {
 		t.Errorf("run: %v, want an error saying %q", err, want)
 	}
 }
+
+// TestRefusesPeerNamesWithoutCA checks that -tls-peer-name alone, which
+// would let a system root vouch for a league name, stops the program.
+func TestRefusesPeerNamesWithoutCA(t *testing.T) {
+	err := run(context.Background(), []string{"-port", "0", "-data", t.TempDir(), "-tls-peer-name", "league-manager.agent-league.svc"}, &syncWriter{})
+	if want := "-tls-peer-name needs -ca"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("run: %v, want an error saying %q", err, want)
+	}
+}
