@@ -2,15 +2,9 @@ package leaguesdk_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
-	"math/big"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -18,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentleague/league/internal/tlstest"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -59,11 +54,11 @@ func TestClientTLSConfig(t *testing.T) {
 // right name but signed by a CA outside -ca, is still refused, and so is
 // a peer called by a DNS name its certificate does not name.
 func TestTLSPeerNames(t *testing.T) {
-	dir := t.TempDir()
-	ca, caKey := testCA(t, "league CA")
-	other, otherKey := testCA(t, "other CA")
-	caFile := filepath.Join(dir, "ca.pem")
-	writePEM(t, caFile, "CERTIFICATE", ca.Raw)
+	ca, other := tlstest.NewCA(t, "league CA"), tlstest.NewCA(t, "other CA")
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caFile, ca.PEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	byName := false
 	call := func(serverCert tls.Certificate, files leaguesdk.TLSFiles) error {
@@ -88,17 +83,17 @@ func TestTLSPeerNames(t *testing.T) {
 		}
 		return c.Call(t.Context(), url+"/mcp", "echo", map[string]any{}, nil)
 	}
-	pod := testLeaf(t, ca, caKey, "pod.league.test")
+	pod := ca.Issue(t, "pod", "pod.league.test").TLS
 	if err := call(pod, leaguesdk.TLSFiles{CAFile: caFile}); err == nil || !strings.Contains(err.Error(), "127.0.0.1") {
 		t.Errorf("usual check of a certificate without the IP: %v; want refused", err)
 	}
 	if err := call(pod, leaguesdk.TLSFiles{CAFile: caFile, PeerNames: []string{"other.test", "pod.league.test"}}); err != nil {
 		t.Errorf("with PeerNames naming the certificate: %v", err)
 	}
-	if err := call(testLeaf(t, ca, caKey, "else.league.test"), leaguesdk.TLSFiles{CAFile: caFile, PeerNames: []string{"pod.league.test"}}); err == nil || !strings.Contains(err.Error(), "-tls-peer-name") {
+	if err := call(ca.Issue(t, "else", "else.league.test").TLS, leaguesdk.TLSFiles{CAFile: caFile, PeerNames: []string{"pod.league.test"}}); err == nil || !strings.Contains(err.Error(), "-tls-peer-name") {
 		t.Errorf("a certificate naming another name: %v; want refused naming -tls-peer-name", err)
 	}
-	if err := call(testLeaf(t, other, otherKey, "pod.league.test"), leaguesdk.TLSFiles{CAFile: caFile, PeerNames: []string{"pod.league.test"}}); err == nil || !strings.Contains(err.Error(), "unknown authority") {
+	if err := call(other.Issue(t, "pod", "pod.league.test").TLS, leaguesdk.TLSFiles{CAFile: caFile, PeerNames: []string{"pod.league.test"}}); err == nil || !strings.Contains(err.Error(), "unknown authority") {
 		t.Errorf("a certificate of another CA: %v; want refused, unknown authority", err)
 	}
 	byName = true // called by a DNS name, the usual check applies
@@ -107,48 +102,5 @@ func TestTLSPeerNames(t *testing.T) {
 	}
 	if _, _, err := (leaguesdk.TLSFiles{PeerNames: []string{"pod.league.test"}}).Configs(); err == nil || !strings.Contains(err.Error(), "needs -ca") {
 		t.Errorf("PeerNames without CAFile: %v; want refused", err)
-	}
-}
-
-func testCA(t *testing.T, name string) (*x509.Certificate, *ecdsa.PrivateKey) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, key
-}
-
-func testLeaf(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, dnsName string) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: dnsName}, DNSNames: []string{dnsName},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}
-
-func writePEM(t *testing.T, file, kind string, der []byte) {
-	t.Helper()
-	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
 	}
 }

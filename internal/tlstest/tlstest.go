@@ -69,12 +69,13 @@ type Leaf struct {
 	TLS tls.Certificate
 }
 
-// Issue signs a certificate for name whose IP SANs are ips (127.0.0.1
-// when none are given), for server and client authentication.
-func (ca *CA) Issue(t testing.TB, name string, ips ...string) *Leaf {
+// Issue signs a certificate for name whose SANs are hosts: IP addresses,
+// and DNS names for the others (127.0.0.1 when none are given); for server
+// and client authentication.
+func (ca *CA) Issue(t testing.TB, name string, hosts ...string) *Leaf {
 	t.Helper()
-	if len(ips) == 0 {
-		ips = []string{"127.0.0.1"}
+	if len(hosts) == 0 {
+		hosts = []string{"127.0.0.1"}
 	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -92,8 +93,12 @@ func (ca *CA) Issue(t testing.TB, name string, ips ...string) *Leaf {
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
 	}
-	for _, ip := range ips {
-		tmpl.IPAddresses = append(tmpl.IPAddresses, net.ParseIP(ip))
+	for _, h := range hosts {
+		if ip := net.ParseIP(h); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else {
+			tmpl.DNSNames = append(tmpl.DNSNames, h)
+		}
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, &key.PublicKey, ca.key)
 	if err != nil {
