@@ -2,6 +2,7 @@ package metrics_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -136,12 +137,7 @@ func TestMetricsOfAWholeLeague(t *testing.T) {
 		t.Fatal("league did not complete")
 	}
 
-	m := scrape(t, base)
-	for _, c := range []struct {
-		name   string
-		labels map[string]string
-		want   float64
-	}{
+	m := settle(t, base, []want{
 		{"league_calls_served_total", map[string]string{"method": leaguesdk.MethodRegisterPlayer, "outcome": "ok"}, 4},
 		{"league_calls_served_total", map[string]string{"method": leaguesdk.MethodRegisterReferee, "outcome": "ok"}, 1},
 		{"league_calls_served_total", map[string]string{"method": leaguesdk.MethodReportMatchResult, "outcome": "ok"}, 6},
@@ -153,12 +149,7 @@ func TestMetricsOfAWholeLeague(t *testing.T) {
 		{"league_players_registered", nil, 4},
 		{"league_status", map[string]string{"status": manager.StatusCompleted}, 1},
 		{"league_call_duration_seconds", map[string]string{"side": "served", "method": leaguesdk.MethodReportMatchResult}, 6},
-	} {
-		got, ok := value(m, c.name, c.labels)
-		if !ok || got != c.want {
-			t.Errorf("%s%v = %v (found %v), want %v", c.name, c.labels, got, ok, c.want)
-		}
-	}
+	})
 	// Every assignment went through the journal's group commits.
 	records, _ := value(m, "league_write_records_total", map[string]string{"file": "assignments"})
 	writes, _ := value(m, "league_writes_total", map[string]string{"file": "assignments"})
@@ -169,21 +160,42 @@ func TestMetricsOfAWholeLeague(t *testing.T) {
 		t.Error("the Go runtime collector is missing")
 	}
 
-	r := scrape(t, "http://"+rln.Addr().String())
-	for _, c := range []struct {
-		name   string
-		labels map[string]string
-		want   float64
-	}{
+	settle(t, "http://"+rln.Addr().String(), []want{
 		{"league_calls_served_total", map[string]string{"method": leaguesdk.MethodStartMatch, "outcome": "ok"}, 6},
 		{"league_calls_made_total", map[string]string{"method": leaguesdk.MethodReportMatchResult, "outcome": "ok"}, 6},
 		{"league_calls_made_total", map[string]string{"method": leaguesdk.MethodChooseParity, "outcome": "ok"}, 12},
 		{"league_referee_matches_running", nil, 0},
-	} {
-		got, ok := value(r, c.name, c.labels)
-		if !ok || got != c.want {
-			t.Errorf("referee %s%v = %v (found %v), want %v", c.name, c.labels, got, ok, c.want)
+	})
+}
+
+// want is one series' expected value.
+type want struct {
+	name   string
+	labels map[string]string
+	value  float64
+}
+
+// settle scrapes base until every series has its expected value, or 10 s
+// have passed, and reports those that do not: an agent counts a call once
+// it has read the answer, a moment after its peer saw the call.
+func settle(t *testing.T, base string, wants []want) map[string]*dto.MetricFamily {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		m := scrape(t, base)
+		var wrong []string
+		for _, w := range wants {
+			if got, ok := value(m, w.name, w.labels); !ok || got != w.value {
+				wrong = append(wrong, fmt.Sprintf("%s%v = %v (found %v), want %v", w.name, w.labels, got, ok, w.value))
+			}
 		}
+		if len(wrong) == 0 {
+			return m
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s/metrics:\n%s", base, strings.Join(wrong, "\n"))
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -78,13 +78,22 @@ func TestRateLimitAndMetrics(t *testing.T) {
 		t.Fatalf("%d of 20 anonymous calls rate limited at 2/s (burst 4), want at least 10", limited)
 	}
 
-	resp, err := http.Get(base + "/metrics")
-	if err != nil {
-		t.Fatal(err)
+	// The referee counts its registration once the manager's answer is
+	// read, a moment after the manager saw the request: wait for it.
+	var text string
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		resp, err := http.Get(base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		text = string(raw)
+		if strings.Contains(text, `method="register_referee"`) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	raw, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	text := string(raw)
 	for _, want := range []string{
 		`league_calls_made_total{method="register_referee",outcome="ok"} 1`,
 		`league_calls_served_total{method="get_match_state",outcome="E010"}`,
