@@ -138,6 +138,10 @@ type StandingRow struct {
 	Draws       int    `json:"draws"`
 	Losses      int    `json:"losses"`
 	Points      int    `json:"points"`
+	// State is the player's lifecycle state (ACTIVE, SUSPENDED, SHUTDOWN…)
+	// in query answers of this module's manager; an extension that other
+	// implementations may omit or ignore.
+	State string `json:"state,omitempty"`
 }
 
 // LeagueStandingsUpdate (LEAGUE_STANDINGS_UPDATE, method update_standings)
@@ -197,6 +201,11 @@ type StartMatch struct {
 	// later assignment (a replay) has a greater number. The referee passes
 	// it on in GAME_OVER. An extension field: zero or absent means 1.
 	Attempt int `json:"attempt,omitempty"`
+	// ShutdownPlayers lists the match's players the manager has shut down
+	// (they stopped answering): the referee makes one quick attempt to
+	// reach each and records a technical loss without retries. An
+	// extension of this module; other referees may ignore it.
+	ShutdownPlayers []string `json:"shutdown_players,omitempty"`
 }
 
 // StartMatchResponse (START_MATCH_RESPONSE) is a referee's immediate answer
@@ -323,6 +332,11 @@ type MatchDetails struct {
 	DrawnNumber int               `json:"drawn_number,omitempty"`
 	Choices     map[string]Parity `json:"choices,omitempty"`
 	Reason      string            `json:"reason,omitempty"`
+	// Unresponsive lists the players whose technical loss came from not
+	// answering at all (no answer within the deadline, or unreachable), as
+	// opposed to declining or answering wrongly. An extension of this
+	// module; other implementations may omit or ignore it.
+	Unresponsive []string `json:"unresponsive,omitempty"`
 }
 
 // MatchResult is a match's result as MATCH_RESULT_REPORT gives it: the

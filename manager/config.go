@@ -27,6 +27,8 @@ const (
 	DefaultRetryDelay         = time.Second
 	DefaultMaxRetryDelay      = 30 * time.Second
 	DefaultShutdownGrace      = 5 * time.Second
+	DefaultMaxFails           = 3
+	DefaultProbeInterval      = 2 * time.Second
 )
 
 // DefaultRateLimit is Config.RateLimit's default: requests per second per
@@ -115,6 +117,14 @@ type Config struct {
 	// ShutdownGrace is how long Run lets in-flight requests finish when its
 	// context ends. Default DefaultShutdownGrace.
 	ShutdownGrace time.Duration
+	// MaxFails is the number of consecutive failures (unanswered calls,
+	// technical losses for not answering, failed probes) after which a
+	// SUSPENDED agent is SHUTDOWN. Default DefaultMaxFails.
+	MaxFails int
+	// ProbeInterval is how often a SUSPENDED agent is probed with GET
+	// /health, at most; an answer makes it ACTIVE again. Default
+	// DefaultProbeInterval; a negative value turns probing off.
+	ProbeInterval time.Duration
 	// Tiebreakers orders the standings. Default DefaultTiebreakers().
 	Tiebreakers []Tiebreaker
 	// Insecure turns off authentication of agents' messages, for leagues
@@ -214,6 +224,12 @@ func (c Config) withDefaults() (Config, error) {
 			return c, fmt.Errorf("manager: %s cannot be negative", name)
 		}
 	}
+	if c.MaxFails <= 0 {
+		c.MaxFails = DefaultMaxFails
+	}
+	if c.ProbeInterval == 0 {
+		c.ProbeInterval = DefaultProbeInterval
+	}
 	if len(c.Tiebreakers) == 0 {
 		c.Tiebreakers = DefaultTiebreakers()
 	}
@@ -247,6 +263,9 @@ const (
 	EventRoundCompleted       EventKind = "round_completed"
 	EventLeagueCompleted      EventKind = "league_completed"
 	EventWarning              EventKind = "warning"
+	// EventAgentState is a change of an agent's lifecycle state; its
+	// Transition says from what, to what and why.
+	EventAgentState EventKind = "agent_state"
 	// EventSecurity is a refused message that looks like an attempt to
 	// forge: a match report that contradicts what the manager knows of the
 	// match, or that arrives when no report is awaited.
@@ -271,6 +290,8 @@ type Event struct {
 	Standings []leaguesdk.StandingRow
 	// Champion is the winner, in a league_completed event.
 	Champion *leaguesdk.Champion
+	// Transition is the change of an agent_state event.
+	Transition *Transition
 	// Message describes the event.
 	Message string
 }

@@ -92,9 +92,12 @@ type target struct {
 
 // playerTargetsLocked returns every player as a broadcast target.
 func (m *Manager) playerTargetsLocked() []target {
-	out := make([]target, len(m.players))
-	for i, p := range m.players {
-		out[i] = target{id: p.ID, sender: leaguesdk.PlayerSender(p.ID), endpoint: p.Endpoint, token: p.AuthToken}
+	out := make([]target, 0, len(m.players))
+	for _, p := range m.players {
+		if m.life.State(p.ID) == StateShutdown {
+			continue // lifecycle.go: a SHUTDOWN player is not waited for
+		}
+		out = append(out, target{id: p.ID, sender: leaguesdk.PlayerSender(p.ID), endpoint: p.Endpoint, token: p.AuthToken})
 	}
 	return out
 }
@@ -115,7 +118,14 @@ func (m *Manager) broadcast(ctx context.Context, what string, targets []target, 
 			defer func() { <-sem; wg.Done() }()
 			cctx, cancel := context.WithTimeout(ctx, m.cfg.BroadcastTimeout)
 			defer cancel()
-			if err := send(cctx, t); err != nil && ctx.Err() == nil {
+			err := send(cctx, t)
+			switch {
+			case err == nil:
+				m.agentAnswered(t.id, what+" answered")
+			case ctx.Err() == nil:
+				m.agentFailed(t.id, what+": "+err.Error())
+			}
+			if err != nil && ctx.Err() == nil {
 				m.log.Warn("broadcast failed", slog.String("what", what), slog.String("agent_id", t.id),
 					slog.String("endpoint", t.endpoint), slog.String("error", err.Error()))
 				mu.Lock()
@@ -204,7 +214,7 @@ func (m *Manager) planRoundLocked(r int) {
 		}
 		var best *referee
 		for _, ref := range m.referees {
-			if !m.supports(ref.GameTypes) {
+			if !m.supports(ref.GameTypes) || m.life.State(ref.ID) == StateShutdown {
 				continue
 			}
 			// load/capacity < best's load/capacity, without division.
@@ -375,7 +385,7 @@ func (m *Manager) pickRefereeLocked(mt *match, now time.Time) (*referee, bool) {
 	var best *referee
 	anyEligible := false
 	for _, ref := range m.referees {
-		if mt.excluded[ref.ID] || now.Before(ref.downUntil) || !m.supports(ref.GameTypes) {
+		if mt.excluded[ref.ID] || now.Before(ref.downUntil) || !m.supports(ref.GameTypes) || m.life.State(ref.ID) == StateShutdown {
 			continue
 		}
 		anyEligible = true
@@ -427,6 +437,11 @@ func (m *Manager) sendStartMatch(ctx context.Context, j startJob) error {
 		PlayerAID: mt.PlayerA, PlayerBID: mt.PlayerB, PlayerAEndpoint: j.endpoints[0], PlayerBEndpoint: j.endpoints[1],
 		Standings: map[string]leaguesdk.PlayerRecord{mt.PlayerA: j.recordA, mt.PlayerB: j.recordB},
 		Attempt:   j.attempt,
+	}
+	for _, id := range []string{mt.PlayerA, mt.PlayerB} {
+		if m.life.State(id) == StateShutdown { // lifecycle.go
+			msg.ShutdownPlayers = append(msg.ShutdownPlayers, id)
+		}
 	}
 	cctx, cancel := context.WithTimeout(ctx, m.cfg.StartMatchTimeout)
 	defer cancel()
@@ -493,6 +508,7 @@ func (m *Manager) resumeMatch(ctx context.Context, j startJob) {
 // referee until its report or Config.ReportTimeout; on failure the match
 // is offered to another referee.
 func (m *Manager) settle(j startJob, err error, resumed bool) {
+	m.lifecycleCall(j.ref.id, "start_match of "+j.mt.MatchID, err) // lifecycle.go
 	mt := j.mt
 	var ev Event
 	now := time.Now()
@@ -616,7 +632,9 @@ func (m *Manager) completeLeague(ctx context.Context) error {
 		targets = append(targets, target{id: ref.ID, sender: leaguesdk.RefereeSender(ref.ID), endpoint: ref.Endpoint, token: ref.AuthToken})
 	}
 	rounds, matches := len(m.rounds), len(m.matchByID)
+	ids := m.allAgentIDsLocked()
 	m.mu.Unlock()
+	defer func() { m.applyTransitions(m.life.Ended(ids, m.cfg.Now())) }() // lifecycle.go
 	m.broadcast(ctx, "LEAGUE_COMPLETED", targets, func(ctx context.Context, t target) error {
 		return m.call(ctx, t, leaguesdk.MethodNotifyLeagueCompleted, &leaguesdk.LeagueCompleted{
 			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueCompleted, leaguesdk.LeagueManagerSender, t.token, "", m.cfg.Now()),

@@ -32,6 +32,7 @@ type Manager struct {
 	store    store
 	events   *eventLog
 	assigned *journal.Journal   // the assignment journal, assignments.jsonl
+	life     *lifecycle         // lifecycle.go: the agents' states
 	agentLog *agentkit.AgentLog // nil with Config.NoAgentLog
 	srv      *leaguesdk.Server
 	client   *leaguesdk.Client
@@ -150,6 +151,10 @@ func New(cfg Config) (*Manager, error) {
 	if m.events, err = openEventLog(m.store.leagueLogPath()); err != nil {
 		m.agentLog.Close()
 		return nil, fmt.Errorf("manager: league log: %w", err)
+	}
+	if m.life, err = openLifecycle(m.store.lifecyclePath(), cfg.MaxFails); err != nil {
+		m.closeFiles()
+		return nil, fmt.Errorf("manager: lifecycle journal: %w", err)
 	}
 	if err := m.restore(); err != nil {
 		m.closeFiles()
@@ -419,10 +424,14 @@ func (m *Manager) Run(ctx context.Context) error {
 	defer cancel()
 	var wg sync.WaitGroup
 	leagueErr := make(chan error, 1)
-	wg.Add(2)
+	wg.Add(3)
 	go func() {
 		defer wg.Done()
 		leagueErr <- m.runLeague(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		m.prober(ctx)
 	}()
 	go func() {
 		defer wg.Done()
@@ -441,6 +450,7 @@ func (m *Manager) Run(ctx context.Context) error {
 }
 
 func (m *Manager) closeFiles() {
+	m.life.close()
 	m.events.close()
 	if m.assigned != nil {
 		_ = m.assigned.Close()
@@ -555,6 +565,9 @@ func (m *Manager) emit(e Event) {
 	}
 	if e.Champion != nil {
 		details["champion"] = e.Champion
+	}
+	if e.Transition != nil {
+		details["from"], details["to"], details["trigger"] = e.Transition.From, e.Transition.To, e.Transition.Trigger
 	}
 	level := "INFO"
 	if e.Kind == EventWarning || e.Kind == EventRegistrationRejected || e.Kind == EventSecurity {

@@ -235,9 +235,12 @@ func (m *Manager) register(r registrationRequest) (registration, error) {
 	case reg.reason != "":
 		m.emit(Event{Kind: EventRegistrationRejected, DisplayName: r.name, Endpoint: r.endpoint,
 			Message: fmt.Sprintf("%s %q refused: %s", r.kind, r.name, reg.reason)})
+		return reg, nil
 	case reg.id == "":
 		return reg, &leaguesdk.Error{Code: leaguesdk.CodeConnectionError, Message: "the manager could not save the registration; try again"}
-	case !reg.rejoined:
+	}
+	m.applyTransitions(m.life.Registered(reg.id, m.Status() != StatusRegistering, m.cfg.Now())) // lifecycle.go
+	if !reg.rejoined {
 		kind := EventPlayerRegistered
 		if r.kind == "referee" {
 			kind = EventRefereeRegistered
@@ -386,6 +389,10 @@ func (m *Manager) begin(reason string) (bool, error) {
 		}
 		m.emit(Event{Kind: EventLeagueStarted, Message: fmt.Sprintf("league %s started (%s): %d players, %d rounds",
 			m.cfg.LeagueID, reason, players, rounds)})
+		m.mu.Lock()
+		ids := m.allAgentIDsLocked()
+		m.mu.Unlock()
+		m.applyTransitions(m.life.Started(ids, m.cfg.Now())) // lifecycle.go
 		m.wakeUp()
 	}
 	return started, nil

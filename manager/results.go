@@ -62,6 +62,7 @@ func (m *Manager) handleReport(_ context.Context, rep *leaguesdk.MatchResultRepo
 		m.wakeUp()
 		m.emit(Event{Kind: EventMatchResult, RoundID: rec.RoundID, MatchID: rec.MatchID, PlayerA: rec.PlayerA, PlayerB: rec.PlayerB,
 			RefereeID: refID, Result: &rec.Result, Message: describeResult(&rec)})
+		m.lifecycleReport(&rec) // lifecycle.go
 	}
 	return ack(status), nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +54,9 @@ type Result struct {
 	// TechnicalLoss lists the players who failed (no ACK, declined, or
 	// failed every retry of a move).
 	TechnicalLoss []string `json:"technical_loss,omitempty"`
+	// Unresponsive lists the players of TechnicalLoss that did not answer
+	// at all (no answer in time, or unreachable).
+	Unresponsive []string `json:"unresponsive,omitempty"`
 }
 
 // match is one match the referee runs.
@@ -180,15 +184,32 @@ func (m *match) both(f func(i int)) {
 
 func (m *match) retries() int { return m.r.cfg.Retries }
 
+// shutdownAttempt bounds the one attempt made to reach a player the
+// manager named shut down in start_match.
+const shutdownAttempt = time.Second
+
+// shutDown reports whether start_match named player i shut down: it gets
+// one quick attempt, without retries.
+func (m *match) shutDown(i int) bool { return slices.Contains(m.req.ShutdownPlayers, m.ids[i]) }
+
+// attempts returns player i's number of retries and the deadline of one call.
+func (m *match) attempts(i int, timeout time.Duration) (int, time.Duration) {
+	if m.shutDown(i) {
+		return 0, min(timeout, shutdownAttempt)
+	}
+	return m.retries(), timeout
+}
+
 // join invites player i, retrying a failed invitation. It returns nil when
 // the player joined, else why it did not.
 func (m *match) join(ctx context.Context, i int) error {
 	var last error
-	for attempt := 0; attempt <= m.retries(); attempt++ {
+	retries, timeout := m.attempts(i, m.r.cfg.JoinTimeout)
+	for attempt := 0; attempt <= retries; attempt++ {
 		if attempt > 0 && !m.beforeRetry(ctx, i, StateWaitingForPlayers, last, attempt) {
 			return last
 		}
-		rep, err := m.ask(ctx, i, kindJoin, leaguesdk.MethodHandleGameInvitation, m.invitation(i), m.r.cfg.JoinTimeout)
+		rep, err := m.ask(ctx, i, kindJoin, leaguesdk.MethodHandleGameInvitation, m.invitation(i), timeout)
 		if err == nil {
 			var accept bool
 			accept, _, err = rep.joinAnswer()
@@ -204,7 +225,7 @@ func (m *match) join(ctx context.Context, i int) error {
 			return last
 		}
 	}
-	return fmt.Errorf("%s did not join after %d retries: %w", m.ids[i], m.retries(), last)
+	return fmt.Errorf("%s did not join after %d retries: %w", m.ids[i], retries, last)
 }
 
 // collect asks for moves until the game is over or a player has failed
@@ -262,12 +283,13 @@ func (m *match) index(playerID string) int {
 // choices. It returns nil once the game accepted a choice.
 func (m *match) move(ctx context.Context, i int, mv MoveRequest) error {
 	var last error
-	for attempt := 0; attempt <= m.retries(); attempt++ {
+	retries, timeout := m.attempts(i, m.r.cfg.MoveTimeout)
+	for attempt := 0; attempt <= retries; attempt++ {
 		if attempt > 0 && !m.beforeRetry(ctx, i, StateCollectingChoices, last, attempt) {
 			return last
 		}
 		method, msg := m.moveCall(i, mv)
-		rep, err := m.ask(ctx, i, kindMove, method, msg, m.r.cfg.MoveTimeout)
+		rep, err := m.ask(ctx, i, kindMove, method, msg, timeout)
 		if err == nil {
 			var choice string
 			if choice, _, err = rep.choice(); err == nil {
@@ -293,7 +315,7 @@ func (m *match) move(ctx context.Context, i int, mv MoveRequest) error {
 			return last
 		}
 	}
-	return fmt.Errorf("%s failed every retry of %s (%d retries): %w", m.ids[i], mv.MoveType, m.retries(), last)
+	return fmt.Errorf("%s failed every retry of %s (%d retries): %w", m.ids[i], mv.MoveType, retries, last)
 }
 
 // beforeRetry announces retry number attempt to player i with a GAME_ERROR
@@ -502,6 +524,11 @@ func (m *match) decide(failed [2]error) *Result {
 	if len(res.Choices) == 0 {
 		res.Choices = nil
 	}
+	for i, err := range failed {
+		if code := leaguesdk.CodeOf(err); code == leaguesdk.CodeTimeout || code == leaguesdk.CodeConnectionError {
+			res.Unresponsive = append(res.Unresponsive, m.ids[i])
+		}
+	}
 	switch {
 	case failed[0] != nil && failed[1] != nil:
 		res.Status = leaguesdk.ResultTechnicalLoss
@@ -593,7 +620,8 @@ func (m *match) sendReport(ctx context.Context, res *Result) bool {
 			Envelope: m.envelope(leaguesdk.MsgMatchResultReport),
 			LeagueID: m.req.LeagueID, RoundID: m.req.RoundID, MatchID: m.req.MatchID, GameType: m.req.GameType,
 			Result: leaguesdk.MatchResult{Winner: res.Winner, Score: res.Score, Status: res.Status,
-				Details: leaguesdk.MatchDetails{DrawnNumber: res.DrawnNumber, Choices: parities(res.Choices), Reason: res.Reason}},
+				Details: leaguesdk.MatchDetails{DrawnNumber: res.DrawnNumber, Choices: parities(res.Choices), Reason: res.Reason,
+					Unresponsive: res.Unresponsive}},
 		}
 		m.rec.message(Sent, leaguesdk.LeagueManagerSender, leaguesdk.MethodReportMatchResult, msg, nil)
 		rctx, cancel := context.WithTimeout(ctx, m.r.cfg.ReportTimeout)
