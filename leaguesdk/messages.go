@@ -504,6 +504,10 @@ type PlayerStatsData struct {
 	Losses          int    `json:"losses"`
 	TechnicalLosses int    `json:"technical_losses"`
 	Points          int    `json:"points"`
+	// State is the player's lifecycle state as the manager sees it
+	// (REGISTERED, ACTIVE, SUSPENDED, SHUTDOWN); an extension of this
+	// module that other implementations may omit or ignore.
+	State string `json:"state,omitempty"`
 }
 
 // ---- Acknowledgements and administration ----

@@ -201,6 +201,12 @@ func (c *crashLeague) completed() (manager.Snapshot, []manager.MatchRecord) {
 		seen[r.MatchID] = true
 	}
 	var entrants []manager.Entrant
+	for i, row := range final.Standings {
+		if row.State != string(manager.StateShutdown) {
+			t.Errorf("%s is %s after the league's end, want SHUTDOWN", row.PlayerID, row.State)
+		}
+		final.Standings[i].State = ""
+	}
 	for _, pl := range final.Players {
 		entrants = append(entrants, manager.Entrant{PlayerID: pl.PlayerID, DisplayName: pl.DisplayName})
 	}

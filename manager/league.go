@@ -634,7 +634,6 @@ func (m *Manager) completeLeague(ctx context.Context) error {
 	rounds, matches := len(m.rounds), len(m.matchByID)
 	ids := m.allAgentIDsLocked()
 	m.mu.Unlock()
-	defer func() { m.applyTransitions(m.life.Ended(ids, m.cfg.Now())) }() // lifecycle.go
 	m.broadcast(ctx, "LEAGUE_COMPLETED", targets, func(ctx context.Context, t target) error {
 		return m.call(ctx, t, leaguesdk.MethodNotifyLeagueCompleted, &leaguesdk.LeagueCompleted{
 			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueCompleted, leaguesdk.LeagueManagerSender, t.token, "", m.cfg.Now()),
@@ -643,6 +642,7 @@ func (m *Manager) completeLeague(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	m.applyTransitions(m.life.Ended(ids, m.cfg.Now())) // lifecycle.go
 	m.persistMu.Lock()
 	err := m.saveState(func() error {
 		now := m.cfg.Now().UTC()

@@ -365,3 +365,13 @@ func (m *Manager) lifecycleCall(id, what string, err error) {
 		m.agentFailed(id, what+": "+err.Error())
 	}
 }
+
+// standingsWithStatesLocked returns a copy of the standings with each
+// player's lifecycle state, as query answers show them. m.mu must be held.
+func (m *Manager) standingsWithStatesLocked() []leaguesdk.StandingRow {
+	rows := append([]leaguesdk.StandingRow{}, m.standingsLocked()...)
+	for i := range rows {
+		rows[i].State = string(m.life.State(rows[i].PlayerID))
+	}
+	return rows
+}

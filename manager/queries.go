@@ -37,7 +37,7 @@ func (m *Manager) handleQuery(_ context.Context, q *leaguesdk.LeagueQuery) (*lea
 	switch q.QueryType {
 	case leaguesdk.QueryStandings:
 		data = leaguesdk.StandingsData{LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(m.roundsCompleted),
-			Standings: append([]leaguesdk.StandingRow{}, m.standingsLocked()...)}
+			Standings: m.standingsWithStatesLocked()}
 	case leaguesdk.QuerySchedule:
 		data = leaguesdk.ScheduleData{LeagueID: m.cfg.LeagueID, Matches: m.scheduleLocked()}
 	case leaguesdk.QueryNextMatch:
@@ -50,7 +50,7 @@ func (m *Manager) handleQuery(_ context.Context, q *leaguesdk.LeagueQuery) (*lea
 		if p == nil {
 			return fail(leaguesdk.CodePlayerNotRegistered, "%q is not a player of league %s", playerID, m.cfg.LeagueID)
 		}
-		stats := leaguesdk.PlayerStatsData{PlayerID: p.ID, DisplayName: p.DisplayName}
+		stats := leaguesdk.PlayerStatsData{PlayerID: p.ID, DisplayName: p.DisplayName, State: string(m.life.State(p.ID))}
 		for _, row := range m.standingsLocked() {
 			if row.PlayerID == p.ID {
 				stats.Rank = row.Rank
@@ -75,7 +75,7 @@ func (m *Manager) handleQuery(_ context.Context, q *leaguesdk.LeagueQuery) (*lea
 func (m *Manager) handleGetStandings(_ context.Context, q *leaguesdk.StateQuery) (*leaguesdk.StateResponse, error) {
 	m.mu.Lock()
 	b, err := json.Marshal(leaguesdk.StandingsData{LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(m.roundsCompleted),
-		Standings: append([]leaguesdk.StandingRow{}, m.standingsLocked()...)})
+		Standings: m.standingsWithStatesLocked()})
 	m.mu.Unlock()
 	if err != nil {
 		return nil, err
@@ -154,6 +154,8 @@ type RefereeInfo struct {
 	Endpoint             string `json:"endpoint"`
 	MaxConcurrentMatches int    `json:"max_concurrent_matches"`
 	ActiveMatches        int    `json:"active_matches"`
+	// State is the referee's lifecycle state.
+	State AgentState `json:"state"`
 }
 
 // PlayerInfo is a registered player in a Snapshot.
@@ -161,6 +163,8 @@ type PlayerInfo struct {
 	PlayerID    string `json:"player_id"`
 	DisplayName string `json:"display_name"`
 	Endpoint    string `json:"endpoint"`
+	// State is the player's lifecycle state.
+	State AgentState `json:"state"`
 }
 
 // Snapshot returns the league's state: status, rounds, agents, every match,
@@ -170,17 +174,17 @@ func (m *Manager) Snapshot() Snapshot {
 	defer m.mu.Unlock()
 	s := Snapshot{LeagueID: m.cfg.LeagueID, GameType: m.cfg.GameType, Status: m.status, CurrentRound: m.currentRound,
 		TotalRounds: len(m.rounds), Referees: make([]RefereeInfo, 0, len(m.referees)), Players: make([]PlayerInfo, 0, len(m.players)),
-		Matches: m.scheduleLocked(), Standings: append([]leaguesdk.StandingRow{}, m.standingsLocked()...),
+		Matches: m.scheduleLocked(), Standings: m.standingsWithStatesLocked(),
 		UpdatedAt: leaguesdk.FormatTime(m.updatedAt)}
 	if m.status == StatusCompleted {
 		s.CurrentRound = len(m.rounds)
 	}
 	for _, r := range m.referees {
 		s.Referees = append(s.Referees, RefereeInfo{RefereeID: r.ID, DisplayName: r.DisplayName, Endpoint: r.Endpoint,
-			MaxConcurrentMatches: r.MaxConcurrentMatches, ActiveMatches: r.active})
+			MaxConcurrentMatches: r.MaxConcurrentMatches, ActiveMatches: r.active, State: m.life.State(r.ID)})
 	}
 	for _, p := range m.players {
-		s.Players = append(s.Players, PlayerInfo{PlayerID: p.ID, DisplayName: p.DisplayName, Endpoint: p.Endpoint})
+		s.Players = append(s.Players, PlayerInfo{PlayerID: p.ID, DisplayName: p.DisplayName, Endpoint: p.Endpoint, State: m.life.State(p.ID)})
 	}
 	if m.champion != nil {
 		c := *m.champion

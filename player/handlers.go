@@ -24,6 +24,7 @@ type matchState struct {
 	PlayerID   string           `json:"player_id,omitempty"` // the id the referee addressed
 	Invited    bool             `json:"invited"`
 	MyChoice   leaguesdk.Parity `json:"my_choice,omitempty"`
+	choosing   bool             // a move call arrived and is being answered
 }
 
 // merge fills the fields of m that other gives and m lacks.
@@ -277,6 +278,7 @@ func (a *Agent) onChooseParity(ctx context.Context, in *leaguesdk.ChooseParityCa
 	now := a.cfg.Now()
 	st := a.updateMatch(in.MatchID, func(m *matchState) {
 		m.merge(matchState{GameType: in.GameType, OpponentID: in.Context.OpponentID, RoundID: int(in.Context.RoundID), PlayerID: in.PlayerID})
+		m.choosing = true
 	})
 	if st.GameType == "" {
 		st.GameType = leaguesdk.GameEvenOdd
@@ -326,6 +328,7 @@ func (a *Agent) onMove(ctx context.Context, in *leaguesdk.GameMoveCall) (*league
 	now := a.cfg.Now()
 	st := a.updateMatch(in.MatchID, func(m *matchState) {
 		m.merge(matchState{GameType: in.GameType, PlayerID: in.PlayerID})
+		m.choosing = true
 	})
 	opts := in.MoveRequest.ValidOptions
 	call := MoveCall{
@@ -596,6 +599,7 @@ type playerState struct {
 	PlayerID    string                  `json:"player_id"`
 	DisplayName string                  `json:"display_name"`
 	Registered  bool                    `json:"registered"`
+	State       State                   `json:"state"`
 	LeagueID    string                  `json:"league_id,omitempty"`
 	Endpoint    string                  `json:"contact_endpoint,omitempty"`
 	Stats       Stats                   `json:"stats"`
@@ -615,7 +619,8 @@ func (a *Agent) onState(ctx context.Context, in *stateQuery) (*leaguesdk.StateRe
 	h := a.History()
 	a.mu.Lock()
 	st := playerState{PlayerID: a.id, DisplayName: a.cfg.Name, Registered: a.id != "", LeagueID: a.leagueID,
-		Endpoint: a.endpoint, Stats: h.Stats(), Active: []matchState{}, Standings: a.standings, Matches: h.Matches()}
+		Endpoint: a.endpoint, Stats: h.Stats(), Active: []matchState{}, Standings: a.standings, Matches: h.Matches(),
+		State: a.stateLocked()}
 	// The choice in a match still running is the player's secret: only
 	// its manager (the caller with the player's own token) sees it.
 	owner := a.token != "" && leaguesdk.TokensEqual(in.AuthToken, a.token)
