@@ -119,7 +119,8 @@ type Config struct {
 	ShutdownGrace time.Duration
 	// MaxFails is the number of consecutive failures (unanswered calls,
 	// technical losses for not answering, failed probes) after which a
-	// SUSPENDED agent is SHUTDOWN. Default DefaultMaxFails.
+	// SUSPENDED agent is SHUTDOWN. Default DefaultMaxFails; a negative
+	// value never shuts an agent down (it stays SUSPENDED until it answers).
 	MaxFails int
 	// ProbeInterval is how often a SUSPENDED agent is probed with GET
 	// /health, at most; an answer makes it ACTIVE again. Default
@@ -224,7 +225,7 @@ func (c Config) withDefaults() (Config, error) {
 			return c, fmt.Errorf("manager: %s cannot be negative", name)
 		}
 	}
-	if c.MaxFails <= 0 {
+	if c.MaxFails == 0 {
 		c.MaxFails = DefaultMaxFails
 	}
 	if c.ProbeInterval == 0 {

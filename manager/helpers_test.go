@@ -423,3 +423,17 @@ func checkLeague(t testing.TB, r *running, dataRoot, leagueID string, players in
 		t.Errorf("status %s champion %+v, want COMPLETED and %s", snap.Status, snap.Champion, got[0].PlayerID)
 	}
 }
+
+// newPlayerAgentAt runs one of this module's players that registers
+// endpoint as its contact endpoint (a gate in front of its handler).
+func newPlayerAgentAt(t testing.TB, mcp, name, endpoint string) (*player.Agent, func()) {
+	t.Helper()
+	a, err := player.New(player.Config{
+		Name: name, League: mcp, Listener: listen(t), Endpoint: endpoint, DataRoot: t.TempDir(),
+		SafetyMargin: 100 * time.Millisecond, RegisterRetry: 50 * time.Millisecond, ShutdownGrace: time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, runAgent(t, a.Run)
+}

@@ -162,7 +162,7 @@ func (lc *lifecycle) Failed(id, reason string, now time.Time) []Transition {
 	if a.state != StateSuspended {
 		out = lc.move(out, id, a, StateSuspended, TriggerTimeout, reason, now)
 	}
-	if a.fails >= lc.maxFails {
+	if lc.maxFails > 0 && a.fails >= lc.maxFails {
 		out = lc.move(out, id, a, StateShutdown, TriggerMaxFails,
 			fmt.Sprintf("%d consecutive failures; last: %s", a.fails, reason), now)
 	} else if len(out) == 0 {
