@@ -35,6 +35,8 @@ func TestDashboardFollowsALiveLeague(t *testing.T) {
 	}
 	must(`document.body.dataset.status === "REGISTERING"`)
 	must(`document.querySelectorAll("#referees tbody tr[data-referee-id]").length === 2`)
+	// Each agent carries a badge of its lifecycle state.
+	must(`document.querySelectorAll('#referees tbody tr[data-referee-id] .badge.state[data-state="REGISTERED"]').length === 2`)
 
 	strategies := []player.Strategy{
 		player.Random(nil),
@@ -62,6 +64,7 @@ func TestDashboardFollowsALiveLeague(t *testing.T) {
 	}
 	must(fmt.Sprintf(`document.getElementById("champion").dataset.playerId === %q && !document.getElementById("champion").hidden`, champ.PlayerID))
 	must(`document.body.dataset.status === "COMPLETED"`)
+	must(`document.querySelectorAll('#players tbody .badge.state[data-state="SHUTDOWN"]').length === 4`)
 	must(`document.querySelectorAll('#schedule [data-match-id][data-status="FINISHED"]').length === 6`)
 
 	var text string

@@ -143,18 +143,26 @@
     $("schedule-empty").hidden = rounds.length > 0;
   }
 
+  // stateBadge shows an agent's lifecycle state (REGISTERED, ACTIVE,
+  // SUSPENDED, SHUTDOWN) as the manager keeps it.
+  function stateBadge(s) {
+    return el("td", {}, el("span", { class: "badge state", "data-state": s || "" }, s || "?"));
+  }
+
   function renderAgents(state) {
     const players = state.players || [];
     $("players").tBodies[0].replaceChildren(...players.map((p) =>
-      el("tr", { "data-player-id": p.player_id },
+      el("tr", { "data-player-id": p.player_id, "data-state": p.state || "" },
         el("td", {}, p.player_id), el("td", {}, p.display_name || ""),
+        stateBadge(p.state),
         el("td", { class: "endpoint" }, p.endpoint || ""))));
     $("player-count").textContent = "(" + players.length + ")";
 
     const refs = state.referees || [];
     $("referees").tBodies[0].replaceChildren(...refs.map((r) =>
-      el("tr", { "data-referee-id": r.referee_id },
+      el("tr", { "data-referee-id": r.referee_id, "data-state": r.state || "" },
         el("td", {}, r.referee_id), el("td", {}, r.display_name || ""),
+        stateBadge(r.state),
         el("td", { class: "endpoint" }, r.endpoint || ""),
         el("td", {}, (r.active_matches || 0) + " / " + (r.max_concurrent_matches || "?")))));
     $("referee-count").textContent = "(" + refs.length + ")";
