@@ -2,6 +2,7 @@ package manager_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -205,6 +206,36 @@ func TestLifecycleRecoverShutdownResume(t *testing.T) {
 	waitFor(t, 30*time.Second, "P05 shut down", func() bool { return m.AgentState("P05") == manager.StateShutdown })
 	if !reached(m.Events, "P05", manager.StateSuspended, "") {
 		t.Errorf("P05 shut down without being suspended: %+v", transitions(m.Events, "P05"))
+	}
+	// Query answers carry the states as extra fields.
+	query := func(qt leaguesdk.QueryType, v any) {
+		t.Helper()
+		var resp leaguesdk.LeagueQueryResponse
+		call(t, m.MCP, leaguesdk.MethodLeagueQuery, &leaguesdk.LeagueQuery{Envelope: env(leaguesdk.MsgLeagueQuery, "player:P05", ghost.AuthToken),
+			LeagueID: cfg.LeagueID, QueryType: qt}).decode(t, &resp)
+		if err := resp.DecodeData(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stats leaguesdk.PlayerStatsData
+	query(leaguesdk.QueryPlayerStats, &stats)
+	if stats.PlayerID != "P05" || stats.State != string(manager.StateShutdown) {
+		t.Errorf("GET_PLAYER_STATS: %+v", stats)
+	}
+	var table leaguesdk.StandingsData
+	query(leaguesdk.QueryStandings, &table)
+	var state leaguesdk.StateResponse
+	call(t, m.MCP, leaguesdk.MethodGetStandings, &leaguesdk.StateQuery{Envelope: env(leaguesdk.MsgStateQuery, "player:P05", ghost.AuthToken)}).decode(t, &state)
+	var got leaguesdk.StandingsData
+	if err := json.Unmarshal(state.State, &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, rows := range [][]leaguesdk.StandingRow{table.Standings, got.Standings} {
+		for _, row := range rows {
+			if row.PlayerID == "P05" && row.State != string(manager.StateShutdown) || row.State == "" {
+				t.Errorf("standings row %+v", row)
+			}
+		}
 	}
 	// Registering again with its own token brings it back.
 	again := registerPlayer(t, m.MCP, "Ghost", deadSrv.URL+"/mcp", func(r *leaguesdk.LeagueRegisterRequest) { r.AuthToken = ghost.AuthToken })

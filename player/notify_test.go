@@ -141,6 +141,7 @@ func TestUnknownNotificationsAreAcknowledged(t *testing.T) {
 type stateView struct {
 	PlayerID   string           `json:"player_id"`
 	Registered bool             `json:"registered"`
+	State      player.State     `json:"state"`
 	Stats      player.Stats     `json:"stats"`
 	Active     []map[string]any `json:"active_matches"`
 	Matches    []map[string]any `json:"matches"`
