@@ -55,6 +55,20 @@
 // concurrently, each call bounded by Config.BroadcastTimeout, so an agent
 // that is down delays nobody.
 //
+// # Agent lifecycle
+//
+// The manager keeps every agent's AgentState (lifecycle.go): REGISTERED on
+// registration, ACTIVE when the league starts, SUSPENDED when a call to it
+// fails or a referee reports that it did not answer, ACTIVE again when a
+// call or a GET /health probe (each suspended agent at most once per
+// Config.ProbeInterval) succeeds, SHUTDOWN after Config.MaxFails
+// consecutive failures and for everyone at the league's end. A SHUTDOWN
+// referee gets no more matches; a SHUTDOWN player no more broadcasts, and
+// start_match names it in shutdown_players so that the referee makes one
+// quick attempt before the technical loss. Registering again with its own
+// token makes an agent ACTIVE. Each transition is an agent_state event and
+// a line of data/leagues/<league_id>/lifecycle.jsonl, replayed on resume.
+//
 // # Standings
 //
 // ComputeStandings derives the table from the recorded results only: win

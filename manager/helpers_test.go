@@ -208,14 +208,7 @@ func startReferee(t testing.TB, mcp, name string, o refereeOptions) (*referee.Re
 // mcp until the test ends, without waiting for its registration.
 func newPlayerAgent(t testing.TB, mcp, name string, strategy player.Strategy) (*player.Agent, func()) {
 	t.Helper()
-	a, err := player.New(player.Config{
-		Name: name, League: mcp, Listener: listen(t), DataRoot: t.TempDir(), Strategy: strategy,
-		SafetyMargin: 100 * time.Millisecond, RegisterRetry: 50 * time.Millisecond, ShutdownGrace: time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a, runAgent(t, a.Run)
+	return newPlayerAgentAt(t, mcp, name, "", strategy)
 }
 
 // startPlayer runs one of this module's players against the manager at mcp
@@ -424,12 +417,13 @@ func checkLeague(t testing.TB, r *running, dataRoot, leagueID string, players in
 	}
 }
 
-// newPlayerAgentAt runs one of this module's players that registers
-// endpoint as its contact endpoint (a gate in front of its handler).
-func newPlayerAgentAt(t testing.TB, mcp, name, endpoint string) (*player.Agent, func()) {
+// newPlayerAgentAt is newPlayerAgent with endpoint as the contact
+// endpoint the player registers (a gate in front of its handler); "" for
+// its listener's.
+func newPlayerAgentAt(t testing.TB, mcp, name, endpoint string, strategy player.Strategy) (*player.Agent, func()) {
 	t.Helper()
 	a, err := player.New(player.Config{
-		Name: name, League: mcp, Listener: listen(t), Endpoint: endpoint, DataRoot: t.TempDir(),
+		Name: name, League: mcp, Listener: listen(t), Endpoint: endpoint, DataRoot: t.TempDir(), Strategy: strategy,
 		SafetyMargin: 100 * time.Millisecond, RegisterRetry: 50 * time.Millisecond, ShutdownGrace: time.Second,
 	})
 	if err != nil {

@@ -96,7 +96,7 @@ func playFailingLeague(t *testing.T, maxFails int) (time.Duration, *running) {
 	for i, name := range []string{"Dies", "Hangs"} {
 		var h atomic.Pointer[http.Handler]
 		gates[i] = newGate(t, func() http.Handler { return *h.Load() })
-		a, stop := newPlayerAgentAt(t, m.MCP, name, gates[i].srv.URL+"/mcp")
+		a, stop := newPlayerAgentAt(t, m.MCP, name, gates[i].srv.URL+"/mcp", nil)
 		handler := a.Handler()
 		h.Store(&handler)
 		t.Cleanup(stop)
@@ -190,7 +190,7 @@ func TestLifecycleRecoverShutdownResume(t *testing.T) {
 	var h atomic.Pointer[http.Handler]
 	g = newGate(t, func() http.Handler { return *h.Load() })
 	g.mode.Store(gateDead)
-	a, stop := newPlayerAgentAt(t, m.MCP, "Comes back", g.srv.URL+"/mcp")
+	a, stop := newPlayerAgentAt(t, m.MCP, "Comes back", g.srv.URL+"/mcp", nil)
 	handler := a.Handler()
 	h.Store(&handler)
 	t.Cleanup(stop)
