@@ -135,6 +135,20 @@ func (lc *lifecycle) Registered(id string, started bool, now time.Time) []Transi
 	return lc.move(nil, id, a, to, TriggerRegister, "registered", now)
 }
 
+// adopt gives the agents of ids that the journal does not know the state
+// the league's status implies, without a transition: a league resumed from
+// files that have no lifecycle journal.
+func (lc *lifecycle) adopt(ids []string, status string) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	st := map[string]AgentState{StatusRegistering: StateRegistered, StatusRunning: StateActive, StatusCompleted: StateShutdown}[status]
+	for _, id := range ids {
+		if a := lc.life(id); a.state == StateInit && st != "" {
+			a.state = st
+		}
+	}
+}
+
 // Started moves every REGISTERED agent of ids to ACTIVE.
 func (lc *lifecycle) Started(ids []string, now time.Time) []Transition {
 	lc.mu.Lock()

@@ -160,6 +160,7 @@ func New(cfg Config) (*Manager, error) {
 		m.closeFiles()
 		return nil, err
 	}
+	m.life.adopt(m.allAgentIDsLocked(), m.status) // lifecycle.go: agents of a league kept without the journal
 	var assignments []assignment
 	if m.assigned, assignments, err = m.store.openAssignments(); err != nil {
 		m.closeFiles()

@@ -239,7 +239,9 @@ func (m *Manager) register(r registrationRequest) (registration, error) {
 	case reg.id == "":
 		return reg, &leaguesdk.Error{Code: leaguesdk.CodeConnectionError, Message: "the manager could not save the registration; try again"}
 	}
-	m.applyTransitions(m.life.Registered(reg.id, m.Status() != StatusRegistering, m.cfg.Now())) // lifecycle.go
+	if status := m.Status(); status != StatusCompleted { // lifecycle.go; after the end everyone stays SHUTDOWN
+		m.applyTransitions(m.life.Registered(reg.id, status != StatusRegistering, m.cfg.Now()))
+	}
 	if !reg.rejoined {
 		kind := EventPlayerRegistered
 		if r.kind == "referee" {
