@@ -508,7 +508,6 @@ func (m *Manager) resumeMatch(ctx context.Context, j startJob) {
 // referee until its report or Config.ReportTimeout; on failure the match
 // is offered to another referee.
 func (m *Manager) settle(j startJob, err error, resumed bool) {
-	m.lifecycleCall(j.ref.id, "start_match of "+j.mt.MatchID, err) // lifecycle.go
 	mt := j.mt
 	var ev Event
 	now := time.Now()
@@ -546,6 +545,7 @@ func (m *Manager) settle(j startJob, err error, resumed bool) {
 	if ev.Kind != "" {
 		m.emit(ev)
 	}
+	m.lifecycleCall(j.ref.id, "start_match of "+j.mt.MatchID, err) // lifecycle.go
 	m.wakeUp()
 }
 

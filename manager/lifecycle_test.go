@@ -275,3 +275,51 @@ func TestLifecycleRecoverShutdownResume(t *testing.T) {
 		t.Errorf("after the restart P05 is %s, want SHUTDOWN", got)
 	}
 }
+
+// TestLifecycleShutdownRefereeGetsNoMatches: a referee that cannot be
+// reached is SUSPENDED, then SHUTDOWN, and from then on no match is offered
+// to it; the other referee plays the league.
+func TestLifecycleShutdownRefereeGetsNoMatches(t *testing.T) {
+	dir := t.TempDir()
+	cfg := fastConfig(t, dir)
+	cfg.MinPlayers = 4
+	cfg.MaxFails = 2
+	cfg.ProbeInterval = -1 // failures of start_match alone
+	cfg.RetryDelay = 10 * time.Millisecond
+	var shut atomic.Bool
+	var offers, offersAfter atomic.Int64
+	cfg.OnEvent = func(e manager.Event) {
+		switch {
+		case e.Kind == manager.EventAgentState && e.AgentID == "REF01" && e.Transition.To == manager.StateShutdown:
+			shut.Store(true)
+		case e.RefereeID == "REF01" && (e.Kind == manager.EventMatchAssigned || e.Kind == manager.EventWarning):
+			// Every start_match to REF01 ends in one of these.
+			offers.Add(1)
+			if shut.Load() {
+				offersAfter.Add(1)
+			}
+		}
+	}
+	m := startManager(t, cfg)
+	// REF01 takes one match at a time and cuts every connection.
+	broken := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		panic(http.ErrAbortHandler)
+	}))
+	t.Cleanup(broken.Close)
+	registerReferee(t, m.MCP, "Broken", broken.URL+"/mcp", 1, nil)
+	startReferee(t, m.MCP, "Referee Beta", refereeOptions{})
+	startPlayers(t, m.MCP, 4, nil)
+	m.waitDone(t, 60*time.Second)
+	checkLeague(t, m, dir, cfg.LeagueID, 4)
+	if !reached(m.Events, "REF01", manager.StateSuspended, manager.TriggerTimeout) || !reached(m.Events, "REF01", manager.StateShutdown, manager.TriggerMaxFails) {
+		t.Fatalf("REF01: %+v", transitions(m.Events, "REF01"))
+	}
+	if n, after := offers.Load(), offersAfter.Load(); n < 2 || after != 0 {
+		t.Errorf("REF01 was offered %d matches, %d of them after it was shut down", n, after)
+	}
+	for _, r := range m.Results() {
+		if r.RefereeID != "REF02" {
+			t.Errorf("%s recorded by %s", r.MatchID, r.RefereeID)
+		}
+	}
+}
