@@ -99,6 +99,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "log every call on stderr as well")
 	startURL := fs.String("start-league", "", "run no manager: ask the manager at this endpoint to start its league now (needs -admin-token)")
 	startLeagueTimeout := fs.Duration("start-league-timeout", time.Minute, "how long -start-league keeps trying to reach the manager")
+	maxFails := fs.Int("max-fails", manager.DefaultMaxFails, "consecutive failures after which a suspended agent is shut down (negative: never)")
+	probeInterval := fs.Duration("probe-interval", manager.DefaultProbeInterval, "how often a suspended agent's /health is probed (negative: never)")
 	rateLimit := fs.Float64("rate-limit", manager.DefaultRateLimit, "requests per second each agent (or address, before registration) may send, bursts of twice as many (0 disables)")
 	var tlsFiles leaguesdk.TLSFiles
 	tlsFiles.RegisterFlags(fs)
@@ -162,6 +164,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		Logger:             slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: leaguesdk.RedactAttr})),
 		OnEvent:            out.event,
 		RateLimit:          rateLimitConfig(*rateLimit),
+		MaxFails:           *maxFails,
+		ProbeInterval:      *probeInterval,
 		Observer:           mtr,
 		Routes:             map[string]http.Handler{"GET /metrics": mtr.Handler()},
 	})
