@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -577,7 +578,29 @@ func transportError(ctx context.Context, err error) error {
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		return &Error{Code: CodeTimeout, Message: "no reply before the deadline", Err: err}
 	}
+	if tlsRefused(err) {
+		// A certificate that does not verify, or one the peer refuses,
+		// stays so however often the call is made: no catalog code, so it
+		// is not retried and the caller hears of it at once.
+		return &Error{Message: "TLS: " + err.Error(), Err: err}
+	}
 	return &Error{Code: CodeConnectionError, Message: err.Error(), Err: err}
+}
+
+// tlsRefused reports whether err is a TLS handshake that failed on a
+// certificate: ours refused by the peer, or the peer's not verified here.
+func tlsRefused(err error) bool {
+	var verify *tls.CertificateVerificationError
+	var alert tls.AlertError
+	var unknown x509.UnknownAuthorityError
+	var host x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "remote error" {
+		return true // a TLS alert from the peer: it refused our certificate
+	}
+	return errors.As(err, &verify) || errors.As(err, &alert) || errors.As(err, &unknown) ||
+		errors.As(err, &host) || errors.As(err, &invalid)
 }
 
 // SSEData returns the data of the first event of a server-sent-event

@@ -37,13 +37,17 @@ func TestClientTLSConfig(t *testing.T) {
 		t.Fatalf("call over TLS: %v, %v", out, err)
 	}
 
-	untrusting := leaguesdk.NewClient(leaguesdk.ClientConfig{Retry: leaguesdk.RetryPolicy{MaxRetries: leaguesdk.NoRetries},
+	// Retries are on: a certificate that does not verify is not retried.
+	untrusting := leaguesdk.NewClient(leaguesdk.ClientConfig{Retry: leaguesdk.RetryPolicy{MaxRetries: 3, Delay: time.Second},
 		Timeout: 5 * time.Second})
 	defer untrusting.Close()
 	err := untrusting.Call(t.Context(), endpoint, "echo", map[string]any{}, nil)
 	var e *leaguesdk.Error
 	if !errors.As(err, &e) || e.Endpoint != endpoint || !strings.Contains(err.Error(), "x509: certificate signed by unknown authority") {
 		t.Errorf("call to an untrusted server: %v; want an *Error naming %s and the x509 cause", err, endpoint)
+	}
+	if e != nil && (e.Attempt != 1 || e.Retryable()) {
+		t.Errorf("a certificate that does not verify was retried or is retryable: attempt %d, code %q", e.Attempt, e.Code)
 	}
 }
 

@@ -186,7 +186,9 @@ func TestLeagueOverMutualTLS(t *testing.T) {
 	stranger := l.newPlayer("Stranger", nil, tlstest.ClientConfig(l.ca, rogue.Issue(t, "stranger")))
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
+	began := time.Now()
 	err := stranger.Register(ctx)
+	t.Logf("refused after %s: %v", time.Since(began), err)
 	if err == nil {
 		t.Fatal("a player with a client certificate of another CA registered under mutual TLS")
 	}
