@@ -7,13 +7,16 @@
 //	go run ./examples/fourplayer                 # manager :8000, referees :8001-8002, players :8101-8104
 //	go run ./examples/fourplayer -ephemeral      # free ports instead
 //	go run ./examples/fourplayer -players 6 -referees 3 -data /tmp/league
+//	go run ./examples/fourplayer -ephemeral -players 200 -referees 10 -exit   # one line per round
 //
 // Flags:
 //
 //	-data       data root (./league-data): config/, data/ and logs/ of the league go under it
 //	-ephemeral  listen on free ports instead of the exercise's fixed ones
-//	-players    number of players, 2–99 (4); strategies random, always_even, always_odd, history in turn
-//	-referees   number of referees, 1–99 (2)
+//	-players    number of players, at least 2 (4); strategies random, always_even, always_odd, history in turn
+//	-referees   number of referees, at least 1 (2)
+//	-progress   match (a line per match), round (one line per round: matches done, matches/s, time left),
+//	            or auto (the default: per match up to 10 players)
 //	-exit       exit once the league has completed (default: keep serving until Ctrl-C)
 //
 // The manager's dashboard is at http://127.0.0.1:8000/. Once the league has

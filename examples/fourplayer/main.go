@@ -39,6 +39,7 @@ type options struct {
 	players   int
 	referees  int
 	exit      bool
+	progress  string // "match", "round" or "auto"
 	ports     ports
 }
 
@@ -52,8 +53,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.data, "data", "./league-data", "data root: the league's config, data and logs are written under it")
 	fs.BoolVar(&o.ephemeral, "ephemeral", false, "listen on free ports instead of 8000, 8001…, 8101…")
-	fs.IntVar(&o.players, "players", 4, "number of players (2–99)")
-	fs.IntVar(&o.referees, "referees", 2, "number of referees (1–99)")
+	fs.IntVar(&o.players, "players", 4, "number of players (at least 2; past what the fixed ports hold, use -ephemeral)")
+	fs.IntVar(&o.referees, "referees", 2, "number of referees (at least 1; at most 100 on the fixed ports)")
+	fs.StringVar(&o.progress, "progress", "auto", "match: a line per match; round: one line per round (round r of R, matches done, matches/s, time left); auto: per match up to 10 players")
 	fs.BoolVar(&o.exit, "exit", false, "exit once the league has completed, instead of serving the dashboard until Ctrl-C")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: fourplayer [flags]\n\nRuns a whole Even/Odd league (manager, referees, players) in one process over loopback HTTP.\n\nFlags:\n")
@@ -65,11 +67,30 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	if o.players < 2 || o.players > 99 {
-		return o, fmt.Errorf("-players must be between 2 and 99, not %d", o.players)
+	if o.players < 2 {
+		return o, fmt.Errorf("-players must be at least 2, not %d", o.players)
 	}
-	if o.referees < 1 || o.referees > 99 {
-		return o, fmt.Errorf("-referees must be between 1 and 99, not %d", o.referees)
+	if o.referees < 1 {
+		return o, fmt.Errorf("-referees must be at least 1, not %d", o.referees)
+	}
+	// The fixed ports: referees from 8001 up to the players' 8101, players
+	// from 8101 up to the last port.
+	if !o.ephemeral && o.referees > o.ports.player-o.ports.referee {
+		return o, fmt.Errorf("%d referees do not fit on ports %d–%d; add -ephemeral to use free ports",
+			o.referees, o.ports.referee, o.ports.player-1)
+	}
+	if !o.ephemeral && o.players > 65535-o.ports.player+1 {
+		return o, fmt.Errorf("%d players do not fit on ports %d–65535; add -ephemeral to use free ports", o.players, o.ports.player)
+	}
+	switch o.progress {
+	case "auto":
+		o.progress = "match"
+		if o.players > 10 {
+			o.progress = "round"
+		}
+	case "match", "round":
+	default:
+		return o, fmt.Errorf("-progress must be match, round or auto, not %q", o.progress)
 	}
 	return o, nil
 }
@@ -189,7 +210,8 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return fmt.Errorf("data root: %w", err)
 	}
 
-	out := &progress{w: stdout, names: map[string]string{}}
+	out := &progress{w: stdout, names: map[string]string{}, perRound: o.progress == "round",
+		matches: o.players * (o.players - 1) / 2, rounds: rounds(o.players)}
 	// Warnings and errors of the agents go to stderr as text; each agent
 	// writes everything it logs to its own JSON log file under the data
 	// root, logs/agents/<agent_id>.log.jsonl.
@@ -341,6 +363,14 @@ func lineup(n int) []entrant {
 	return out
 }
 
+// rounds returns the number of rounds of a round-robin of n players.
+func rounds(n int) int {
+	if n%2 == 0 {
+		return n - 1
+	}
+	return n
+}
+
 // progress prints the league as the manager's events arrive. The manager
 // calls OnEvent from several goroutines.
 type progress struct {
@@ -348,6 +378,14 @@ type progress struct {
 	w          io.Writer
 	names      map[string]string // agent id → display name
 	strategies map[string]string // display name → strategy
+
+	// perRound prints one line per round instead of a line per match and
+	// per registration, for leagues beyond a screenful.
+	perRound        bool
+	matches, rounds int // of the whole league
+	done            int // matches with a result
+	players         int // registered
+	started         time.Time
 }
 
 func (p *progress) printf(format string, args ...any) {
@@ -377,6 +415,10 @@ func (p *progress) event(ev manager.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	w := p.w
+	if p.perRound {
+		p.roundEvent(ev)
+		return
+	}
 	switch ev.Kind {
 	case manager.EventRefereeRegistered:
 		p.names[ev.AgentID] = ev.DisplayName
@@ -397,6 +439,40 @@ func (p *progress) event(ev manager.Event) {
 	case manager.EventRoundCompleted:
 		fmt.Fprintf(w, "Round %d completed\n", ev.RoundID)
 	}
+}
+
+// roundEvent prints the events of a league shown one line per round.
+func (p *progress) roundEvent(ev manager.Event) {
+	w := p.w
+	switch ev.Kind {
+	case manager.EventRefereeRegistered:
+		p.names[ev.AgentID] = ev.DisplayName
+		fmt.Fprintf(w, "referee   %-5s %-16s registered at %s\n", ev.AgentID, ev.DisplayName, ev.Endpoint)
+	case manager.EventPlayerRegistered:
+		p.names[ev.AgentID] = ev.DisplayName
+		p.players++
+	case manager.EventRegistrationRejected, manager.EventWarning, manager.EventMatchReassigned:
+		fmt.Fprintf(w, "          ! %s\n", ev.Message)
+	case manager.EventLeagueStarted:
+		p.started = time.Now()
+		fmt.Fprintf(w, "%d players registered\n\n%s\n", p.players, ev.Message)
+	case manager.EventMatchResult:
+		p.done++
+	case manager.EventRoundCompleted:
+		fmt.Fprintln(w, p.roundLine(ev.RoundID, time.Since(p.started)))
+	}
+}
+
+// roundLine is the progress line of a league shown per round: "round 3 of
+// 999: 1500/499500 matches, 812 matches/s, about 10m12s left".
+func (p *progress) roundLine(round int, elapsed time.Duration) string {
+	line := fmt.Sprintf("round %d of %d: %d/%d matches", round, p.rounds, p.done, p.matches)
+	if p.done == 0 || elapsed <= 0 {
+		return line
+	}
+	rate := float64(p.done) / elapsed.Seconds()
+	left := time.Duration(float64(p.matches-p.done) / rate * float64(time.Second)).Round(time.Second)
+	return line + fmt.Sprintf(", %.0f matches/s, about %s left", rate, left)
 }
 
 // describe tells a match's result: "P01 Random Rita even, P02 Even Eddie

@@ -132,8 +132,10 @@ func TestRunExplainsAPortInUse(t *testing.T) {
 func TestRunRefusesBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-players", "1"},
-		{"-players", "100"},
+		{"-players", "60000"}, // past port 65535
+		{"-referees", "101"},  // into the players' ports
 		{"-referees", "0"},
+		{"-progress", "sometimes"},
 		{"-unknown"},
 		{"stray"},
 	} {
@@ -148,6 +150,45 @@ func TestRunRefusesBadFlags(t *testing.T) {
 	var stdout, stderr syncBuffer
 	if code := run(context.Background(), []string{"-h"}, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), "-ephemeral") {
 		t.Errorf("run -h = %d, %q; want 0 and the flags", code, stderr.String())
+	}
+}
+
+// TestRunShowsABigLeagueOneLinePerRound plays 12 players (past the cap of
+// 99 the command once had, the fixed ports would hold them too): the
+// output has one progress line per round with the matches done, the rate
+// and the time left, and no line per match or per registration.
+func TestRunShowsABigLeagueOneLinePerRound(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var stdout, stderr syncBuffer
+	code := run(ctx, []string{"-ephemeral", "-exit", "-players", "12", "-referees", "3", "-data", t.TempDir()}, &stdout, &stderr)
+	out := stdout.String()
+	if code != 0 {
+		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr.String())
+	}
+	lines := regexp.MustCompile(`(?m)^round (\d+) of 11: (\d+)/66 matches, \d+ matches/s, about \S+ left$`).FindAllStringSubmatch(out, -1)
+	if len(lines) != 11 {
+		t.Fatalf("%d round lines, want 11:\n%s", len(lines), out)
+	}
+	if last := lines[10]; last[1] != "11" || last[2] != "66" {
+		t.Errorf("the last round line is %q, want round 11 with 66/66 matches", last[0])
+	}
+	if strings.Contains(out, " vs ") || strings.Count(out, "registered at") != 3 { // the three referees only
+		t.Errorf("per-match or per-player lines in a league shown per round:\n%s", out)
+	}
+	if !strings.Contains(out, "12 players registered") || !strings.Contains(out, "Final standings") {
+		t.Errorf("no registration count or final table:\n%s", out)
+	}
+}
+
+func TestRoundLine(t *testing.T) {
+	p := &progress{matches: 499500, rounds: 999, done: 1500}
+	if got, want := p.roundLine(3, 2*time.Second), "round 3 of 999: 1500/499500 matches, 750 matches/s, about 11m4s left"; got != want {
+		t.Errorf("roundLine = %q, want %q", got, want)
+	}
+	p.done = 0
+	if got, want := p.roundLine(1, time.Second), "round 1 of 999: 0/499500 matches"; got != want {
+		t.Errorf("roundLine with nothing done = %q, want %q", got, want)
 	}
 }
 
