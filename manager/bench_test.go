@@ -1,8 +1,11 @@
 package manager_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"runtime"
@@ -43,16 +46,81 @@ func heapInUse() uint64 {
 	return ms.HeapAlloc
 }
 
-// BenchmarkLeague100 plays a full league of 100 players that answer at once
-// (always even or always odd) with 4 referees: 99 rounds, 4950 matches,
-// everything over HTTP on loopback with the real referee and player of this
-// module. It reports matches/s, protocol calls/s (every POST any agent
-// received), the heap the manager retains after the league, and the peak
-// heap of the whole process (manager, referees and players together).
+// BenchmarkLeague100 plays a full league of 100 players with 4 referees
+// (see leagueBench).
 //
 //	go test -run '^$' -bench BenchmarkLeague100 -benchtime 1x ./manager/
-func BenchmarkLeague100(b *testing.B) {
-	const players, referees = 100, 4
+func BenchmarkLeague100(b *testing.B) { leagueBench(b, 100, 4) }
+
+// BenchmarkLeague plays whole leagues of 50 and of 200 players (see
+// leagueBench), and measures beside them, in the same run, the calls per
+// second a bare net/http JSON echo serves to as many concurrent callers
+// as a round of the 200-player league has matches: the ratios of
+// matches/s at 200 to matches/s at 50, and of the league's calls/s to the
+// echo's, are the figures to compare (docs/PERFORMANCE.md).
+//
+//	go test -run '^$' -bench '^BenchmarkLeague$' -benchtime 1x -timeout 60m ./manager/
+func BenchmarkLeague(b *testing.B) {
+	b.Run("players=50", func(b *testing.B) { leagueBench(b, 50, 4) })
+	b.Run("players=200", func(b *testing.B) { leagueBench(b, 200, 10) })
+	b.Run("bare-echo", func(b *testing.B) { echoBench(b, 100) })
+}
+
+// echoBench serves a bare net/http JSON echo (decode the request into a
+// map, answer it as a JSON-RPC result) and reports the calls per second it
+// serves to workers concurrent keep-alive callers sending a
+// CHOOSE_PARITY_CALL-sized request.
+func echoBench(b *testing.B, workers int) {
+	var calls atomic.Int64
+	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req["id"], "result": req["params"]})
+	})
+	url, _ := serveCounted(b, echo, &calls)
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": leaguesdk.MethodChooseParity,
+		"params": map[string]any{"protocol": leaguesdk.Protocol, "message_type": leaguesdk.MsgChooseParityCall,
+			"sender": "referee:REF01", "timestamp": "2025-01-15T10:30:00Z", "conversation_id": "conv-r1m1-001",
+			"auth_token": "tok_3f9a2c7e5b1d4a6f8e0c2b4d6a8f1e3c", "match_id": "R1M1", "player_id": "P01",
+			"game_type": "even_odd", "deadline": "2025-01-15T10:30:30Z",
+			"context": map[string]any{"opponent_id": "P02", "round_id": 1}}})
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
+	defer client.CloseIdleConnections()
+	const perWorker = 200
+	for range b.N {
+		start := time.Now()
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for range perWorker {
+					resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			})
+		}
+		wg.Wait()
+		b.ReportMetric(float64(workers*perWorker)/time.Since(start).Seconds(), "calls/s")
+	}
+}
+
+// leagueBench plays a full league of the given number of players that
+// answer at once (always even or always odd) with the given number of
+// referees, everything over HTTP on loopback with the real referee and
+// player of this module, every data root on disk under the test's
+// temporary directory. It reports matches/s, protocol calls/s (every POST
+// any agent received), the heap the manager retains after the league, and
+// the peak heap of the whole process (manager, referees and players
+// together).
+func leagueBench(b *testing.B, players, referees int) {
 	for range b.N {
 		b.StopTimer()
 		base := heapInUse()

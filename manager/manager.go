@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -373,12 +374,38 @@ func (m *Manager) newHandler() http.Handler {
 				http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 				return
 			}
+			round, err := m.stateRound(r.URL.Query().Get("round"))
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
 			w.Header().Set("Cache-Control", "no-store")
-			writeJSON(w, m.Snapshot())
+			writeJSON(w, m.snapshot(round))
 		default:
 			dash.ServeHTTP(w, r)
 		}
 	})
+}
+
+// stateRound reads GET /api/state's round parameter: "" for the default
+// (every match of a league of at most DashboardAllMatches matches, else
+// the current round's), "all", or a round number.
+func (m *Manager) stateRound(q string) (int, error) {
+	switch q {
+	case "all":
+		return 0, nil
+	case "":
+		p := m.Progress()
+		if p.Matches <= DashboardAllMatches {
+			return 0, nil
+		}
+		return max(p.CurrentRound, 1), nil
+	}
+	n, err := strconv.Atoi(q)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("round must be a round number or all, not %q", q)
+	}
+	return n, nil
 }
 
 // Endpoint returns the endpoint agents reach the manager at: Config.Endpoint,

@@ -142,6 +142,12 @@ type Snapshot struct {
 	Referees     []RefereeInfo             `json:"referees"`
 	Players      []PlayerInfo              `json:"players"`
 	Matches      []leaguesdk.ScheduleEntry `json:"matches"`
+	// MatchesRound, when not 0, says that Matches holds the matches of
+	// that round only (GET /api/state of a league of more than
+	// DashboardAllMatches matches, or ?round=N).
+	MatchesRound int `json:"matches_round,omitempty"`
+	// Totals counts the league's matches.
+	Totals MatchTotals `json:"totals"`
 	Standings    []leaguesdk.StandingRow   `json:"standings"`
 	Champion     *leaguesdk.Champion       `json:"champion"`
 	UpdatedAt    string                    `json:"updated_at"`
@@ -167,19 +173,52 @@ type PlayerInfo struct {
 	State AgentState `json:"state"`
 }
 
+// MatchTotals counts the matches of a league.
+type MatchTotals struct {
+	// Scheduled is the number of matches of the schedule.
+	Scheduled int `json:"scheduled"`
+	// Finished have a recorded result; Running are with a referee now.
+	Finished int `json:"finished"`
+	Running  int `json:"running"`
+}
+
+// DashboardAllMatches is the largest schedule GET /api/state returns whole
+// by default; a larger league's state carries the matches of one round
+// (the current one, or ?round=N), and ?round=all asks for every match.
+const DashboardAllMatches = 300
+
 // Snapshot returns the league's state: status, rounds, agents, every match,
 // standings and champion. It holds no tokens.
-func (m *Manager) Snapshot() Snapshot {
+func (m *Manager) Snapshot() Snapshot { return m.snapshot(0) }
+
+// snapshot returns the league's state with the matches of round only, or
+// of every round for round 0.
+func (m *Manager) snapshot(round int) Snapshot {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s := Snapshot{LeagueID: m.cfg.LeagueID, GameType: m.cfg.GameType, Status: m.status, CurrentRound: m.currentRound,
 		TotalRounds: len(m.rounds), Referees: make([]RefereeInfo, 0, len(m.referees)), Players: make([]PlayerInfo, 0, len(m.players)),
-		Matches: m.scheduleLocked(), Standings: m.standingsWithStatesLocked(),
-		UpdatedAt: leaguesdk.FormatTime(m.updatedAt)}
+		Standings: m.standingsWithStatesLocked(), UpdatedAt: leaguesdk.FormatTime(m.updatedAt),
+		Totals: MatchTotals{Finished: len(m.records)}}
 	if m.status == StatusCompleted {
 		s.CurrentRound = len(m.rounds)
 	}
+	for _, r := range m.rounds {
+		s.Totals.Scheduled += len(r)
+	}
+	if round == 0 {
+		s.Matches = m.scheduleLocked()
+	} else {
+		s.MatchesRound = round
+		s.Matches = []leaguesdk.ScheduleEntry{}
+		if round <= len(m.rounds) {
+			for _, mt := range m.rounds[round-1] {
+				s.Matches = append(s.Matches, m.entryLocked(mt))
+			}
+		}
+	}
 	for _, r := range m.referees {
+		s.Totals.Running += r.active
 		s.Referees = append(s.Referees, RefereeInfo{RefereeID: r.ID, DisplayName: r.DisplayName, Endpoint: r.Endpoint,
 			MaxConcurrentMatches: r.MaxConcurrentMatches, ActiveMatches: r.active, State: m.life.State(r.ID)})
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -227,6 +228,66 @@ func TestPageFollowsTheLeagueInABrowser(t *testing.T) {
 	must(`document.querySelector("#standings tbody tr").dataset.playerId === "P03"`)
 	must(`document.body.dataset.status === "COMPLETED"`)
 
+	if problems := page.Problems(); len(problems) > 0 {
+		t.Errorf("the page reported problems:\n%s", strings.Join(problems, "\n"))
+	}
+}
+
+// TestPageOfABigLeagueShowsOneRoundAtATime serves the state of a league
+// whose schedule comes one round at a time (matches_round): the page
+// shows that round, the totals and a choice of rounds, and asks for the
+// round the reader picks.
+func TestPageOfABigLeagueShowsOneRoundAtATime(t *testing.T) {
+	browser := headless.ForTest(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+
+	var mu sync.Mutex
+	asked := map[string]bool{}
+	stateOf := func(round int) map[string]any {
+		return map[string]any{
+			"league_id": "league_big", "game_type": "even_odd", "status": "RUNNING", "current_round": 2, "total_rounds": 25,
+			"referees": referees, "players": players(4), "standings": []any{}, "champion": nil,
+			"updated_at": "2026-01-01T00:00:00Z", "matches_round": round,
+			"totals":  map[string]int{"scheduled": 325, "finished": 14, "running": 13},
+			"matches": []any{match(fmt.Sprintf("R%dM1", round), round, "P01", "P02", "PENDING", nil)},
+		}
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query().Get("round")
+		mu.Lock()
+		asked[q] = true
+		mu.Unlock()
+		round := 2
+		if q != "" {
+			round, _ = strconv.Atoi(q)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(stateOf(round))
+	})
+	mux.Handle("GET /", dashboard.Handler())
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	page, err := browser.Open(ctx, srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page.Expect(ctx, t, `!document.getElementById("schedule-paging").hidden`)
+	page.Expect(ctx, t, `document.querySelector('#schedule [data-match-id="R2M1"]') !== null`)
+	page.Expect(ctx, t, `document.getElementById("totals").innerText.includes("14 of 325 matches finished")`)
+	page.Expect(ctx, t, `document.querySelectorAll("#round-select option").length === 25`)
+	if err := page.Eval(ctx, `(() => { const s = document.getElementById("round-select"); s.value = "7";
+		s.dispatchEvent(new Event("change")); return true; })()`, new(bool)); err != nil {
+		t.Fatal(err)
+	}
+	page.Expect(ctx, t, `document.querySelector('#schedule [data-match-id="R7M1"]') !== null`)
+	mu.Lock()
+	defer mu.Unlock()
+	if !asked["7"] {
+		t.Errorf("the page did not ask for round 7: %v", asked)
+	}
 	if problems := page.Problems(); len(problems) > 0 {
 		t.Errorf("the page reported problems:\n%s", strings.Join(problems, "\n"))
 	}

@@ -12,6 +12,10 @@
 
   const $ = (id) => document.getElementById(id);
 
+  // A big league's state carries one round of the schedule (matches_round);
+  // chosenRound is the round the viewer picked, or 0 to follow the current one.
+  let chosenRound = 0;
+
   // el builds an element with attributes and text or child nodes.
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -122,6 +126,24 @@
       el("span", { class: "result" }, describeResult(m)));
   }
 
+  // renderPaging shows, for a league whose state carries one round of the
+  // schedule, which round it is, a choice of the others, and the totals.
+  function renderPaging(state) {
+    const paged = !!state.matches_round;
+    $("schedule-paging").hidden = !paged;
+    if (!paged) return;
+    const sel = $("round-select");
+    if (sel.options.length !== state.total_rounds) {
+      sel.replaceChildren(...Array.from({ length: state.total_rounds }, (_, i) =>
+        el("option", { value: i + 1 }, String(i + 1))));
+    }
+    sel.value = String(state.matches_round);
+    $("round-of").textContent = "of " + state.total_rounds + (chosenRound ? "" : " (following the current round)");
+    const t = state.totals || {};
+    $("totals").textContent = (t.finished || 0) + " of " + (t.scheduled || 0) + " matches finished, " +
+      (t.running || 0) + " running";
+  }
+
   function renderSchedule(state, names) {
     const byRound = new Map();
     for (const m of state.matches || []) {
@@ -173,6 +195,7 @@
     renderHeader(state);
     renderChampion(state);
     renderStandings(state, names);
+    renderPaging(state);
     renderSchedule(state, names);
     renderAgents(state);
   }
@@ -182,7 +205,8 @@
   async function tick() {
     let next = POLL_MS;
     try {
-      const resp = await fetch(STATE_URL, { cache: "no-store", headers: { Accept: "application/json" } });
+      const url = chosenRound ? STATE_URL + "?round=" + chosenRound : STATE_URL;
+      const resp = await fetch(url, { cache: "no-store", headers: { Accept: "application/json" } });
       if (!resp.ok) throw new Error("HTTP " + resp.status);
       const state = await resp.json();
       render(state);
@@ -198,6 +222,10 @@
     }
     setTimeout(tick, next);
   }
+
+  $("round-select").addEventListener("change", (e) => {
+    chosenRound = Number(e.target.value) || 0;
+  });
 
   tick();
 })();
