@@ -147,10 +147,10 @@ type Snapshot struct {
 	// DashboardAllMatches matches, or ?round=N).
 	MatchesRound int `json:"matches_round,omitempty"`
 	// Totals counts the league's matches.
-	Totals MatchTotals `json:"totals"`
-	Standings    []leaguesdk.StandingRow   `json:"standings"`
-	Champion     *leaguesdk.Champion       `json:"champion"`
-	UpdatedAt    string                    `json:"updated_at"`
+	Totals    MatchTotals             `json:"totals"`
+	Standings []leaguesdk.StandingRow `json:"standings"`
+	Champion  *leaguesdk.Champion     `json:"champion"`
+	UpdatedAt string                  `json:"updated_at"`
 }
 
 // RefereeInfo is a registered referee in a Snapshot.
