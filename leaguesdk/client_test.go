@@ -339,7 +339,14 @@ func TestClientDeadline(t *testing.T) {
 		c := fastClient(t, leaguesdk.ClientConfig{})
 		for i := 0; i < 7; i++ {
 			ctx, cancel := context.WithCancel(context.Background())
-			time.AfterFunc(20*time.Millisecond, cancel)
+			// Cancel once the peer has the request, not at a fixed time: a
+			// call cancelled before its request left never reaches the peer.
+			go func() {
+				for deadline := time.Now().Add(5 * time.Second); peer.count() <= i && time.Now().Before(deadline); {
+					time.Sleep(time.Millisecond)
+				}
+				cancel()
+			}()
 			_, err := choose(ctx, c, peer.url)
 			cancel()
 			if !errors.Is(err, context.Canceled) {
