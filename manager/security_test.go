@@ -260,7 +260,7 @@ func TestHTTPSurface(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := []string{"champion", "current_round", "game_type", "league_id", "matches", "players", "referees", "standings", "status", "total_rounds", "updated_at"}
+	want := []string{"champion", "current_round", "game_type", "league_id", "matches", "players", "referees", "standings", "status", "total_rounds", "totals", "updated_at"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("state keys %v, want %v", keys, want)
 	}
