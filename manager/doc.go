@@ -91,11 +91,13 @@
 // Under Config.DataRoot: config/system.json, config/leagues/<league_id>.json,
 // data/leagues/<league_id>/standings.json and rounds.json, the manager's
 // recoverable state data/leagues/<league_id>/state.json (mode 0600: it
-// holds the tokens), one file per recorded result in
-// data/leagues/<league_id>/results/, the league log
+// holds the tokens), the recorded results, one JSON line each, in
+// data/leagues/<league_id>/results.jsonl, the league log
 // logs/league/<league_id>/league.log.jsonl and the agent log
-// logs/agents/league_manager.log.jsonl. Every file is replaced atomically,
-// and a result is on disk before its report is acknowledged. Every
+// logs/agents/league_manager.log.jsonl. Every file is replaced atomically
+// or appended to; a result is on disk before its report is acknowledged,
+// and results that arrive together share one write and one fsync (group
+// commit). Every
 // start_match is appended to data/leagues/<league_id>/assignments.jsonl
 // (flushed to disk) before it is sent.
 //

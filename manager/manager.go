@@ -33,6 +33,7 @@ type Manager struct {
 	store    store
 	events   *eventLog
 	assigned *journal.Journal   // the assignment journal, assignments.jsonl
+	results  *journal.Journal   // the results journal, results.jsonl
 	life     *lifecycle         // lifecycle.go: the agents' states
 	agentLog *agentkit.AgentLog // nil with Config.NoAgentLog
 	srv      *leaguesdk.Server
@@ -168,6 +169,10 @@ func New(cfg Config) (*Manager, error) {
 		return nil, fmt.Errorf("manager: assignment journal: %w", err)
 	}
 	m.restoreAssignments(assignments)
+	if m.results, err = m.store.openResults(); err != nil {
+		m.closeFiles()
+		return nil, fmt.Errorf("manager: results journal: %w", err)
+	}
 	m.endpoint = cfg.Endpoint
 	m.updatedAt = cfg.Now()
 	m.client = leaguesdk.NewClient(leaguesdk.ClientConfig{
@@ -480,8 +485,10 @@ func (m *Manager) Run(ctx context.Context) error {
 func (m *Manager) closeFiles() {
 	m.life.close()
 	m.events.close()
-	if m.assigned != nil {
-		_ = m.assigned.Close()
+	for _, j := range []*journal.Journal{m.assigned, m.results} {
+		if j != nil {
+			_ = j.Close()
+		}
 	}
 	_ = m.agentLog.Close()
 }

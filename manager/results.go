@@ -82,7 +82,9 @@ func (m *Manager) record(mt *match, refID string, res leaguesdk.MatchResult) (Ma
 	res.Status = resultStatus(&res)
 	rec := MatchRecord{MatchID: mt.MatchID, RoundID: mt.RoundID, PlayerA: mt.PlayerA, PlayerB: mt.PlayerB,
 		RefereeID: refID, Result: res, RecordedAt: m.cfg.Now().UTC()}
-	if err := m.store.saveResult(rec, m.cfg.Now()); err != nil {
+	// Durable before it is acknowledged: on disk when Append returns.
+	if err := m.results.Append(context.Background(), resultFile{SchemaVersion: SchemaVersion,
+		LastUpdated: leaguesdk.FormatTime(m.cfg.Now()), LeagueID: m.cfg.LeagueID, MatchRecord: rec}); err != nil {
 		m.log.Error("cannot record a match result", slog.String("match_id", rec.MatchID), slog.String("error", err.Error()))
 		// Not recorded: the referee may report again.
 		return rec, "", &leaguesdk.Error{Code: leaguesdk.CodeConnectionError,

@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,6 +59,9 @@ func (s store) statePath() string     { return filepath.Join(s.leagueDir(), "sta
 func (s store) standingsPath() string { return filepath.Join(s.leagueDir(), "standings.json") }
 func (s store) roundsPath() string    { return filepath.Join(s.leagueDir(), "rounds.json") }
 func (s store) resultsDir() string    { return filepath.Join(s.leagueDir(), "results") }
+func (s store) resultsJournalPath() string {
+	return filepath.Join(s.leagueDir(), "results.jsonl")
+}
 func (s store) resultPath(matchID string) string {
 	return filepath.Join(s.resultsDir(), matchID+".json")
 }
@@ -149,28 +153,57 @@ type resultFile struct {
 	MatchRecord
 }
 
-// saveResult writes rec durably: when it returns nil the record survives a
-// crash of the process or of the machine.
-func (s store) saveResult(rec MatchRecord, now time.Time) error {
-	return s.timed("results", 1, 0, func() error {
-		return atomicfile.WriteJSON(s.resultPath(rec.MatchID), resultFile{SchemaVersion: SchemaVersion,
-			LastUpdated: leaguesdk.FormatTime(now), LeagueID: s.league, MatchRecord: rec})
-	})
+// openResults opens the results journal, results.jsonl: one line per
+// recorded match, appended before the referee's report is acknowledged;
+// results recorded at the same moment share one write and one fsync.
+func (s store) openResults() (*journal.Journal, error) {
+	return journal.Open(s.resultsJournalPath(), s.journalConfig("results", nil))
+}
+
+// journalConfig returns the configuration of the journal of file: replay
+// gets its records, and each group commit is observed.
+func (s store) journalConfig(file string, replay func([]byte) error) journal.Config {
+	cfg := journal.Config{Replay: replay}
+	if s.observe != nil {
+		cfg.OnSync = func(records, bytes int, took time.Duration) {
+			s.observe(leaguesdk.WriteEvent{File: file, Records: records, Bytes: bytes, Took: took})
+		}
+	}
+	return cfg
 }
 
 // LoadResults reads every match record of league leagueID under dataRoot,
 // ordered by round and match id: the records the standings are computed
-// from. A league that recorded nothing yet gives none.
+// from. A league that recorded nothing yet gives none. It only reads: a
+// record whose line a crash cut short (never acknowledged) is passed over.
 func LoadResults(dataRoot, leagueID string) ([]MatchRecord, error) {
 	s := store{root: dataRoot, league: leagueID}
-	entries, err := os.ReadDir(s.resultsDir())
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
+	byMatch := map[string]bool{}
+	var out []MatchRecord
+	add := func(rf resultFile) {
+		if rf.MatchID != "" && !byMatch[rf.MatchID] {
+			byMatch[rf.MatchID] = true
+			out = append(out, rf.MatchRecord)
 		}
+	}
+	raw, err := os.ReadFile(s.resultsJournalPath())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	var out []MatchRecord
+	for len(raw) > 0 {
+		line, rest, complete := bytes.Cut(raw, []byte("\n"))
+		raw = rest
+		var rf resultFile
+		if !complete || json.Unmarshal(line, &rf) != nil {
+			continue // the tail of a crash, or a blank line
+		}
+		add(rf)
+	}
+	// Leagues recorded before the journal kept one file per match.
+	entries, err := os.ReadDir(s.resultsDir())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
@@ -180,7 +213,7 @@ func LoadResults(dataRoot, leagueID string) ([]MatchRecord, error) {
 		if err := atomicfile.ReadJSON(filepath.Join(s.resultsDir(), name), &rf); err != nil {
 			return nil, err
 		}
-		out = append(out, rf.MatchRecord)
+		add(rf)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].RoundID != out[j].RoundID {
@@ -366,19 +399,13 @@ type assignment struct {
 // made at the same moment share one write and one fsync.
 func (s store) openAssignments() (*journal.Journal, []assignment, error) {
 	var out []assignment
-	cfg := journal.Config{Replay: func(rec []byte) error {
+	j, err := journal.Open(s.assignmentsPath(), s.journalConfig("assignments", func(rec []byte) error {
 		var a assignment
 		if json.Unmarshal(rec, &a) == nil && a.MatchID != "" {
 			out = append(out, a)
 		}
 		return nil
-	}}
-	if s.observe != nil {
-		cfg.OnSync = func(records, bytes int, took time.Duration) {
-			s.observe(leaguesdk.WriteEvent{File: "assignments", Records: records, Bytes: bytes, Took: took})
-		}
-	}
-	j, err := journal.Open(s.assignmentsPath(), cfg)
+	}))
 	if err != nil {
 		return nil, nil, err
 	}
