@@ -62,9 +62,6 @@ func (s store) resultsDir() string    { return filepath.Join(s.leagueDir(), "res
 func (s store) resultsJournalPath() string {
 	return filepath.Join(s.leagueDir(), "results.jsonl")
 }
-func (s store) resultPath(matchID string) string {
-	return filepath.Join(s.resultsDir(), matchID+".json")
-}
 func (s store) leagueLogPath() string {
 	return filepath.Join(s.root, "logs", "league", s.league, "league.log.jsonl")
 }
