@@ -165,8 +165,8 @@ func (m *match) play(ctx context.Context) (*Result, error) {
 	m.mu.Lock()
 	m.result = res
 	m.mu.Unlock()
-	_ = m.rec.update(func(t *Transcript) { t.Result = res })
-	m.setState(StateFinished, res.Reason)
+	m.rec.set(func(t *Transcript) { t.Result = res })
+	m.setState(StateFinished, res.Reason) // writes the transcript, result included
 	m.log.Info("match finished", slog.String("status", string(res.Status)), slog.String("winner", string(res.Winner)),
 		slog.Any("score", res.Score), slog.String("reason", res.Reason))
 	m.gameOver(ctx, res)

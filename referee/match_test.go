@@ -1,6 +1,7 @@
 package referee_test
 
 import (
+	"errors"
 	"os"
 	"slices"
 	"testing"
@@ -442,5 +443,36 @@ func TestReportRefusedForGoodIsNotRetried(t *testing.T) {
 	}
 	if tr, _ := referee.ReadTranscript(e.dataRoot, testLeague, req.MatchID); tr.Reported || tr.Result == nil {
 		t.Fatalf("transcript reported=%v result=%+v", tr.Reported, tr.Result)
+	}
+}
+
+// TestTranscriptIsWrittenWhenTheMatchEnds: while a match runs, its states
+// are kept in memory and no transcript is on disk; the file appears when
+// the match ends, with every state it went through.
+func TestTranscriptIsWrittenWhenTheMatchEnds(t *testing.T) {
+	e := startReferee(t, newTestManager(t), nil)
+	a := newTestPlayer(t, behaviour{MoveDelay: 600 * time.Millisecond})
+	b := newTestPlayer(t, behaviour{MoveDelay: 600 * time.Millisecond})
+	req := e.match(a, b, "P01", "P02")
+	if _, err := e.start(t, req); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, func() bool {
+		st, ok := e.ref.MatchState(req.MatchID)
+		return ok && st.State == referee.StateCollectingChoices
+	})
+	if _, err := os.Stat(referee.TranscriptPath(e.dataRoot, testLeague, req.MatchID)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a transcript is on disk while the match is still collecting choices (stat: %v)", err)
+	}
+	e.mgr.waitReports(t, 1, 10*time.Second)
+	var tr *referee.Transcript
+	waitFor(t, 5*time.Second, func() bool {
+		var err error
+		tr, err = referee.ReadTranscript(e.dataRoot, testLeague, req.MatchID)
+		return err == nil && tr.Reported
+	})
+	if n := len(tr.Lifecycle); n < 3 || tr.Lifecycle[0].State != referee.StateWaitingForPlayers ||
+		tr.Lifecycle[n-1].State != referee.StateFinished || tr.Result == nil {
+		t.Fatalf("transcript written at the end lacks states or the result: %+v", tr)
 	}
 }

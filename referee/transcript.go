@@ -14,7 +14,10 @@ import (
 // Transcript is the record of one match the referee keeps at
 // data/matches/<league_id>/<match_id>.json: the match's lifecycle with UTC
 // times, every message sent and received (auth tokens redacted), and the
-// result. It is rewritten atomically at every state change.
+// result. It is written atomically when the match ends (finished or
+// aborted) and again when the manager acknowledges the result; the states
+// it went through on the way are kept in memory until then, so a match
+// costs two writes however long it runs.
 type Transcript struct {
 	SchemaVersion string              `json:"schema_version"`
 	LastUpdated   string              `json:"last_updated"`
@@ -104,13 +107,24 @@ func (r *recorder) message(direction, peer, method string, msg any, callErr erro
 	r.mu.Unlock()
 }
 
-// state records a state change and writes the transcript.
+// state records a state change; the transcript is written when the
+// match ends (StateFinished, StateAborted).
 func (r *recorder) state(s State, note string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.t.State = s
 	r.t.Lifecycle = append(r.t.Lifecycle, LifecycleEntry{State: s, At: r.at(), Note: note})
+	if s != StateFinished && s != StateAborted {
+		return nil
+	}
 	return r.flushLocked()
+}
+
+// set changes the transcript with f without writing it.
+func (r *recorder) set(f func(t *Transcript)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f(&r.t)
 }
 
 // update changes the transcript with f and writes it.
