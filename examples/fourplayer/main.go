@@ -415,21 +415,40 @@ func (p *progress) event(ev manager.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	w := p.w
-	if p.perRound {
-		p.roundEvent(ev)
-		return
-	}
+	// Shown either way: referees, players (one line each, or counted),
+	// warnings and the league's start.
 	switch ev.Kind {
 	case manager.EventRefereeRegistered:
 		p.names[ev.AgentID] = ev.DisplayName
 		fmt.Fprintf(w, "referee   %-5s %-16s registered at %s\n", ev.AgentID, ev.DisplayName, ev.Endpoint)
+		return
 	case manager.EventPlayerRegistered:
 		p.names[ev.AgentID] = ev.DisplayName
-		fmt.Fprintf(w, "player    %-5s %-16s registered at %s  (%s)\n", ev.AgentID, ev.DisplayName, ev.Endpoint, p.strategies[ev.DisplayName])
+		p.players++
+		if !p.perRound {
+			fmt.Fprintf(w, "player    %-5s %-16s registered at %s  (%s)\n", ev.AgentID, ev.DisplayName, ev.Endpoint, p.strategies[ev.DisplayName])
+		}
+		return
 	case manager.EventRegistrationRejected, manager.EventWarning, manager.EventMatchReassigned:
 		fmt.Fprintf(w, "          ! %s\n", ev.Message)
+		return
 	case manager.EventLeagueStarted:
+		p.started = time.Now()
+		if p.perRound {
+			fmt.Fprintf(w, "%d players registered\n", p.players)
+		}
 		fmt.Fprintf(w, "\n%s\n", ev.Message)
+		return
+	case manager.EventMatchResult:
+		p.done++
+	}
+	if p.perRound {
+		if ev.Kind == manager.EventRoundCompleted {
+			fmt.Fprintln(w, p.roundLine(ev.RoundID, time.Since(p.started)))
+		}
+		return
+	}
+	switch ev.Kind {
 	case manager.EventRoundStarted:
 		fmt.Fprintf(w, "\nRound %d\n", ev.RoundID)
 	case manager.EventMatchAssigned:
@@ -438,28 +457,6 @@ func (p *progress) event(ev manager.Event) {
 		fmt.Fprintf(w, "  %-6s %s\n", ev.MatchID, p.describe(ev))
 	case manager.EventRoundCompleted:
 		fmt.Fprintf(w, "Round %d completed\n", ev.RoundID)
-	}
-}
-
-// roundEvent prints the events of a league shown one line per round.
-func (p *progress) roundEvent(ev manager.Event) {
-	w := p.w
-	switch ev.Kind {
-	case manager.EventRefereeRegistered:
-		p.names[ev.AgentID] = ev.DisplayName
-		fmt.Fprintf(w, "referee   %-5s %-16s registered at %s\n", ev.AgentID, ev.DisplayName, ev.Endpoint)
-	case manager.EventPlayerRegistered:
-		p.names[ev.AgentID] = ev.DisplayName
-		p.players++
-	case manager.EventRegistrationRejected, manager.EventWarning, manager.EventMatchReassigned:
-		fmt.Fprintf(w, "          ! %s\n", ev.Message)
-	case manager.EventLeagueStarted:
-		p.started = time.Now()
-		fmt.Fprintf(w, "%d players registered\n\n%s\n", p.players, ev.Message)
-	case manager.EventMatchResult:
-		p.done++
-	case manager.EventRoundCompleted:
-		fmt.Fprintln(w, p.roundLine(ev.RoundID, time.Since(p.started)))
 	}
 }
 
