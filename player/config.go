@@ -76,7 +76,8 @@ type Config struct {
 	GameTypes []string
 	// DataRoot is the data root of the league's data layer; the history
 	// lives in DataRoot/data/players/<player_id>/history.json, with the
-	// player's registration and token (mode 0600), so that a player
+	// player's registration and token (mode 0600), and the results since
+	// the file was last written in history.jsonl beside it, so that a player
 	// started again registers as itself. A history file that cannot be
 	// read is logged and left untouched; the player then keeps its history
 	// in memory only. Default "./league-data".

@@ -34,8 +34,12 @@
 // Agent answers in time with Config.Fallback and logs why.
 //
 // The player's memory is its history, kept in
-// <DataRoot>/data/players/<player_id>/history.json (written atomically,
-// reloaded when the player registers again) and shown to the strategy as
+// <DataRoot>/data/players/<player_id>/history.json and history.jsonl: each
+// result is appended to history.jsonl and flushed before its GAME_OVER is
+// acknowledged, and history.json, the whole history, is rewritten
+// atomically now and then (when the journal holds as many records as the
+// file) and when the player stops; both are read back when the player
+// registers again, after a crash too. The history is shown to the strategy as
 // ParityCall.History. It holds one record per match: a repeated GAME_OVER
 // is recorded once, and the GAME_OVER of a replay (a greater attempt, see
 // docs/protocol.md) replaces the earlier result, so that the history ends

@@ -1,16 +1,20 @@
 package player
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/atomicfile"
+	"github.com/agentleague/league/internal/journal"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -211,6 +215,15 @@ type historyStore struct {
 	reg     *registration
 	matches []MatchRecord
 	seen    map[[2]string]bool
+	// j is history.jsonl: each record is appended (and flushed) before its
+	// GAME_OVER is acknowledged; history.json, the whole history, is
+	// rewritten only when the journal holds as many records as it does
+	// (so the bytes written per match stay constant on average), and on
+	// close. Open rebuilds the history from both.
+	j         *journal.Journal
+	journaled int  // records in the journal since history.json was written
+	snapping  bool // a rewrite of history.json is under way
+	snapDone  sync.WaitGroup
 }
 
 // historyPath returns where the history of playerID lives under dataRoot.
@@ -218,9 +231,18 @@ func historyPath(dataRoot, playerID string) string {
 	return filepath.Join(dataRoot, "data", "players", agentkit.SafeFileName(playerID), "history.json")
 }
 
+// journalPath returns the history journal beside the history file path.
+func journalPath(historyFile string) string {
+	return strings.TrimSuffix(historyFile, ".json") + ".jsonl"
+}
+
+// minSnapshot is the fewest journal records that lead to a rewrite of
+// history.json.
+const minSnapshot = 32
+
 // open binds the store to the history file of playerID, loading the
-// records already there (records gathered before are kept after them), and
-// saves it with reg, the player's registration.
+// records already there and in its journal (records gathered before are
+// kept after them), and saves it with reg, the player's registration.
 func (s *historyStore) open(dataRoot, playerID, displayName string, reg registration, now time.Time) error {
 	path := historyPath(dataRoot, playerID)
 	var f historyFile
@@ -228,15 +250,49 @@ func (s *historyStore) open(dataRoot, playerID, displayName string, reg registra
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("player: load history: %w", err)
 	}
+	s.close(now) // a store bound before (a second registration) lets go of its files
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pending := s.matches
 	s.path, s.id, s.name, s.reg = path, playerID, displayName, &reg
 	s.matches, s.seen = nil, map[[2]string]bool{}
-	for _, m := range append(f.Matches, pending...) {
+	for _, m := range f.Matches {
 		s.addLocked(m)
 	}
-	return s.saveLocked(now)
+	j, err := journal.Open(journalPath(path), journal.Config{Replay: func(rec []byte) error {
+		var m MatchRecord
+		if json.Unmarshal(rec, &m) == nil && m.MatchID != "" && !s.addLocked(m) {
+			s.supersedeLocked(m)
+		}
+		return nil
+	}})
+	if err != nil {
+		s.path = ""
+		return fmt.Errorf("player: history journal: %w", err)
+	}
+	s.j = j
+	for _, m := range pending {
+		if !s.addLocked(m) {
+			s.supersedeLocked(m)
+		}
+	}
+	return s.snapshotLocked(now)
+}
+
+// close writes the whole history to history.json, empties the journal
+// and closes it. The store keeps the history in memory.
+func (s *historyStore) close(now time.Time) {
+	s.snapDone.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.j == nil {
+		return
+	}
+	if s.journaled > 0 {
+		_ = s.snapshotLocked(now)
+	}
+	_ = s.j.Close()
+	s.j = nil
 }
 
 func (s *historyStore) addLocked(m MatchRecord) bool {
@@ -262,7 +318,46 @@ func (s *historyStore) add(m MatchRecord, now time.Time) (bool, error) {
 	if !s.addLocked(m) && !s.supersedeLocked(m) {
 		return false, nil
 	}
-	return true, s.saveLocked(now)
+	if s.j == nil {
+		return true, nil
+	}
+	// On disk before the GAME_OVER is acknowledged: one line, whatever
+	// the length of the history.
+	if err := s.j.Append(context.Background(), m); err != nil {
+		return true, fmt.Errorf("player: save history: %w", err)
+	}
+	s.journaled++
+	if s.journaled >= max(minSnapshot, len(s.matches)) && !s.snapping {
+		s.snapping = true
+		s.snapDone.Add(1)
+		go s.rewrite(now)
+	}
+	return true, nil
+}
+
+// rewrite rewrites history.json off the GAME_OVER's path.
+func (s *historyStore) rewrite(now time.Time) {
+	defer s.snapDone.Done()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.snapping = false
+	if s.j != nil {
+		_ = s.snapshotLocked(now)
+	}
+}
+
+// snapshotLocked writes the whole history to history.json and then
+// empties the journal: a crash in between leaves records in both, which
+// open reads once.
+func (s *historyStore) snapshotLocked(now time.Time) error {
+	if err := s.saveLocked(now); err != nil {
+		return err
+	}
+	if err := s.j.Compact(func(func(any) error) error { return nil }); err != nil {
+		return fmt.Errorf("player: history journal: %w", err)
+	}
+	s.journaled = 0
+	return nil
 }
 
 // supersedeLocked replaces the record of m's match by m when m is of a

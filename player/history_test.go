@@ -100,7 +100,10 @@ func TestHistoryIsRecordedOnceAndSurvivesRestart(t *testing.T) {
 		t.Fatalf("learned %+v, want each match once", learned)
 	}
 
-	// The file of the data layer.
+	// Restart: a new agent on the same data root, registered as P01 again,
+	// knows its past.
+	stop()
+	// The file of the data layer, complete once the player has stopped.
 	raw, err := os.ReadFile(filepath.Join(dataRoot, "data", "players", "P01", "history.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -121,9 +124,6 @@ func TestHistoryIsRecordedOnceAndSurvivesRestart(t *testing.T) {
 		t.Fatalf("history.json = %s", raw)
 	}
 
-	// Restart: a new agent on the same data root, registered as P01 again,
-	// knows its past.
-	stop()
 	seen := make(chan player.History, 1)
 	b := runAgent(t, player.Config{League: m.URL, DataRoot: dataRoot, Strategy: player.StrategyFunc(
 		func(_ context.Context, c player.ParityCall) (leaguesdk.Parity, error) {
