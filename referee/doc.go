@@ -27,7 +27,11 @@
 // never answers in time, declines, or never gives a valid choice loses by
 // TECHNICAL_LOSS (0 points, 3 for the opponent, 0 each when both fail).
 // Each match is recorded at data/matches/<league_id>/<match_id>.json under
-// Config.DataRoot (see Transcript). The referee writes its own log, JSON
+// Config.DataRoot (see Transcript). The record is made durable through the
+// referee's own journal under data/matches/<league_id>/.journal/ (the
+// matches that end together share one fsync) before the result is
+// reported; after a crash, the next referee to open the league rebuilds
+// the files from the journal. The referee writes its own log, JSON
 // lines with tokens redacted, to logs/agents/<referee_id>.log.jsonl under
 // Config.DataRoot, besides passing every record to Config.Logger;
 // Config.NoAgentLog turns the file off.

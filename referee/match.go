@@ -96,7 +96,7 @@ func (r *Referee) newMatch(req *leaguesdk.StartMatch, game Game, refereeID strin
 		log: r.log.With(slog.String("league_id", req.LeagueID), slog.String("match_id", req.MatchID),
 			slog.Int("round_id", int(req.RoundID))),
 	}
-	m.rec = &recorder{path: TranscriptPath(r.cfg.DataRoot, req.LeagueID, req.MatchID), now: r.cfg.Now, t: Transcript{
+	m.rec = &recorder{store: r.transcripts, now: r.cfg.Now, t: Transcript{
 		SchemaVersion: SchemaVersion, MatchID: req.MatchID, LeagueID: req.LeagueID, RoundID: int(req.RoundID),
 		GameType: req.GameType, RefereeID: refereeID,
 		Players: []TranscriptPlayer{

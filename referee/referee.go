@@ -221,9 +221,11 @@ type Referee struct {
 	cfg      Config
 	log      *slog.Logger
 	agentLog *agentkit.AgentLog // nil with Config.NoAgentLog
-	srv      *leaguesdk.Server
-	handler  http.Handler
-	client   *leaguesdk.Client // calls to players
+	// transcripts keeps the match transcripts durable (store.go).
+	transcripts *transcripts
+	srv         *leaguesdk.Server
+	handler     http.Handler
+	client      *leaguesdk.Client // calls to players
 	// manager carries calls to the manager. Its circuit breaker is off:
 	// reports have their own backoff, and a burst of slow reports must not
 	// hold every other report back for the breaker's whole open period.
@@ -255,10 +257,11 @@ func New(cfg Config) (*Referee, error) {
 		return nil, err
 	}
 	r := &Referee{
-		cfg:        cfg,
-		registered: make(chan struct{}),
-		matches:    map[string]*match{},
-		endpoint:   cfg.Endpoint,
+		cfg:         cfg,
+		registered:  make(chan struct{}),
+		matches:     map[string]*match{},
+		transcripts: newTranscripts(cfg.DataRoot),
+		endpoint:    cfg.Endpoint,
 	}
 	if !cfg.NoAgentLog {
 		r.agentLog = agentkit.NewAgentLog(leaguesdk.NameSender("referee", cfg.Name))
@@ -398,7 +401,7 @@ func (r *Referee) Run(ctx context.Context) error {
 		r.cancel()
 		<-regErr
 		r.wg.Wait()
-		return err
+		return errors.Join(err, r.transcripts.close())
 	case err := <-regErr:
 		if err != nil && ctx.Err() == nil {
 			runErr = err
@@ -417,6 +420,12 @@ func (r *Referee) Run(ctx context.Context) error {
 	}
 	r.client.Close()
 	r.manager.Close()
+	if err := r.transcripts.close(); err != nil {
+		r.log.Error("cannot make the match transcripts durable", slog.String("error", err.Error()))
+		if runErr == nil {
+			runErr = err
+		}
+	}
 	return runErr
 }
 

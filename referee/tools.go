@@ -109,7 +109,7 @@ func (r *Referee) duplicate(key string, in *leaguesdk.StartMatch, accepted func(
 	m := r.matches[key]
 	r.mu.Unlock()
 	if m == nil {
-		t, err := ReadTranscript(r.cfg.DataRoot, in.LeagueID, in.MatchID)
+		t, err := r.transcripts.read(in.LeagueID, in.MatchID)
 		if err != nil || t.Result == nil {
 			return nil
 		}
@@ -186,7 +186,7 @@ func (r *Referee) MatchState(matchID string) (MatchState, bool) {
 			return MatchState{}, false
 		}
 		// A match it was playing when it stopped is no longer played.
-		t, err := ReadTranscript(r.cfg.DataRoot, leagueID, matchID)
+		t, err := r.transcripts.read(leagueID, matchID)
 		if err != nil || t.Result == nil {
 			return MatchState{}, false
 		}

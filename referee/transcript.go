@@ -83,11 +83,11 @@ func ReadTranscript(dataRoot, leagueID, matchID string) (*Transcript, error) {
 
 // recorder owns a match's Transcript and writes it to disk.
 type recorder struct {
-	mu   sync.Mutex
-	path string
-	now  func() time.Time
-	t    Transcript
-	err  error // first write error, reported once
+	mu    sync.Mutex
+	store *transcripts
+	now   func() time.Time
+	t     Transcript
+	err   error // first write error, reported once
 }
 
 func (r *recorder) at() string { return r.now().UTC().Format(time.RFC3339Nano) }
@@ -137,7 +137,7 @@ func (r *recorder) update(f func(t *Transcript)) error {
 
 func (r *recorder) flushLocked() error {
 	r.t.LastUpdated = leaguesdk.FormatTime(r.now())
-	err := atomicfile.WriteJSON(r.path, &r.t)
+	err := r.store.write(&r.t)
 	if err != nil && r.err == nil {
 		r.err = err
 		return err

@@ -12,7 +12,47 @@ import (
 // permission bits perm. Missing parent directories are created with mode
 // 0o755. On failure the temporary file is removed and any previous file at
 // path is left as it was.
-func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
+func WriteFile(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, true)
+}
+
+// Replace replaces the file at path with data by the same rename as
+// WriteFile, so a reader sees the old content or the new, but without
+// flushing anything to stable storage: after a power loss the file may be
+// empty or old. It is for views of data kept durably elsewhere (a journal)
+// that are rebuilt from it on start; Sync makes such files durable later.
+func Replace(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, false)
+}
+
+// Sync flushes each file in paths, and each directory holding one, to stable
+// storage: what Replace wrote is then as durable as what WriteFile writes. A
+// missing file is an error.
+func Sync(paths ...string) error {
+	dirs := map[string]bool{}
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return fmt.Errorf("atomicfile: sync %s: %w", p, err)
+		}
+		err = f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("atomicfile: sync %s: %w", p, err)
+		}
+		dirs[filepath.Dir(p)] = true
+	}
+	for d := range dirs {
+		if err := syncDir(d); err != nil {
+			return fmt.Errorf("atomicfile: sync %s: %w", d, err)
+		}
+	}
+	return nil
+}
+
+func write(path string, data []byte, perm os.FileMode, durable bool) (err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("atomicfile: write %s: %w", path, err)
@@ -37,8 +77,10 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 	if _, err := tmp.Write(data); err != nil {
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		return err
+	if durable {
+		if err := tmp.Sync(); err != nil {
+			return err
+		}
 	}
 	closed = true
 	if err := tmp.Close(); err != nil {
@@ -49,6 +91,9 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 	}
 	if err := os.Rename(tmpName, path); err != nil {
 		return err
+	}
+	if !durable {
+		return nil
 	}
 	// The new content is in place; a failed directory flush is still
 	// reported, but the temporary name no longer exists to be removed.
