@@ -2,7 +2,9 @@ package atomicfile
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -27,11 +29,15 @@ func Replace(path string, data []byte, perm os.FileMode) error {
 
 // Sync flushes each file in paths, and each directory holding one, to stable
 // storage: what Replace wrote is then as durable as what WriteFile writes. A
-// missing file is an error.
+// file or directory that no longer exists (removed since) has nothing to
+// flush and is passed over.
 func Sync(paths ...string) error {
 	dirs := map[string]bool{}
 	for _, p := range paths {
 		f, err := os.Open(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("atomicfile: sync %s: %w", p, err)
 		}
@@ -45,7 +51,7 @@ func Sync(paths ...string) error {
 		dirs[filepath.Dir(p)] = true
 	}
 	for d := range dirs {
-		if err := syncDir(d); err != nil {
+		if err := syncDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("atomicfile: sync %s: %w", d, err)
 		}
 	}
