@@ -1,0 +1,372 @@
+package referee
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/internal/atomicfile"
+	"github.com/agentleague/league/internal/journal"
+	"github.com/google/uuid"
+)
+
+// compactEvery is the number of transcript records after which a league's
+// journal is compacted in the background: the files written since the last
+// compaction are made durable and their records dropped.
+const compactEvery = 512
+
+// transcripts keeps a referee's match transcripts durable. Each write of a
+// transcript (when its match ends, when its result is acknowledged) is one
+// record of this referee's journal for the league,
+// data/matches/<league>/.journal/<instance>.jsonl, made durable by group
+// commit: the matches that end together share one fsync. The match's own
+// file, data/matches/<league>/<match>.json, is then replaced without an
+// fsync of its own. Compaction (every compactEvery records) flushes those
+// files and drops their records; when the referee stops, the files are
+// flushed and the journal removed.
+//
+// Referees may share a data root, so each holds its own journal under a
+// lock (journal_lock_*.go). A journal whose lock nobody holds was left by a
+// referee that crashed: the next referee to open the league rewrites,
+// durably, every file it holds that is missing, torn or older than the
+// journal's record, then removes it. Where file locks are not available
+// every transcript is written durably on its own instead.
+type transcripts struct {
+	root     string
+	instance string
+
+	mu      sync.Mutex
+	leagues map[string]*leagueTranscripts
+	closed  bool
+}
+
+// leagueTranscripts is one league's journal and the files it covers.
+type leagueTranscripts struct {
+	dir  string
+	j    *journal.Journal
+	lock *fileLock
+
+	// gate is read-held by a write from its journal record to its file
+	// replacement, and held by compaction while it takes the dirty set, so
+	// every file it then flushes is complete.
+	gate sync.RWMutex
+
+	mu         sync.Mutex
+	dirty      map[string][]byte // match id → newest record whose file is not yet durable
+	sinceCompa int               // records appended since the last compaction
+	compacting bool
+	wg         sync.WaitGroup // background compaction
+}
+
+func newTranscripts(root string) *transcripts {
+	return &transcripts{root: root, instance: uuid.NewString(), leagues: map[string]*leagueTranscripts{}}
+}
+
+func (s *transcripts) dir(leagueID string) string {
+	return filepath.Join(s.root, "data", "matches", agentkit.SafeFileName(leagueID))
+}
+
+func matchFile(dir, matchID string) string {
+	return filepath.Join(dir, agentkit.SafeFileName(matchID)+".json")
+}
+
+// league returns this referee's open journal of leagueID, opening it on
+// first use after repairing what crashed referees left. It returns nil
+// when transcripts are written durably one by one: after close, or where
+// file locks are not available.
+func (s *transcripts) league(leagueID string) (*leagueTranscripts, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || !fileLocks {
+		return nil, nil
+	}
+	if lt := s.leagues[leagueID]; lt != nil {
+		return lt, nil
+	}
+	dir := s.dir(leagueID)
+	jdir := filepath.Join(dir, ".journal")
+	if err := os.MkdirAll(jdir, 0o755); err != nil {
+		return nil, err
+	}
+	base := filepath.Join(jdir, s.instance)
+	lock, ok, err := tryLock(base + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("referee: transcript journal %s is locked", base)
+	}
+	if err := recoverOrphans(dir, jdir); err != nil {
+		lock.release(true)
+		return nil, err
+	}
+	j, err := journal.Open(base+".jsonl", journal.Config{})
+	if err != nil {
+		lock.release(true)
+		return nil, err
+	}
+	lt := &leagueTranscripts{dir: dir, j: j, lock: lock, dirty: map[string][]byte{}}
+	s.leagues[leagueID] = lt
+	return lt, nil
+}
+
+// recoverOrphans repairs the match files of every journal in jdir whose
+// lock nobody holds (its referee crashed), then removes the journal.
+func recoverOrphans(dir, jdir string) error {
+	names, err := filepath.Glob(filepath.Join(jdir, "*.jsonl"))
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		base := strings.TrimSuffix(name, ".jsonl")
+		lock, ok, err := tryLock(base + ".lock")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue // a live referee's
+		}
+		err = recoverJournal(dir, name)
+		if err == nil {
+			err = os.Remove(name)
+		}
+		lock.release(err == nil)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recoverJournal rewrites durably the file of every match the journal at
+// name holds, with its newest record, unless the file already holds that
+// record or a newer one.
+func recoverJournal(dir, name string) error {
+	latest := map[string][]byte{}
+	var order []string
+	j, err := journal.Open(name, journal.Config{
+		Replay: func(record []byte) error {
+			var id struct {
+				MatchID string `json:"match_id"`
+			}
+			if err := json.Unmarshal(record, &id); err != nil || id.MatchID == "" {
+				return errors.New("referee: transcript record without a match id")
+			}
+			if _, ok := latest[id.MatchID]; !ok {
+				order = append(order, id.MatchID)
+			}
+			latest[id.MatchID] = bytes.Clone(record)
+			return nil
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if err := j.Close(); err != nil {
+		return err
+	}
+	for _, id := range order {
+		var rec, cur Transcript
+		if err := json.Unmarshal(latest[id], &rec); err != nil {
+			return err
+		}
+		path := matchFile(dir, id)
+		if atomicfile.ReadJSON(path, &cur) == nil && !olderThan(&cur, &rec) {
+			if err := atomicfile.Sync(path); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := atomicfile.WriteFile(path, indented(latest[id]), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// olderThan reports whether transcript a was written before b.
+func olderThan(a, b *Transcript) bool {
+	ta, errA := time.Parse(time.RFC3339Nano, a.LastUpdated)
+	tb, errB := time.Parse(time.RFC3339Nano, b.LastUpdated)
+	if errA != nil || errB != nil {
+		return a.LastUpdated < b.LastUpdated
+	}
+	return ta.Before(tb) || (ta.Equal(tb) && !a.Reported && b.Reported)
+}
+
+func (lt *leagueTranscripts) path(matchID string) string { return matchFile(lt.dir, matchID) }
+
+// indented returns a compact JSON record as the indented document the
+// match's file holds.
+func indented(record []byte) []byte {
+	var b bytes.Buffer
+	b.Grow(len(record) * 5 / 4)
+	if err := json.Indent(&b, record, "", "  "); err != nil {
+		return append(bytes.Clone(record), '\n')
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+// write makes t durable and replaces its match's file. The file written
+// holds the same document as before the journal: indented JSON.
+func (s *transcripts) write(t *Transcript) error {
+	record, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("referee: encode transcript: %w", err)
+	}
+	lt, err := s.league(t.LeagueID)
+	if err != nil {
+		return err
+	}
+	if lt == nil {
+		return atomicfile.WriteFile(matchFile(s.dir(t.LeagueID), t.MatchID), indented(record), 0o644)
+	}
+	lt.gate.RLock()
+	lt.mu.Lock()
+	// Marked before the record is appended, so that a compaction running
+	// meanwhile keeps the record.
+	lt.dirty[t.MatchID] = record
+	lt.sinceCompa++
+	compact := lt.sinceCompa >= compactEvery && !lt.compacting
+	if compact {
+		lt.compacting = true
+		lt.wg.Add(1)
+	}
+	lt.mu.Unlock()
+	err = lt.j.AppendRaw(context.Background(), record)
+	if err == nil {
+		err = atomicfile.Replace(lt.path(t.MatchID), indented(record), 0o644)
+	} else {
+		lt.mu.Lock()
+		if bytes.Equal(lt.dirty[t.MatchID], record) {
+			delete(lt.dirty, t.MatchID)
+		}
+		lt.mu.Unlock()
+		if errors.Is(err, journal.ErrClosed) { // the referee stopped meanwhile
+			err = atomicfile.WriteFile(lt.path(t.MatchID), indented(record), 0o644)
+		}
+	}
+	lt.gate.RUnlock()
+	if compact {
+		go func() {
+			defer lt.wg.Done()
+			_ = lt.compact()
+		}()
+	}
+	return err
+}
+
+// compact flushes every file written so far and drops the journal records
+// they came from; records of writes still under way are kept.
+func (lt *leagueTranscripts) compact() error {
+	defer func() {
+		lt.mu.Lock()
+		lt.compacting = false
+		lt.mu.Unlock()
+	}()
+	lt.gate.Lock()
+	lt.mu.Lock()
+	taken := lt.dirty
+	lt.dirty = map[string][]byte{}
+	lt.sinceCompa = 0
+	lt.mu.Unlock()
+	lt.gate.Unlock()
+
+	paths := make([]string, 0, len(taken))
+	for id := range taken {
+		paths = append(paths, lt.path(id))
+	}
+	if err := atomicfile.Sync(paths...); err != nil {
+		lt.restore(taken)
+		return err
+	}
+	err := lt.j.Compact(func(emit func(any) error) error {
+		lt.mu.Lock()
+		defer lt.mu.Unlock()
+		for _, record := range lt.dirty {
+			if err := emit(json.RawMessage(record)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		lt.restore(taken)
+	}
+	return err
+}
+
+// restore puts back the records of a failed compaction, unless a newer
+// record of the same match came meanwhile.
+func (lt *leagueTranscripts) restore(taken map[string][]byte) {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	for id, record := range taken {
+		if _, ok := lt.dirty[id]; !ok {
+			lt.dirty[id] = record
+		}
+	}
+}
+
+// close makes every file written durable and removes the journals. Writes
+// after close go straight to durable files.
+func (s *transcripts) close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	leagues := s.leagues
+	s.leagues = nil
+	s.mu.Unlock()
+	var errs []error
+	for _, lt := range leagues {
+		lt.wg.Wait()
+		err := lt.j.Close()
+		lt.mu.Lock()
+		paths := make([]string, 0, len(lt.dirty))
+		for id := range lt.dirty {
+			paths = append(paths, lt.path(id))
+		}
+		lt.mu.Unlock()
+		if err == nil {
+			err = atomicfile.Sync(paths...)
+		}
+		if err == nil {
+			if err = os.Remove(lt.j.Path()); errors.Is(err, fs.ErrNotExist) {
+				err = nil // the data root was removed
+			}
+		}
+		// A journal kept (on an error) is recovered by the next referee
+		// to open the league, once the lock is released.
+		lt.lock.release(err == nil)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// read returns a match's transcript, repairing its league's files first
+// when a crash left them behind the journal.
+func (s *transcripts) read(leagueID, matchID string) (*Transcript, error) {
+	if _, err := s.league(leagueID); err != nil {
+		return nil, err
+	}
+	var t Transcript
+	if err := atomicfile.ReadJSON(matchFile(s.dir(leagueID), matchID), &t); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
