@@ -61,6 +61,7 @@ func BenchmarkLeague100(b *testing.B) { leagueBench(b, 100, 4) }
 //
 //	go test -run '^$' -bench '^BenchmarkLeague$' -benchtime 1x -timeout 60m ./manager/
 func BenchmarkLeague(b *testing.B) {
+	b.Run("players=4", func(b *testing.B) { leagueBench(b, 4, 2) }) // the demo league of examples/fourplayer
 	b.Run("players=50", func(b *testing.B) { leagueBench(b, 50, 4) })
 	b.Run("players=200", func(b *testing.B) { leagueBench(b, 200, 10) })
 	b.Run("bare-echo", func(b *testing.B) { echoBench(b, 100) })

@@ -151,33 +151,33 @@ func (m *Manager) call(ctx context.Context, t target, method string, msg any) er
 func (m *Manager) runRound(ctx context.Context, r int) error {
 	m.persistMu.Lock()
 	var announce []leaguesdk.ScheduledMatch
-	var targets []target
 	pending := 0
-	err := m.saveState(func() error {
-		m.currentRound = r
-		m.planRoundLocked(r)
-		if m.roundTimes[r-1].StartedAt == nil {
-			now := m.cfg.Now().UTC()
-			m.roundTimes[r-1].StartedAt = &now
+	m.mu.Lock()
+	m.currentRound = r
+	m.planRoundLocked(r)
+	started := m.roundTimes[r-1].StartedAt != nil
+	for _, mt := range m.rounds[r-1] {
+		sm := leaguesdk.ScheduledMatch{MatchID: mt.MatchID, GameType: m.cfg.GameType, PlayerAID: mt.PlayerA, PlayerBID: mt.PlayerB}
+		if ref := m.refByID[mt.RefereeID]; ref != nil {
+			sm.RefereeEndpoint = ref.Endpoint
 		}
-		for _, mt := range m.rounds[r-1] {
-			sm := leaguesdk.ScheduledMatch{MatchID: mt.MatchID, GameType: m.cfg.GameType, PlayerAID: mt.PlayerA, PlayerBID: mt.PlayerB}
-			if ref := m.refByID[mt.RefereeID]; ref != nil {
-				sm.RefereeEndpoint = ref.Endpoint
-			}
-			announce = append(announce, sm)
-			if mt.record == nil {
-				pending++
-			}
+		announce = append(announce, sm)
+		if mt.record == nil {
+			pending++
 		}
-		targets = m.playerTargetsLocked()
-		return nil
-	}, nil)
+	}
+	targets := m.playerTargetsLocked()
+	m.mu.Unlock()
+	var err error
+	if !started {
+		now := m.cfg.Now().UTC()
+		err = m.recordRound(context.WithoutCancel(ctx), roundEvent{RoundID: r, StartedAt: &now})
+	}
 	m.persistMu.Unlock()
 	if err != nil {
 		m.emit(Event{Kind: EventWarning, RoundID: r, Message: "round state not saved: " + err.Error()})
 	}
-	m.writeRounds()
+	m.markViews(viewRounds)
 	if pending > 0 {
 		m.broadcast(ctx, fmt.Sprintf("ROUND_ANNOUNCEMENT of round %d", r), targets, func(ctx context.Context, t target) error {
 			return m.call(ctx, t, leaguesdk.MethodNotifyRound, &leaguesdk.RoundAnnouncement{
@@ -582,7 +582,6 @@ func (m *Manager) completeRound(ctx context.Context, r int) error {
 		next = &n
 	}
 	m.mu.Unlock()
-	m.writeStandings()
 	m.broadcast(ctx, fmt.Sprintf("the results of round %d", r), targets, func(ctx context.Context, t target) error {
 		err := m.call(ctx, t, leaguesdk.MethodUpdateStandings, &leaguesdk.LeagueStandingsUpdate{
 			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueStandingsUpdate, leaguesdk.LeagueManagerSender, t.token, "", m.cfg.Now()),
@@ -600,18 +599,13 @@ func (m *Manager) completeRound(ctx context.Context, r int) error {
 		return err
 	}
 	m.persistMu.Lock()
-	err := m.saveState(func() error {
-		m.roundsCompleted = max(m.roundsCompleted, r)
-		now := m.cfg.Now().UTC()
-		m.roundTimes[r-1].CompletedAt = &now
-		return nil
-	}, nil)
+	now := m.cfg.Now().UTC()
+	err := m.recordRound(context.WithoutCancel(ctx), roundEvent{RoundID: r, CompletedAt: &now})
 	m.persistMu.Unlock()
 	if err != nil {
 		m.emit(Event{Kind: EventWarning, RoundID: r, Message: "round completion not saved: " + err.Error()})
 	}
-	m.writeRounds()
-	m.writeStandings()
+	m.markViews(viewStandings | viewRounds)
 	m.emit(Event{Kind: EventRoundCompleted, RoundID: r, Standings: standings, Message: fmt.Sprintf(
 		"round %d completed: %d matches, %d wins, %d draws, %d technical losses", r, summary.TotalMatches,
 		summary.Wins, summary.Draws, summary.TechnicalLosses)})
@@ -656,7 +650,7 @@ func (m *Manager) completeLeague(ctx context.Context) error {
 	if err := m.writeConfigFiles(); err != nil {
 		m.log.Warn("cannot write the league configuration", slog.String("error", err.Error()))
 	}
-	m.writeStandings()
+	m.writeViews(viewStandings|viewRounds, true)
 	msg := fmt.Sprintf("league %s completed after %d rounds and %d matches", m.cfg.LeagueID, rounds, matches)
 	if champion != nil {
 		msg += fmt.Sprintf("; champion %s (%s) with %d points", champion.PlayerID, champion.DisplayName, champion.Points)

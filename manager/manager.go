@@ -33,6 +33,7 @@ type Manager struct {
 	store    store
 	events   *eventLog
 	assigned *journal.Journal   // the assignment journal, assignments.jsonl
+	roundLog *journal.Journal   // rounds started and completed, rounds.jsonl
 	results  *journal.Journal   // the results journal, results.jsonl
 	life     *lifecycle         // lifecycle.go: the agents' states
 	agentLog *agentkit.AgentLog // nil with Config.NoAgentLog
@@ -45,8 +46,10 @@ type Manager struct {
 	// and held until the new state is on disk, so files are written in the
 	// order the changes were made.
 	persistMu sync.Mutex
-	// standingsMu serialises writes of standings.json.
+	// standingsMu and roundsMu serialise writes of standings.json and
+	// rounds.json (queries.go).
 	standingsMu      sync.Mutex
+	roundsMu         sync.Mutex
 	standingsVersion int
 
 	mu              sync.Mutex
@@ -72,12 +75,13 @@ type Manager struct {
 	champion        *leaguesdk.Champion
 	updatedAt       time.Time
 
-	calls          sync.WaitGroup // start_match calls in flight
-	wake           chan struct{}  // something changed that the league loop waits for
-	standingsDirty chan struct{}
-	done           chan struct{}
-	doneOnce       sync.Once
-	running        atomic.Bool
+	calls      sync.WaitGroup // start_match calls in flight
+	wake       chan struct{}  // something changed that the league loop waits for
+	viewsDirty int            // views to write (viewStandings, viewRounds); guarded by mu
+	viewsWake  chan struct{}  // wakes viewWriter
+	done       chan struct{}
+	doneOnce   sync.Once
+	running    atomic.Bool
 }
 
 // referee is a registered referee and its load.
@@ -126,19 +130,19 @@ func New(cfg Config) (*Manager, error) {
 		return nil, err
 	}
 	m := &Manager{
-		cfg:            cfg,
-		store:          store{root: cfg.DataRoot, league: cfg.LeagueID, observe: observeWrites(cfg.Observer)},
-		status:         StatusRegistering,
-		refByID:        map[string]*referee{},
-		playerByID:     map[string]*agentRecord{},
-		endpoints:      map[string]string{},
-		matchByID:      map[string]*match{},
-		nextPlayer:     1,
-		nextReferee:    1,
-		wake:           make(chan struct{}, 1),
-		standingsDirty: make(chan struct{}, 1),
-		done:           make(chan struct{}),
-		cache:          standingsCache{n: -1},
+		cfg:         cfg,
+		store:       store{root: cfg.DataRoot, league: cfg.LeagueID, observe: observeWrites(cfg.Observer)},
+		status:      StatusRegistering,
+		refByID:     map[string]*referee{},
+		playerByID:  map[string]*agentRecord{},
+		endpoints:   map[string]string{},
+		matchByID:   map[string]*match{},
+		nextPlayer:  1,
+		nextReferee: 1,
+		wake:        make(chan struct{}, 1),
+		viewsWake:   make(chan struct{}, 1),
+		done:        make(chan struct{}),
+		cache:       standingsCache{n: -1},
 	}
 	if err := os.MkdirAll(cfg.DataRoot, 0o755); err != nil {
 		return nil, fmt.Errorf("manager: data root: %w", err)
@@ -169,6 +173,12 @@ func New(cfg Config) (*Manager, error) {
 		return nil, fmt.Errorf("manager: assignment journal: %w", err)
 	}
 	m.restoreAssignments(assignments)
+	var roundEvents []roundEvent
+	if m.roundLog, roundEvents, err = m.store.openRounds(); err != nil {
+		m.closeFiles()
+		return nil, fmt.Errorf("manager: round journal: %w", err)
+	}
+	m.restoreRounds(roundEvents)
 	if m.results, err = m.store.openResults(); err != nil {
 		m.closeFiles()
 		return nil, fmt.Errorf("manager: results journal: %w", err)
@@ -297,6 +307,40 @@ func (m *Manager) restoreAssignments(as []assignment) {
 		mt.status = matchResuming
 		m.refByID[mt.referee].active++
 	}
+}
+
+// restoreRounds applies the round journal to the round times state.json
+// gave: the rounds started and completed since the file was last written.
+func (m *Manager) restoreRounds(events []roundEvent) {
+	for _, e := range events {
+		if e.RoundID > len(m.roundTimes) {
+			continue
+		}
+		t := &m.roundTimes[e.RoundID-1]
+		if e.StartedAt != nil && t.StartedAt == nil {
+			t.StartedAt = e.StartedAt
+		}
+		if e.CompletedAt != nil {
+			if t.CompletedAt == nil {
+				t.CompletedAt = e.CompletedAt
+			}
+			m.roundsCompleted = max(m.roundsCompleted, e.RoundID)
+		}
+	}
+}
+
+// recordRound makes a round's start or completion durable in the round
+// journal and applies it. The caller holds persistMu.
+func (m *Manager) recordRound(ctx context.Context, e roundEvent) error {
+	if err := m.roundLog.Append(ctx, e); err != nil {
+		m.log.Error("cannot record the round", slog.Int("round_id", e.RoundID), slog.String("error", err.Error()))
+		return fmt.Errorf("manager: recording round %d: %w", e.RoundID, err)
+	}
+	m.mu.Lock()
+	m.restoreRounds([]roundEvent{e})
+	m.updatedAt = m.cfg.Now()
+	m.mu.Unlock()
+	return nil
 }
 
 // setSchedule installs the schedule's rounds.
@@ -450,6 +494,12 @@ func (m *Manager) Run(ctx context.Context) error {
 		ln.Close()
 		return err
 	}
+	m.mu.Lock()
+	resumed := m.startedAt != nil
+	m.mu.Unlock()
+	if resumed { // the views a crash may have left behind the journals
+		m.writeViews(viewStandings|viewRounds, true)
+	}
 	m.log.Info("league manager listening", slog.String("endpoint", endpoint), slog.String("league_id", m.cfg.LeagueID),
 		slog.String("data_root", m.cfg.DataRoot))
 
@@ -468,7 +518,7 @@ func (m *Manager) Run(ctx context.Context) error {
 	}()
 	go func() {
 		defer wg.Done()
-		m.standingsWriter(ctx)
+		m.viewWriter(ctx)
 	}()
 	serveErr := agentkit.Serve(ctx, ln, m.handler, m.cfg.ShutdownGrace, m.cfg.TLS, m.log)
 	cancel()
@@ -477,7 +527,7 @@ func (m *Manager) Run(ctx context.Context) error {
 	if err := <-leagueErr; err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
-	m.writeStandings()
+	m.writeViews(viewStandings|viewRounds, true)
 	m.log.Info("league manager stopped", slog.String("league_id", m.cfg.LeagueID))
 	return serveErr
 }
@@ -485,7 +535,7 @@ func (m *Manager) Run(ctx context.Context) error {
 func (m *Manager) closeFiles() {
 	m.life.close()
 	m.events.close()
-	for _, j := range []*journal.Journal{m.assigned, m.results} {
+	for _, j := range []*journal.Journal{m.assigned, m.roundLog, m.results} {
 		if j != nil {
 			_ = j.Close()
 		}

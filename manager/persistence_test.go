@@ -1,10 +1,12 @@
 package manager_test
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -219,4 +221,88 @@ func containsToken(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// writeCounter counts an agent's durable writes by file.
+type writeCounter struct {
+	mu     sync.Mutex
+	writes map[string]int
+}
+
+func (c *writeCounter) ObserveCall(leaguesdk.CallEvent) {}
+
+func (c *writeCounter) ObserveWrite(e leaguesdk.WriteEvent) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writes[e.File]++
+}
+
+func (c *writeCounter) count(file string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.writes[file]
+}
+
+// A round costs the manager one line of rounds.jsonl when it starts and
+// one when it completes, not a rewrite of state.json (which holds the whole
+// schedule); the standings and rounds files, views of the league, are
+// rebuilt when the league is resumed, whatever a crash left of them.
+func TestRoundsAreJournaledAndViewsRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	cfg := fastConfig(t, dir)
+	cfg.MinPlayers = 6
+	writes := &writeCounter{writes: map[string]int{}}
+	cfg.Observer = writes
+	m := startManager(t, cfg)
+	startReferee(t, m.MCP, "Referee Alpha", refereeOptions{capacity: 3})
+	startPlayers(t, m.MCP, 6, nil)
+	m.waitDone(t, 30*time.Second)
+	m.Stop()
+
+	league := filepath.Join(dir, "data", "leagues", cfg.LeagueID)
+	// 7 registrations, the start, the completion: 5 rounds add nothing.
+	if n := writes.count("state"); n > 9 {
+		t.Errorf("state.json written %d times in a league of 5 rounds, want at most 9 (registrations, start, end)", n)
+	}
+	b, err := os.ReadFile(filepath.Join(league, "rounds.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b, []byte("\n")); n != 10 {
+		t.Errorf("rounds.jsonl holds %d lines, want 10 (5 rounds started and completed)", n)
+	}
+	want := fmt.Sprint(m.Standings())
+
+	for _, f := range []string{"standings.json", "rounds.json"} {
+		if err := os.WriteFile(filepath.Join(league, f), []byte(`{"torn`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg.Observer = nil
+	m2 := startManager(t, cfg)
+	m2.waitDone(t, 10*time.Second)
+	var standings struct {
+		RoundsCompleted int                     `json:"rounds_completed"`
+		Standings       []leaguesdk.StandingRow `json:"standings"`
+	}
+	if err := atomicfile.ReadJSON(filepath.Join(league, "standings.json"), &standings); err != nil {
+		t.Fatal(err)
+	}
+	if standings.RoundsCompleted != 5 || fmt.Sprint(standings.Standings) != want {
+		t.Errorf("standings.json rebuilt as %+v, want 5 rounds and %s", standings, want)
+	}
+	var rounds struct {
+		Rounds []struct {
+			Status string `json:"status"`
+		} `json:"rounds"`
+	}
+	if err := atomicfile.ReadJSON(filepath.Join(league, "rounds.json"), &rounds); err != nil {
+		t.Fatal(err)
+	}
+	if len(rounds.Rounds) != 5 || rounds.Rounds[4].Status != "COMPLETED" {
+		t.Errorf("rounds.json rebuilt as %+v", rounds)
+	}
+	if s := m2.Snapshot(); s.Status != manager.StatusCompleted || len(m2.Results()) != 15 {
+		t.Errorf("resumed league: %s with %d results", s.Status, len(m2.Results()))
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/agentleague/league/internal/atomicfile"
 	"github.com/agentleague/league/leaguesdk"
@@ -267,9 +268,86 @@ func (m *Manager) writeConfigFiles() error {
 	return nil
 }
 
+// The standings and rounds files are views of what the league keeps
+// durably (state.json and the journals), each as large as the league. They
+// are rewritten in the background by viewWriter after results and rounds,
+// without an fsync, coalescing what happens meanwhile, and spaced so that
+// writing them takes at most about a twentieth of the league's time; they
+// are written durably when the league completes, when Run returns, and
+// when a resumed league starts, which rebuilds what a crash left behind.
+const (
+	viewStandings = 1 << iota
+	viewRounds
+)
+
+// viewSpacing is how much longer than its last write a view waits before
+// it is written again.
+const viewSpacing = 20
+
+// maxViewPause bounds the pause between two background writes of a view.
+const maxViewPause = 5 * time.Second
+
+// markViews asks viewWriter for new views.
+func (m *Manager) markViews(which int) {
+	m.mu.Lock()
+	m.viewsDirty |= which
+	m.mu.Unlock()
+	select {
+	case m.viewsWake <- struct{}{}:
+	default:
+	}
+}
+
+// viewWriter rewrites the views that markViews asked for until ctx ends.
+func (m *Manager) viewWriter(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-m.viewsWake:
+		}
+		m.mu.Lock()
+		which := m.viewsDirty
+		m.viewsDirty = 0
+		m.mu.Unlock()
+		start := time.Now()
+		m.writeViews(which, false)
+		pause := min(viewSpacing*time.Since(start), maxViewPause)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(pause):
+		}
+	}
+}
+
+// writeViews writes the views in which: durably, or as a rename without an
+// fsync.
+func (m *Manager) writeViews(which int, durable bool) {
+	if which&viewStandings != 0 {
+		m.writeStandings(durable)
+	}
+	if which&viewRounds != 0 {
+		m.writeRounds(durable)
+	}
+}
+
+// writeView writes one view file.
+func (m *Manager) writeView(path string, v any, durable bool) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	if durable {
+		return atomicfile.WriteFile(path, data, 0o644)
+	}
+	return atomicfile.Replace(path, data, 0o644)
+}
+
 // writeStandings writes data/leagues/<id>/standings.json as the results
 // now stand.
-func (m *Manager) writeStandings() {
+func (m *Manager) writeStandings(durable bool) {
 	m.standingsMu.Lock()
 	defer m.standingsMu.Unlock()
 	m.mu.Lock()
@@ -278,34 +356,15 @@ func (m *Manager) writeStandings() {
 		Version: m.standingsVersion, RoundsCompleted: m.roundsCompleted, MatchesRecorded: len(m.records),
 		Standings: append([]leaguesdk.StandingRow{}, m.standingsLocked()...)}
 	m.mu.Unlock()
-	if err := atomicfile.WriteJSON(m.store.standingsPath(), f); err != nil {
+	if err := m.writeView(m.store.standingsPath(), f, durable); err != nil {
 		m.log.Warn("cannot write the standings file", slog.String("error", err.Error()))
 	}
 }
 
-// markStandingsDirty asks the standings writer for a new standings.json.
-func (m *Manager) markStandingsDirty() {
-	select {
-	case m.standingsDirty <- struct{}{}:
-	default:
-	}
-}
-
-// standingsWriter rewrites standings.json after results, coalescing
-// results that arrive while it writes, until ctx ends.
-func (m *Manager) standingsWriter(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-m.standingsDirty:
-			m.writeStandings()
-		}
-	}
-}
-
 // writeRounds writes data/leagues/<id>/rounds.json.
-func (m *Manager) writeRounds() {
+func (m *Manager) writeRounds(durable bool) {
+	m.roundsMu.Lock()
+	defer m.roundsMu.Unlock()
 	m.mu.Lock()
 	f := roundsFile{SchemaVersion: SchemaVersion, LastUpdated: leaguesdk.FormatTime(m.cfg.Now()), LeagueID: m.cfg.LeagueID,
 		TotalRounds: len(m.rounds), Rounds: make([]roundRecord, 0, len(m.rounds))}
@@ -335,7 +394,7 @@ func (m *Manager) writeRounds() {
 		f.Rounds = append(f.Rounds, rr)
 	}
 	m.mu.Unlock()
-	if err := atomicfile.WriteJSON(m.store.roundsPath(), f); err != nil {
+	if err := m.writeView(m.store.roundsPath(), f, durable); err != nil {
 		m.log.Warn("cannot write the rounds file", slog.String("error", err.Error()))
 	}
 }

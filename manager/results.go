@@ -58,7 +58,7 @@ func (m *Manager) handleReport(_ context.Context, rep *leaguesdk.MatchResultRepo
 		return nil, err
 	}
 	if status == leaguesdk.AckRecorded {
-		m.markStandingsDirty()
+		m.markViews(viewStandings)
 		m.wakeUp()
 		m.emit(Event{Kind: EventMatchResult, RoundID: rec.RoundID, MatchID: rec.MatchID, PlayerA: rec.PlayerA, PlayerB: rec.PlayerB,
 			RefereeID: refID, Result: &rec.Result, Message: describeResult(&rec)})

@@ -153,6 +153,35 @@ type resultFile struct {
 // openResults opens the results journal, results.jsonl: one line per
 // recorded match, appended before the referee's report is acknowledged;
 // results recorded at the same moment share one write and one fsync.
+// roundsJournalPath is data/leagues/<id>/rounds.jsonl: one line each time
+// a round starts or completes, durable before the round's announcement or
+// its completion is sent, so that state.json (which holds the schedule)
+// is not rewritten every round.
+func (s store) roundsJournalPath() string { return filepath.Join(s.leagueDir(), "rounds.jsonl") }
+
+// roundEvent is one line of rounds.jsonl.
+type roundEvent struct {
+	RoundID     int        `json:"round_id"`
+	StartedAt   *time.Time `json:"started_at,omitempty"`
+	CompletedAt *time.Time `json:"completed_at,omitempty"`
+}
+
+// openRounds opens the round journal and returns it with its records.
+func (s store) openRounds() (*journal.Journal, []roundEvent, error) {
+	var out []roundEvent
+	j, err := journal.Open(s.roundsJournalPath(), s.journalConfig("rounds", func(rec []byte) error {
+		var e roundEvent
+		if json.Unmarshal(rec, &e) == nil && e.RoundID > 0 {
+			out = append(out, e)
+		}
+		return nil
+	}))
+	if err != nil {
+		return nil, nil, err
+	}
+	return j, out, nil
+}
+
 func (s store) openResults() (*journal.Journal, error) {
 	return journal.Open(s.resultsJournalPath(), s.journalConfig("results", nil))
 }
