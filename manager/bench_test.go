@@ -120,7 +120,8 @@ func echoBench(b *testing.B, workers int) {
 // temporary directory. It reports matches/s, protocol calls/s (every POST
 // any agent received), the heap the manager retains after the league, and
 // the peak heap of the whole process (manager, referees and players
-// together).
+// together); league-s runs from the first registration to the league's
+// completion, play-ms from its start (every player registered) to it.
 func leagueBench(b *testing.B, players, referees int) {
 	for range b.N {
 		b.StopTimer()
@@ -129,6 +130,12 @@ func leagueBench(b *testing.B, players, referees int) {
 		cfg := fastConfig(b, b.TempDir())
 		cfg.MinPlayers = players
 		cfg.Listener = listen(b)
+		var started atomic.Int64 // when the league started (all registered), UnixNano
+		cfg.OnEvent = func(e manager.Event) {
+			if e.Kind == manager.EventLeagueStarted {
+				started.Store(time.Now().UnixNano())
+			}
+		}
 		m, err := manager.New(cfg)
 		if err != nil {
 			b.Fatal(err)
@@ -201,6 +208,7 @@ func leagueBench(b *testing.B, players, referees int) {
 			b.Fatalf("league not completed: %+v", m.Snapshot().Status)
 		}
 		elapsed := time.Since(start)
+		play := time.Since(time.Unix(0, started.Load()))
 		b.StopTimer()
 		close(stopSampling)
 		sampling.Wait()
@@ -221,6 +229,7 @@ func leagueBench(b *testing.B, players, referees int) {
 		b.ReportMetric(float64(retained)/(1<<20), "mgr-heap-MB")
 		b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
 		b.ReportMetric(elapsed.Seconds(), "league-s")
+		b.ReportMetric(float64(play.Microseconds())/1000, "play-ms")
 		cancel()
 		if err := <-mgrDone; err != nil {
 			b.Fatal(err)

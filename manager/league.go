@@ -168,15 +168,11 @@ func (m *Manager) runRound(ctx context.Context, r int) error {
 	}
 	targets := m.playerTargetsLocked()
 	m.mu.Unlock()
-	var err error
 	if !started {
 		now := m.cfg.Now().UTC()
-		err = m.recordRound(context.WithoutCancel(ctx), roundEvent{RoundID: r, StartedAt: &now})
+		m.recordRound(roundEvent{RoundID: r, StartedAt: &now})
 	}
 	m.persistMu.Unlock()
-	if err != nil {
-		m.emit(Event{Kind: EventWarning, RoundID: r, Message: "round state not saved: " + err.Error()})
-	}
 	m.markViews(viewRounds)
 	if pending > 0 {
 		m.broadcast(ctx, fmt.Sprintf("ROUND_ANNOUNCEMENT of round %d", r), targets, func(ctx context.Context, t target) error {
@@ -598,13 +594,8 @@ func (m *Manager) completeRound(ctx context.Context, r int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	m.persistMu.Lock()
 	now := m.cfg.Now().UTC()
-	err := m.recordRound(context.WithoutCancel(ctx), roundEvent{RoundID: r, CompletedAt: &now})
-	m.persistMu.Unlock()
-	if err != nil {
-		m.emit(Event{Kind: EventWarning, RoundID: r, Message: "round completion not saved: " + err.Error()})
-	}
+	m.recordRound(roundEvent{RoundID: r, CompletedAt: &now})
 	m.markViews(viewStandings | viewRounds)
 	m.emit(Event{Kind: EventRoundCompleted, RoundID: r, Standings: standings, Message: fmt.Sprintf(
 		"round %d completed: %d matches, %d wins, %d draws, %d technical losses", r, summary.TotalMatches,

@@ -76,6 +76,7 @@ type Manager struct {
 	updatedAt       time.Time
 
 	calls      sync.WaitGroup // start_match calls in flight
+	bg         sync.WaitGroup // journal appends nobody waits for
 	wake       chan struct{}  // something changed that the league loop waits for
 	viewsDirty int            // views to write (viewStandings, viewRounds); guarded by mu
 	viewsWake  chan struct{}  // wakes viewWriter
@@ -329,18 +330,22 @@ func (m *Manager) restoreRounds(events []roundEvent) {
 	}
 }
 
-// recordRound makes a round's start or completion durable in the round
-// journal and applies it. The caller holds persistMu.
-func (m *Manager) recordRound(ctx context.Context, e roundEvent) error {
-	if err := m.roundLog.Append(ctx, e); err != nil {
-		m.log.Error("cannot record the round", slog.Int("round_id", e.RoundID), slog.String("error", err.Error()))
-		return fmt.Errorf("manager: recording round %d: %w", e.RoundID, err)
-	}
+// recordRound applies a round's start or completion and appends it to the
+// round journal without waiting for its fsync: nothing is acknowledged on
+// the strength of it. A round whose record a crash lost is started or
+// completed again on resume, which repeats its announcements only.
+func (m *Manager) recordRound(e roundEvent) {
 	m.mu.Lock()
 	m.restoreRounds([]roundEvent{e})
 	m.updatedAt = m.cfg.Now()
 	m.mu.Unlock()
-	return nil
+	m.bg.Add(1)
+	go func() {
+		defer m.bg.Done()
+		if err := m.roundLog.Append(context.Background(), e); err != nil {
+			m.log.Error("cannot record the round", slog.Int("round_id", e.RoundID), slog.String("error", err.Error()))
+		}
+	}()
 }
 
 // setSchedule installs the schedule's rounds.
@@ -533,6 +538,7 @@ func (m *Manager) Run(ctx context.Context) error {
 }
 
 func (m *Manager) closeFiles() {
+	m.bg.Wait()
 	m.life.close()
 	m.events.close()
 	for _, j := range []*journal.Journal{m.assigned, m.roundLog, m.results} {
