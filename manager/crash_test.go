@@ -142,20 +142,26 @@ type crashLeague struct {
 	bin, dir, id  string
 	port          string
 	reportTimeout string
+	players       int // -min-players, 6 unless set before start
 	p             *managerProcess
 	outputs       []*syncBuffer // the standard error of every run
 }
 
 func startCrashLeague(t *testing.T, leagueID, reportTimeout string) *crashLeague {
+	return startCrashLeagueOf(t, 6, leagueID, reportTimeout)
+}
+
+// startCrashLeagueOf is startCrashLeague for a league of players players.
+func startCrashLeagueOf(t *testing.T, players int, leagueID, reportTimeout string) *crashLeague {
 	c := &crashLeague{t: t, bin: buildBinary(t, "github.com/agentleague/league/examples/manager"), dir: t.TempDir(),
-		id: leagueID, port: "0", reportTimeout: reportTimeout}
+		id: leagueID, port: "0", reportTimeout: reportTimeout, players: players}
 	c.start()
 	c.port = listeningLine.FindStringSubmatch(c.p.stderr.String())[2]
 	return c
 }
 
 func (c *crashLeague) start() {
-	c.p = startProcess(c.t, c.bin, "-port", c.port, "-data", c.dir, "-league-id", c.id, "-min-players", "6",
+	c.p = startProcess(c.t, c.bin, "-port", c.port, "-data", c.dir, "-league-id", c.id, "-min-players", fmt.Sprint(c.players),
 		"-registration-window", "-1s", "-report-timeout", c.reportTimeout, "-start-match-timeout", "5s",
 		"-broadcast-timeout", "1s", "-retry-delay", "50ms")
 	c.outputs = append(c.outputs, c.p.stderr)
@@ -174,9 +180,10 @@ func (c *crashLeague) restart() {
 	}
 }
 
-// completed waits for the league to complete and checks its books: 15
-// matches, each recorded once, and standings equal to those recomputed
-// from the records on disk, which it returns with the final snapshot.
+// completed waits for the league to complete and checks its books: every
+// match (15 of 6 players) recorded once, and standings equal to those
+// recomputed from the records on disk, which it returns with the final
+// snapshot.
 func (c *crashLeague) completed() (manager.Snapshot, []manager.MatchRecord) {
 	t := c.t
 	t.Helper()
@@ -190,8 +197,9 @@ func (c *crashLeague) completed() (manager.Snapshot, []manager.MatchRecord) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(records) != 15 || finished(final) != 15 {
-		t.Fatalf("%d records on disk, %d finished matches, want 15", len(records), finished(final))
+	want := c.players * (c.players - 1) / 2
+	if len(records) != want || finished(final) != want {
+		t.Fatalf("%d records on disk, %d finished matches, want %d", len(records), finished(final), want)
 	}
 	seen := map[string]bool{}
 	for _, r := range records {

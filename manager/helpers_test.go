@@ -174,6 +174,7 @@ func waitFor(t testing.TB, within time.Duration, what string, cond func() bool) 
 type refereeOptions struct {
 	capacity int
 	grace    time.Duration
+	dataRoot string // default: a temporary directory
 }
 
 // startReferee runs one of this module's referees against the manager at
@@ -186,11 +187,14 @@ func startReferee(t testing.TB, mcp, name string, o refereeOptions) (*referee.Re
 	if o.grace == 0 {
 		o.grace = time.Second
 	}
+	if o.dataRoot == "" {
+		o.dataRoot = t.TempDir()
+	}
 	ref, err := referee.New(referee.Config{
 		Name: name, League: mcp, Listener: listen(t), MaxConcurrentMatches: o.capacity,
 		JoinTimeout: 2 * time.Second, MoveTimeout: 2 * time.Second, Retries: 1, RetryDelay: 50 * time.Millisecond,
 		GameOverTimeout: time.Second, ReportTimeout: 2 * time.Second, RegisterRetry: 50 * time.Millisecond,
-		ShutdownGrace: o.grace, DataRoot: t.TempDir(),
+		ShutdownGrace: o.grace, DataRoot: o.dataRoot,
 	})
 	if err != nil {
 		t.Fatal(err)
