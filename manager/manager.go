@@ -114,11 +114,15 @@ const (
 	matchResuming = "RESUMING" // given out before a restart; its referee is to be asked about it
 )
 
+// standingsCache keeps each player's tally up to date one record at a
+// time, and the ranked table as of the last time it was asked for, so that
+// neither costs a pass over every result of the league.
 type standingsCache struct {
-	n       int // number of records the cache was computed from; -1 = invalid
-	players int
-	rows    []leaguesdk.StandingRow
+	n       int // records applied to tallies; -1 = rebuild
+	players int // players the tallies were made for
 	tallies map[string]*tally
+	rowsN   int // records the rows were ranked from; -1 = rank again
+	rows    []leaguesdk.StandingRow
 }
 
 // New returns a Manager configured by cfg. When the data root holds the
@@ -143,7 +147,7 @@ func New(cfg Config) (*Manager, error) {
 		wake:        make(chan struct{}, 1),
 		viewsWake:   make(chan struct{}, 1),
 		done:        make(chan struct{}),
-		cache:       standingsCache{n: -1},
+		cache:       standingsCache{n: -1, rowsN: -1},
 	}
 	if err := os.MkdirAll(cfg.DataRoot, 0o755); err != nil {
 		return nil, fmt.Errorf("manager: data root: %w", err)
@@ -621,17 +625,31 @@ func (m *Manager) entrantsLocked() []Entrant {
 // standingsLocked returns the standings, recomputed from the records when
 // a result was recorded since the last call. m.mu must be held.
 func (m *Manager) standingsLocked() []leaguesdk.StandingRow {
-	if m.cache.n != len(m.records) || m.cache.players != len(m.players) {
-		rows, ts := computeStandings(m.entrantsLocked(), m.records, m.cfg.Tiebreakers)
-		m.cache = standingsCache{n: len(m.records), players: len(m.players), rows: rows, tallies: ts}
+	ts := m.talliesLocked()
+	if m.cache.rowsN != len(m.records) {
+		order := rank(m.entrantsLocked(), m.records, ts, m.cfg.Tiebreakers)
+		m.cache.rows = rowsOf(order, ts)
+		m.cache.rowsN = len(m.records)
 	}
 	return m.cache.rows
 }
 
+// talliesLocked returns every player's tally, applying the records added
+// since the last call. m.mu must be held.
+func (m *Manager) talliesLocked() map[string]*tally {
+	if m.cache.n < 0 || m.cache.n > len(m.records) || m.cache.players != len(m.players) {
+		m.cache = standingsCache{tallies: tallies(m.entrantsLocked(), nil), players: len(m.players), rowsN: -1}
+	}
+	if m.cache.n < len(m.records) {
+		addTallies(m.cache.tallies, m.records[m.cache.n:])
+		m.cache.n = len(m.records)
+	}
+	return m.cache.tallies
+}
+
 // tallyLocked returns a player's record. m.mu must be held.
 func (m *Manager) tallyLocked(id string) *tally {
-	m.standingsLocked()
-	if t := m.cache.tallies[id]; t != nil {
+	if t := m.talliesLocked()[id]; t != nil {
 		return t
 	}
 	return &tally{Entrant: Entrant{PlayerID: id}}

@@ -188,6 +188,12 @@ func tallies(players []Entrant, results []MatchRecord) map[string]*tally {
 	for _, p := range players {
 		byID[p.PlayerID] = &tally{Entrant: p}
 	}
+	addTallies(byID, results)
+	return byID
+}
+
+// addTallies adds results to the tallies of their players.
+func addTallies(byID map[string]*tally, results []MatchRecord) {
 	for i := range results {
 		r := &results[i]
 		a, b := r.outcomes()
@@ -198,7 +204,6 @@ func tallies(players []Entrant, results []MatchRecord) map[string]*tally {
 			t.add(b)
 		}
 	}
-	return byID
 }
 
 // ComputeStandings returns the standings table of players after results:
@@ -216,14 +221,18 @@ func ComputeStandings(players []Entrant, results []MatchRecord, tiebreakers []Ti
 // computeStandings is ComputeStandings that also returns the tallies.
 func computeStandings(players []Entrant, results []MatchRecord, tiebreakers []Tiebreaker) ([]leaguesdk.StandingRow, map[string]*tally) {
 	ts := tallies(players, results)
-	order := rank(players, results, ts, tiebreakers)
+	return rowsOf(rank(players, results, ts, tiebreakers), ts), ts
+}
+
+// rowsOf returns the standings rows of the players in order.
+func rowsOf(order []string, ts map[string]*tally) []leaguesdk.StandingRow {
 	rows := make([]leaguesdk.StandingRow, len(order))
 	for i, id := range order {
 		t := ts[id]
 		rows[i] = leaguesdk.StandingRow{Rank: i + 1, PlayerID: id, DisplayName: t.DisplayName, Played: t.played,
 			Wins: t.wins, Draws: t.draws, Losses: t.losses, Points: t.points}
 	}
-	return rows, ts
+	return rows
 }
 
 // rank returns the player ids in standings order.
