@@ -280,7 +280,7 @@ func (m *Manager) dispatch(ctx context.Context, r int) error {
 				remaining-- // counted again below, as a pending match
 				ref := m.refByID[mt.referee]
 				ref.active--
-				mt.excluded[ref.ID] = true
+				mt.exclude(ref.ID)
 				mt.status, mt.referee = leaguesdk.MatchPending, ""
 				events = append(events, Event{Kind: EventMatchReassigned, RoundID: r, MatchID: mt.MatchID, PlayerA: mt.PlayerA,
 					PlayerB: mt.PlayerB, RefereeID: ref.ID, Message: fmt.Sprintf("referee %s did not report %s within %s; the match goes to another referee",
@@ -304,7 +304,7 @@ func (m *Manager) dispatch(ctx context.Context, r int) error {
 			}
 			ref.active++
 			mt.status, mt.referee, mt.RefereeID = matchStarting, ref.ID, ref.ID
-			mt.assignees[ref.ID] = true
+			mt.assign(ref.ID)
 			mt.attempt++
 			jobs = append(jobs, m.startJobLocked(mt, r, ref, false))
 		}
@@ -523,7 +523,7 @@ func (m *Manager) settle(j startJob, err error, resumed bool) {
 		} else {
 			ref.active--
 			mt.status, mt.referee = leaguesdk.MatchPending, ""
-			mt.excluded[ref.ID] = true
+			mt.exclude(ref.ID)
 			if code := leaguesdk.CodeOf(err); code == leaguesdk.CodeConnectionError || code == leaguesdk.CodeTimeout {
 				// An unreachable referee is passed over for a while by every match.
 				ref.failures++
@@ -553,7 +553,7 @@ func (m *Manager) roundSummaryLocked(r int) leaguesdk.RoundSummary {
 			continue
 		}
 		s.TotalMatches++
-		switch resultStatus(&mt.record.Result) {
+		switch mt.record.status {
 		case leaguesdk.ResultDraw:
 			s.Draws++
 		case leaguesdk.ResultTechnicalLoss:

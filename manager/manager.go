@@ -70,7 +70,7 @@ type Manager struct {
 	roundTimes      []roundTimes
 	roundsCompleted int
 	currentRound    int
-	records         []MatchRecord // recorded results, in the order they were recorded
+	records         []*match // finished matches, in the order their results were recorded
 	cache           standingsCache
 	champion        *leaguesdk.Champion
 	updatedAt       time.Time
@@ -98,14 +98,31 @@ type match struct {
 	scheduledMatch                 // RefereeID: the referee planned at the round's start
 	status         string          // leaguesdk.MatchPending, matchStarting, leaguesdk.MatchRunning, leaguesdk.MatchFinished
 	referee        string          // the referee holding the match now, while starting or running
-	assignees      map[string]bool // every referee the match was given to (kept in the journal); their reports are accepted
-	attempt        int             // the number of the latest assignment, 0 before the first
-	excluded       map[string]bool // referees that failed this match
-	deadline       time.Time       // when the holding referee must have reported
-	notBefore      time.Time       // no new attempt before then
-	backoff        time.Duration
-	record         *MatchRecord
-	recording      sync.Mutex // held while the match's result is written
+	assignees      map[string]bool // every referee the match was given to (kept in the journal); their reports are accepted; nil until the first
+
+	attempt   int             // the number of the latest assignment, 0 before the first
+	excluded  map[string]bool // referees that failed this match; nil until the first
+	deadline  time.Time       // when the holding referee must have reported
+	notBefore time.Time       // no new attempt before then
+	backoff   time.Duration
+	record    *recorded  // the recorded result (recorded.go)
+	recording sync.Mutex // held while the match's result is written
+}
+
+// assign records that mt was given to referee id.
+func (mt *match) assign(id string) {
+	if mt.assignees == nil {
+		mt.assignees = make(map[string]bool, 1)
+	}
+	mt.assignees[id] = true
+}
+
+// exclude records that referee id failed mt.
+func (mt *match) exclude(id string) {
+	if mt.excluded == nil {
+		mt.excluded = make(map[string]bool, 1)
+	}
+	mt.excluded[id] = true
 }
 
 // Statuses of a match the manager has under way, besides the protocol's.
@@ -279,9 +296,8 @@ func (m *Manager) restore() error {
 			m.log.Warn("recorded result does not match the schedule; ignored", slog.String("match_id", rec.MatchID))
 			continue
 		}
-		r := rec
-		mt.record, mt.status = &r, leaguesdk.MatchFinished
-		m.records = append(m.records, rec)
+		mt.record, mt.status = compactRecord(&rec), leaguesdk.MatchFinished
+		m.records = append(m.records, mt)
 	}
 	m.log.Info("league resumed", slog.String("league_id", m.cfg.LeagueID), slog.String("status", m.status),
 		slog.Int("referees", len(m.referees)), slog.Int("players", len(m.players)),
@@ -299,7 +315,7 @@ func (m *Manager) restoreAssignments(as []assignment) {
 		if mt == nil || m.refByID[a.RefereeID] == nil {
 			continue
 		}
-		mt.assignees[a.RefereeID] = true
+		mt.assign(a.RefereeID)
 		if a.Attempt >= mt.attempt {
 			mt.attempt, mt.referee = a.Attempt, a.RefereeID
 		}
@@ -357,7 +373,7 @@ func (m *Manager) setSchedule(rounds [][]scheduledMatch) {
 	m.rounds = make([][]*match, len(rounds))
 	for i, round := range rounds {
 		for _, sm := range round {
-			mt := &match{scheduledMatch: sm, status: leaguesdk.MatchPending, assignees: map[string]bool{}, excluded: map[string]bool{}}
+			mt := &match{scheduledMatch: sm, status: leaguesdk.MatchPending}
 			m.rounds[i] = append(m.rounds[i], mt)
 			m.matchByID[sm.MatchID] = mt
 		}
@@ -594,7 +610,7 @@ func (m *Manager) Results() []MatchRecord {
 	for _, round := range m.rounds {
 		for _, mt := range round {
 			if mt.record != nil {
-				out = append(out, *mt.record)
+				out = append(out, mt.record.full(mt))
 			}
 		}
 	}
@@ -627,7 +643,7 @@ func (m *Manager) entrantsLocked() []Entrant {
 func (m *Manager) standingsLocked() []leaguesdk.StandingRow {
 	ts := m.talliesLocked()
 	if m.cache.rowsN != len(m.records) {
-		order := rank(m.entrantsLocked(), m.records, ts, m.cfg.Tiebreakers)
+		order := rank(m.entrantsLocked(), scoredMatches(m.records), ts, m.cfg.Tiebreakers)
 		m.cache.rows = rowsOf(order, ts)
 		m.cache.rowsN = len(m.records)
 	}
@@ -638,10 +654,10 @@ func (m *Manager) standingsLocked() []leaguesdk.StandingRow {
 // since the last call. m.mu must be held.
 func (m *Manager) talliesLocked() map[string]*tally {
 	if m.cache.n < 0 || m.cache.n > len(m.records) || m.cache.players != len(m.players) {
-		m.cache = standingsCache{tallies: tallies(m.entrantsLocked(), nil), players: len(m.players), rowsN: -1}
+		m.cache = standingsCache{tallies: tallies(m.entrantsLocked(), scoredMatches(nil)), players: len(m.players), rowsN: -1}
 	}
 	if m.cache.n < len(m.records) {
-		addTallies(m.cache.tallies, m.records[m.cache.n:])
+		addTallies(m.cache.tallies, scoredMatches(m.records[m.cache.n:]))
 		m.cache.n = len(m.records)
 	}
 	return m.cache.tallies

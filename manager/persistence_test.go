@@ -2,6 +2,7 @@ package manager_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -304,5 +305,36 @@ func TestRoundsAreJournaledAndViewsRebuilt(t *testing.T) {
 	}
 	if s := m2.Snapshot(); s.Status != manager.StatusCompleted || len(m2.Results()) != 15 {
 		t.Errorf("resumed league: %s with %d results", s.Status, len(m2.Results()))
+	}
+}
+
+// The results the manager keeps in memory, in a compact form, are the
+// records on disk: Results and LoadResults agree field for field.
+func TestResultsInMemoryAreTheRecordsOnDisk(t *testing.T) {
+	dir := t.TempDir()
+	cfg := fastConfig(t, dir)
+	cfg.MinPlayers = 4
+	m := startManager(t, cfg)
+	startReferee(t, m.MCP, "Referee Alpha", refereeOptions{})
+	startPlayers(t, m.MCP, 4, nil)
+	m.waitDone(t, 20*time.Second)
+	onDisk, err := manager.LoadResults(dir, cfg.LeagueID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inMemory := m.Results()
+	if len(onDisk) != 6 || len(inMemory) != 6 {
+		t.Fatalf("%d records on disk, %d in memory, want 6", len(onDisk), len(inMemory))
+	}
+	byID := map[string]string{}
+	for _, r := range onDisk {
+		b, _ := json.Marshal(r)
+		byID[r.MatchID] = string(b)
+	}
+	for _, r := range inMemory {
+		b, _ := json.Marshal(r)
+		if byID[r.MatchID] != string(b) {
+			t.Errorf("%s\nin memory %s\non disk   %s", r.MatchID, b, byID[r.MatchID])
+		}
 	}
 }

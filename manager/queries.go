@@ -92,8 +92,8 @@ func (m *Manager) entryLocked(mt *match) leaguesdk.ScheduleEntry {
 		PlayerAID: mt.PlayerA, PlayerBID: mt.PlayerB, Status: mt.status, RefereeID: mt.RefereeID}
 	switch {
 	case mt.record != nil:
-		res := mt.record.Result
-		e.Result, e.RefereeID, e.Status = &res, mt.record.RefereeID, leaguesdk.MatchFinished
+		res := mt.record.full(mt).Result
+		e.Result, e.RefereeID, e.Status = &res, mt.record.referee, leaguesdk.MatchFinished
 	case mt.status == matchStarting, mt.status == matchResuming:
 		e.Status = leaguesdk.MatchRunning
 	}

@@ -91,7 +91,7 @@ func (m *Manager) record(mt *match, refID string, res leaguesdk.MatchResult) (Ma
 			Message: "the manager could not record the result; report it again"}
 	}
 	m.mu.Lock()
-	mt.record, mt.status = &rec, leaguesdk.MatchFinished
+	mt.record, mt.status = compactRecord(&rec), leaguesdk.MatchFinished
 	if holder := m.refByID[mt.referee]; holder != nil {
 		holder.active--
 	}
@@ -99,7 +99,7 @@ func (m *Manager) record(mt *match, refID string, res leaguesdk.MatchResult) (Ma
 	if mt.RefereeID != refID {
 		mt.RefereeID = refID
 	}
-	m.records = append(m.records, rec)
+	m.records = append(m.records, mt)
 	m.updatedAt = m.cfg.Now()
 	m.mu.Unlock()
 	return rec, leaguesdk.AckRecorded, nil

@@ -181,9 +181,27 @@ func (t *tally) add(o outcome) {
 	}
 }
 
+// scored yields each result once: its two players and what it means for
+// each. The standings are computed from it, so that the manager can keep
+// its results in whatever form costs least.
+type scored func(yield func(players [2]string, o [2]outcome) bool)
+
+// scoredRecords is results as scored.
+func scoredRecords(results []MatchRecord) scored {
+	return func(yield func(players [2]string, o [2]outcome) bool) {
+		for i := range results {
+			r := &results[i]
+			oa, ob := r.outcomes()
+			if !yield([2]string{r.PlayerA, r.PlayerB}, [2]outcome{oa, ob}) {
+				return
+			}
+		}
+	}
+}
+
 // tallies counts the results of every entrant. Results naming a player who
 // is not an entrant count for the entrant only.
-func tallies(players []Entrant, results []MatchRecord) map[string]*tally {
+func tallies(players []Entrant, results scored) map[string]*tally {
 	byID := make(map[string]*tally, len(players))
 	for _, p := range players {
 		byID[p.PlayerID] = &tally{Entrant: p}
@@ -193,15 +211,12 @@ func tallies(players []Entrant, results []MatchRecord) map[string]*tally {
 }
 
 // addTallies adds results to the tallies of their players.
-func addTallies(byID map[string]*tally, results []MatchRecord) {
-	for i := range results {
-		r := &results[i]
-		a, b := r.outcomes()
-		if t := byID[r.PlayerA]; t != nil {
-			t.add(a)
-		}
-		if t := byID[r.PlayerB]; t != nil {
-			t.add(b)
+func addTallies(byID map[string]*tally, results scored) {
+	for players, o := range results {
+		for i, id := range players {
+			if t := byID[id]; t != nil {
+				t.add(o[i])
+			}
 		}
 	}
 }
@@ -214,12 +229,12 @@ func addTallies(byID map[string]*tally, results []MatchRecord) {
 // player_id ascending deciding last, ranked 1…n. It is a pure function:
 // the manager calls it on its recorded results whenever it needs the table.
 func ComputeStandings(players []Entrant, results []MatchRecord, tiebreakers []Tiebreaker) []leaguesdk.StandingRow {
-	rows, _ := computeStandings(players, results, tiebreakers)
+	rows, _ := computeStandings(players, scoredRecords(results), tiebreakers)
 	return rows
 }
 
 // computeStandings is ComputeStandings that also returns the tallies.
-func computeStandings(players []Entrant, results []MatchRecord, tiebreakers []Tiebreaker) ([]leaguesdk.StandingRow, map[string]*tally) {
+func computeStandings(players []Entrant, results scored, tiebreakers []Tiebreaker) ([]leaguesdk.StandingRow, map[string]*tally) {
 	ts := tallies(players, results)
 	return rowsOf(rank(players, results, ts, tiebreakers), ts), ts
 }
@@ -236,7 +251,7 @@ func rowsOf(order []string, ts map[string]*tally) []leaguesdk.StandingRow {
 }
 
 // rank returns the player ids in standings order.
-func rank(players []Entrant, results []MatchRecord, ts map[string]*tally, tiebreakers []Tiebreaker) []string {
+func rank(players []Entrant, results scored, ts map[string]*tally, tiebreakers []Tiebreaker) []string {
 	if len(tiebreakers) == 0 {
 		tiebreakers = DefaultTiebreakers()
 	}
@@ -255,7 +270,7 @@ func rank(players []Entrant, results []MatchRecord, ts map[string]*tally, tiebre
 // orderGroup orders ids, which are equal on every criterion before
 // tiebreakers, by the first tiebreaker and each group of equals by the rest.
 // ids arrive sorted by player id, and every sort below is stable.
-func orderGroup(ids []string, results []MatchRecord, ts map[string]*tally, tiebreakers []Tiebreaker) []string {
+func orderGroup(ids []string, results scored, ts map[string]*tally, tiebreakers []Tiebreaker) []string {
 	if len(ids) < 2 || len(tiebreakers) == 0 {
 		return ids
 	}
@@ -298,23 +313,18 @@ func orderGroup(ids []string, results []MatchRecord, ts map[string]*tally, tiebr
 
 // headToHead returns the points each of ids earned in the matches played
 // among ids only.
-func headToHead(ids []string, results []MatchRecord) map[string]int {
-	in := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		in[id] = true
-	}
+func headToHead(ids []string, results scored) map[string]int {
 	mini := make(map[string]*tally, len(ids))
 	for _, id := range ids {
 		mini[id] = &tally{}
 	}
-	for i := range results {
-		r := &results[i]
-		if !in[r.PlayerA] || !in[r.PlayerB] {
+	for players, o := range results {
+		ta, tb := mini[players[0]], mini[players[1]]
+		if ta == nil || tb == nil {
 			continue
 		}
-		a, b := r.outcomes()
-		mini[r.PlayerA].add(a)
-		mini[r.PlayerB].add(b)
+		ta.add(o[0])
+		tb.add(o[1])
 	}
 	out := make(map[string]int, len(ids))
 	for id, t := range mini {
