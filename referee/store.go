@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/atomicfile"
+	"github.com/agentleague/league/internal/filelock"
 	"github.com/agentleague/league/internal/journal"
 	"github.com/google/uuid"
 )
@@ -35,7 +36,7 @@ const compactEvery = 512
 // flushed and the journal removed.
 //
 // Referees may share a data root, so each holds its own journal under a
-// lock (journal_lock_*.go). A journal whose lock nobody holds was left by a
+// lock (internal/filelock). A journal whose lock nobody holds was left by a
 // referee that crashed: the next referee to open the league rewrites,
 // durably, every file it holds that is missing, torn or older than the
 // journal's record, then removes it. Where file locks are not available
@@ -53,7 +54,7 @@ type transcripts struct {
 type leagueTranscripts struct {
 	dir  string
 	j    *journal.Journal
-	lock *fileLock
+	lock *filelock.Lock
 
 	// gate is read-held by a write from its journal record to its file
 	// replacement, and held by compaction while it takes the dirty set, so
@@ -86,7 +87,7 @@ func matchFile(dir, matchID string) string {
 func (s *transcripts) league(leagueID string) (*leagueTranscripts, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed || !fileLocks {
+	if s.closed || !filelock.Supported {
 		return nil, nil
 	}
 	if lt := s.leagues[leagueID]; lt != nil {
@@ -98,7 +99,7 @@ func (s *transcripts) league(leagueID string) (*leagueTranscripts, error) {
 		return nil, err
 	}
 	base := filepath.Join(jdir, s.instance)
-	lock, ok, err := tryLock(base + ".lock")
+	lock, ok, err := filelock.TryLock(base + ".lock")
 	if err != nil {
 		return nil, err
 	}
@@ -106,12 +107,12 @@ func (s *transcripts) league(leagueID string) (*leagueTranscripts, error) {
 		return nil, fmt.Errorf("referee: transcript journal %s is locked", base)
 	}
 	if err := recoverOrphans(dir, jdir); err != nil {
-		lock.release(true)
+		lock.Release(true)
 		return nil, err
 	}
 	j, err := journal.Open(base+".jsonl", journal.Config{})
 	if err != nil {
-		lock.release(true)
+		lock.Release(true)
 		return nil, err
 	}
 	lt := &leagueTranscripts{dir: dir, j: j, lock: lock, dirty: map[string][]byte{}}
@@ -128,7 +129,7 @@ func recoverOrphans(dir, jdir string) error {
 	}
 	for _, name := range names {
 		base := strings.TrimSuffix(name, ".jsonl")
-		lock, ok, err := tryLock(base + ".lock")
+		lock, ok, err := filelock.TryLock(base + ".lock")
 		if err != nil {
 			return err
 		}
@@ -139,7 +140,7 @@ func recoverOrphans(dir, jdir string) error {
 		if err == nil {
 			err = os.Remove(name)
 		}
-		lock.release(err == nil)
+		lock.Release(err == nil)
 		if err != nil {
 			return err
 		}
@@ -350,7 +351,7 @@ func (s *transcripts) close() error {
 		}
 		// A journal kept (on an error) is recovered by the next referee
 		// to open the league, once the lock is released.
-		lt.lock.release(err == nil)
+		lt.lock.Release(err == nil)
 		if err != nil {
 			errs = append(errs, err)
 		}

@@ -68,7 +68,7 @@ func TestTranscriptFileIsRebuiltFromTheJournalAfterACrash(t *testing.T) {
 	if err := lt.j.Close(); err != nil {
 		t.Fatal(err)
 	}
-	lt.lock.release(false)
+	lt.lock.Release(false)
 	if err := os.Remove(lt.path("R1M1")); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestRecoveryKeepsANewerFile(t *testing.T) {
 	}
 	lt, _ := s.league("L1")
 	_ = lt.j.Close()
-	lt.lock.release(false)
+	lt.lock.Release(false)
 	s3 := newTranscripts(root)
 	defer s3.close()
 	got, err := s3.read("L1", "R1M1")
