@@ -154,7 +154,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	defer a.client.Close()
 	defer a.agentLog.Close()
-	defer func() { a.history.close(a.cfg.Now()) }() // history.json complete, journal emptied
+	defer a.history.close() // history.json complete, the player's own Store closed
 	ln := a.cfg.Listener
 	if ln == nil {
 		var err error

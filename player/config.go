@@ -76,12 +76,19 @@ type Config struct {
 	GameTypes []string
 	// DataRoot is the data root of the league's data layer; the history
 	// lives in DataRoot/data/players/<player_id>/history.json, with the
-	// player's registration and token (mode 0600), and the results since
-	// the file was last written in history.jsonl beside it, so that a player
-	// started again registers as itself. A history file that cannot be
-	// read is logged and left untouched; the player then keeps its history
-	// in memory only. Default "./league-data".
+	// player's registration and token (mode 0600), so that a player
+	// started again registers as itself, and the results since the file
+	// was last written in the journal of a Store (see Store). A history
+	// file that cannot be read is logged and left untouched; the player
+	// then keeps its history in memory only. Default: the Store's data
+	// root when Store is set, else "./league-data".
 	DataRoot string
+	// Store, when set, keeps the player's history, in the Store's data
+	// root, with the histories of the other players that share it: their
+	// results share fsyncs. The caller closes it after the players stop.
+	// Default nil: the player opens a Store of its own on DataRoot when
+	// it registers and closes it when Run returns.
+	Store *Store
 
 	// Strategy chooses the parity. Default: Random(Rand).
 	Strategy Strategy
@@ -180,6 +187,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if len(cfg.GameTypes) == 0 {
 		cfg.GameTypes = []string{leaguesdk.GameEvenOdd}
+	}
+	if cfg.DataRoot == "" && cfg.Store != nil {
+		cfg.DataRoot = cfg.Store.root
 	}
 	if cfg.DataRoot == "" {
 		cfg.DataRoot = DefaultDataRoot

@@ -1,11 +1,11 @@
 package player
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -205,25 +205,32 @@ func savedRegistration(dataRoot, name, league, endpoint string) string {
 }
 
 // historyStore keeps a player's history in memory and, once the player's id
-// is known, in its history file. Records are keyed by league and match, so
-// a repeated GAME_OVER is recorded once.
+// is known, in its history file through a Store. Records are keyed by
+// league and match, so a repeated GAME_OVER is recorded once.
 type historyStore struct {
+	// snapMu serialises the writes of history.json, so that a later
+	// version never loses to an earlier one.
+	snapMu sync.Mutex
+
 	mu      sync.Mutex
+	store   *Store // nil before registration and after close: memory only
+	own     bool   // store was opened for this player and closes with it
 	path    string // "" until the player id is known
 	id      string
 	name    string
 	reg     *registration
+	now     func() time.Time
 	matches []MatchRecord
 	seen    map[[2]string]bool
-	// j is history.jsonl: each record is appended (and flushed) before its
-	// GAME_OVER is acknowledged; history.json, the whole history, is
-	// rewritten only when the journal holds as many records as it does
-	// (so the bytes written per match stay constant on average), and on
-	// close. Open rebuilds the history from both.
-	j         *journal.Journal
-	journaled int  // records in the journal since history.json was written
-	snapping  bool // a rewrite of history.json is under way
-	snapDone  sync.WaitGroup
+	// pending holds the journal records (see storeRecord) of the results
+	// that history.json does not hold yet, oldest first; written is the
+	// number of results the file held when last written. The file is
+	// rewritten when pending reaches max(minSnapshot, written), so the
+	// bytes written per result stay constant on average.
+	pending  [][]byte
+	written  int
+	snapping bool           // a rewrite of history.json is under way
+	snapDone sync.WaitGroup // the rewrite under way
 }
 
 // historyPath returns where the history of playerID lives under dataRoot.
@@ -231,8 +238,9 @@ func historyPath(dataRoot, playerID string) string {
 	return filepath.Join(dataRoot, "data", "players", agentkit.SafeFileName(playerID), "history.json")
 }
 
-// journalPath returns the history journal beside the history file path.
-func journalPath(historyFile string) string {
+// legacyJournalPath returns the per-player journal earlier versions kept
+// beside the history file path.
+func legacyJournalPath(historyFile string) string {
 	return strings.TrimSuffix(historyFile, ".json") + ".jsonl"
 }
 
@@ -240,59 +248,156 @@ func journalPath(historyFile string) string {
 // history.json.
 const minSnapshot = 32
 
-// open binds the store to the history file of playerID, loading the
-// records already there and in its journal (records gathered before are
-// kept after them), and saves it with reg, the player's registration.
-func (s *historyStore) open(dataRoot, playerID, displayName string, reg registration, now time.Time) error {
-	path := historyPath(dataRoot, playerID)
+// readHistory reads the history file at path; a file that does not exist
+// reads as an empty history.
+func readHistory(path string) (historyFile, error) {
 	var f historyFile
-	err := atomicfile.ReadJSON(path, &f)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("player: load history: %w", err)
+	if err := atomicfile.ReadJSON(path, &f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return historyFile{}, fmt.Errorf("player: load history: %w", err)
 	}
-	s.close(now) // a store bound before (a second registration) lets go of its files
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pending := s.matches
-	s.path, s.id, s.name, s.reg = path, playerID, displayName, &reg
-	s.matches, s.seen = nil, map[[2]string]bool{}
-	for _, m := range f.Matches {
-		s.addLocked(m)
+	return f, nil
+}
+
+// readLegacyJournal returns the records of the per-player journal at path
+// that earlier versions wrote, if there is one.
+func readLegacyJournal(path string) ([]MatchRecord, bool, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
 	}
-	j, err := journal.Open(journalPath(path), journal.Config{Replay: func(rec []byte) error {
+	var out []MatchRecord
+	j, err := journal.Open(path, journal.Config{Replay: func(rec []byte) error {
 		var m MatchRecord
-		if json.Unmarshal(rec, &m) == nil && m.MatchID != "" && !s.addLocked(m) {
-			s.supersedeLocked(m)
+		if json.Unmarshal(rec, &m) == nil && m.MatchID != "" {
+			out = append(out, m)
 		}
 		return nil
 	}})
 	if err != nil {
-		s.path = ""
-		return fmt.Errorf("player: history journal: %w", err)
+		return nil, false, fmt.Errorf("player: history journal: %w", err)
 	}
-	s.j = j
-	for _, m := range pending {
-		if !s.addLocked(m) {
-			s.supersedeLocked(m)
-		}
-	}
-	return s.snapshotLocked(now)
+	return out, true, j.Close()
 }
 
-// close writes the whole history to history.json, empties the journal
-// and closes it. The store keeps the history in memory.
-func (s *historyStore) close(now time.Time) {
-	s.snapDone.Wait()
+// historyRoot is the data root of the player's history: the Store's when
+// one is configured.
+func (a *Agent) historyRoot() string {
+	if a.cfg.Store != nil {
+		return a.cfg.Store.root
+	}
+	return a.cfg.DataRoot
+}
+
+// open binds the history to playerID in store (or, when store is nil, in
+// a Store of its own on dataRoot), loading the records already in its
+// history file and in an earlier version's history.jsonl (records gathered
+// before are kept after them), and saves it with reg, the player's
+// registration.
+func (s *historyStore) open(store *Store, dataRoot, playerID, displayName string, reg registration, now func() time.Time) error {
+	s.close() // a history bound before (a second registration) lets go of its store
+	own := store == nil
+	if own {
+		var err error
+		if store, err = OpenStore(dataRoot); err != nil {
+			return err
+		}
+	} else if err := store.recoverOrphans(); err != nil {
+		return err
+	}
+	release := func() {
+		if own {
+			_ = store.Close()
+		}
+	}
+	path := historyPath(store.root, playerID)
+	f, err := readHistory(path)
+	if err != nil {
+		release()
+		return err
+	}
+	legacy, hadLegacy, err := readLegacyJournal(legacyJournalPath(path))
+	if err != nil {
+		release()
+		return err
+	}
+	s.mu.Lock()
+	gathered := s.matches
+	s.path, s.id, s.name, s.reg, s.now = path, playerID, displayName, &reg, now
+	s.matches, s.seen, s.pending = nil, map[[2]string]bool{}, nil
+	s.mergeLocked(f.Matches)
+	s.mergeLocked(legacy)
+	s.mergeLocked(gathered)
+	s.mu.Unlock()
+	if err := s.persist(now()); err != nil {
+		release()
+		return err
+	}
+	if hadLegacy {
+		_ = os.Remove(legacyJournalPath(path)) // its records are in history.json now
+	}
+	if !store.bind(s) {
+		return fmt.Errorf("player: history store is closed")
+	}
+	s.mu.Lock()
+	s.store, s.own = store, own
+	s.mu.Unlock()
+	return nil
+}
+
+// merge adds records as they would have been added one by one, and reports
+// whether the history changed.
+func (s *historyStore) merge(records []MatchRecord) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.j == nil {
+	return s.mergeLocked(records)
+}
+
+func (s *historyStore) mergeLocked(records []MatchRecord) bool {
+	changed := false
+	for _, m := range records {
+		if s.addLocked(m) || s.supersedeLocked(m) {
+			changed = true
+		}
+	}
+	return changed
+}
+
+// close writes the whole history to history.json and lets go of the
+// store (closing it when it is the player's own). The history stays in
+// memory.
+func (s *historyStore) close() {
+	s.snapDone.Wait()
+	s.mu.Lock()
+	store, own := s.store, s.own
+	s.store, s.own = nil, false
+	s.mu.Unlock()
+	if store == nil {
 		return
 	}
-	if s.journaled > 0 {
-		_ = s.snapshotLocked(now)
+	if s.flush() == nil {
+		store.unbind(s)
 	}
-	_ = s.j.Close()
-	s.j = nil
+	if own {
+		_ = store.Close()
+	}
+}
+
+// flush writes history.json when results came since it was last written.
+func (s *historyStore) flush() error {
+	s.mu.Lock()
+	dirty, now := len(s.pending) > 0, s.now
+	s.mu.Unlock()
+	if !dirty {
+		return nil
+	}
+	return s.persist(now())
+}
+
+// uncovered returns the journal records of the results history.json does
+// not hold yet.
+func (s *historyStore) uncovered() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.pending)
 }
 
 func (s *historyStore) addLocked(m MatchRecord) bool {
@@ -309,54 +414,94 @@ func (s *historyStore) addLocked(m MatchRecord) bool {
 }
 
 // add records m unless a record of the same league and match exists, and
-// saves the file. A record of a later attempt (see leaguesdk.GameOver)
-// replaces the one it supersedes in place. It reports whether m was
-// recorded.
+// returns once it is durable. A record of a later attempt (see
+// leaguesdk.GameOver) replaces the one it supersedes in place. It reports
+// whether m was recorded.
 func (s *historyStore) add(m MatchRecord, now time.Time) (bool, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if !s.addLocked(m) && !s.supersedeLocked(m) {
+		s.mu.Unlock()
 		return false, nil
 	}
-	if s.j == nil {
-		return true, nil
+	store := s.store
+	if store == nil || store.j == nil {
+		s.mu.Unlock()
+		if store == nil {
+			return true, nil
+		}
+		return true, s.persist(now) // no journal: history.json, durably, each time
 	}
-	// On disk before the GAME_OVER is acknowledged: one line, whatever
-	// the length of the history.
-	if err := s.j.Append(context.Background(), m); err != nil {
+	// On disk before the GAME_OVER is acknowledged: one line of the
+	// store's journal, whatever the length of the history, sharing its
+	// fsync with the results of other players that came at the same time.
+	record, err := json.Marshal(storeRecord{PlayerID: s.id, MatchRecord: m})
+	if err != nil {
+		s.mu.Unlock()
 		return true, fmt.Errorf("player: save history: %w", err)
 	}
-	s.journaled++
-	if s.journaled >= max(minSnapshot, len(s.matches)) && !s.snapping {
-		s.snapping = true
+	s.pending = append(s.pending, record)
+	s.mu.Unlock()
+	if err := store.append(record); err != nil {
+		// The store is closed or failing: history.json, durably, instead.
+		if perr := s.persist(now); perr != nil {
+			return true, fmt.Errorf("player: save history: %w", errors.Join(err, perr))
+		}
+		return true, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pending) >= max(minSnapshot, s.written) && !s.snapping {
 		s.snapDone.Add(1)
-		go s.rewrite(now)
+		if s.snapping = store.goRewrite(s.rewrite); !s.snapping {
+			s.snapDone.Done()
+		}
 	}
 	return true, nil
 }
 
 // rewrite rewrites history.json off the GAME_OVER's path.
-func (s *historyStore) rewrite(now time.Time) {
+func (s *historyStore) rewrite() {
 	defer s.snapDone.Done()
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	now := s.now
+	s.mu.Unlock()
+	_ = s.persist(now()) // on an error the records stay in the journal
+	s.mu.Lock()
 	s.snapping = false
-	if s.j != nil {
-		_ = s.snapshotLocked(now)
-	}
+	s.mu.Unlock()
 }
 
-// snapshotLocked writes the whole history to history.json and then
-// empties the journal: a crash in between leaves records in both, which
-// open reads once.
-func (s *historyStore) snapshotLocked(now time.Time) error {
-	if err := s.saveLocked(now); err != nil {
-		return err
+// persist writes the whole history to history.json, durably, and then
+// drops the journal records it covers from pending.
+func (s *historyStore) persist(now time.Time) error {
+	s.snapMu.Lock()
+	defer s.snapMu.Unlock()
+	s.mu.Lock()
+	if s.path == "" {
+		s.mu.Unlock()
+		return nil
 	}
-	if err := s.j.Compact(func(func(any) error) error { return nil }); err != nil {
-		return fmt.Errorf("player: history journal: %w", err)
+	path, covered := s.path, len(s.pending)
+	f := historyFile{
+		SchemaVersion: historySchemaVersion,
+		LastUpdated:   leaguesdk.FormatTime(now),
+		PlayerID:      s.id,
+		DisplayName:   s.name,
+		Stats:         History{matches: s.matches}.Stats(),
+		Matches:       slices.Clone(s.matches),
+		Registration:  s.reg,
 	}
-	s.journaled = 0
+	s.mu.Unlock()
+	if f.Matches == nil {
+		f.Matches = []MatchRecord{}
+	}
+	if err := atomicfile.WriteJSONPerm(path, f, 0o600); err != nil {
+		return fmt.Errorf("player: save history: %w", err)
+	}
+	s.mu.Lock()
+	s.pending = slices.Delete(s.pending, 0, covered)
+	s.written = len(f.Matches)
+	s.mu.Unlock()
 	return nil
 }
 
@@ -368,6 +513,8 @@ func (s *historyStore) supersedeLocked(m MatchRecord) bool {
 			if leaguesdk.AttemptOf(m.Attempt) <= leaguesdk.AttemptOf(old.Attempt) {
 				return false
 			}
+			// A copy: snapshots handed out share the old array.
+			s.matches = slices.Clone(s.matches)
 			s.matches[i] = m
 			return true
 		}
@@ -389,29 +536,6 @@ func (s *historyStore) attempt(leagueID, matchID string) int {
 		}
 	}
 	return 0
-}
-
-func (s *historyStore) saveLocked(now time.Time) error {
-	if s.path == "" {
-		return nil
-	}
-	h := History{matches: s.matches}
-	f := historyFile{
-		SchemaVersion: historySchemaVersion,
-		LastUpdated:   leaguesdk.FormatTime(now),
-		PlayerID:      s.id,
-		DisplayName:   s.name,
-		Stats:         h.Stats(),
-		Matches:       s.matches,
-		Registration:  s.reg,
-	}
-	if f.Matches == nil {
-		f.Matches = []MatchRecord{}
-	}
-	if err := atomicfile.WriteJSONPerm(s.path, f, 0o600); err != nil {
-		return fmt.Errorf("player: save history: %w", err)
-	}
-	return nil
 }
 
 // snapshot returns the history as it is now. The slice is capped so that

@@ -52,7 +52,7 @@ func (a *Agent) Register(ctx context.Context) error {
 	}
 	// A player registered before from this endpoint (its token is kept
 	// with its history) registers again with its token, and so as itself.
-	saved := savedRegistration(a.cfg.DataRoot, a.cfg.Name, a.cfg.League, endpoint)
+	saved := savedRegistration(a.historyRoot(), a.cfg.Name, a.cfg.League, endpoint)
 	req := &leaguesdk.LeagueRegisterRequest{
 		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterRequest, a.sender(), saved, "", a.cfg.Now()),
 		PlayerMeta: leaguesdk.PlayerMeta{
@@ -111,7 +111,7 @@ func (a *Agent) registerReply(resp *leaguesdk.LeagueRegisterResponse) error {
 	endpoint := a.endpoint
 	a.mu.Unlock()
 	reg := registration{League: a.cfg.League, LeagueID: resp.LeagueID, Endpoint: endpoint, AuthToken: resp.AuthToken}
-	if err := a.history.open(a.cfg.DataRoot, id, a.cfg.Name, reg, a.cfg.Now()); err != nil {
+	if err := a.history.open(a.cfg.Store, a.cfg.DataRoot, id, a.cfg.Name, reg, a.cfg.Now); err != nil {
 		// The player can still play; it only plays without its memory.
 		a.log.Error("history not loaded", slog.String("error", err.Error()))
 	}
