@@ -161,11 +161,17 @@ func leagueBench(b *testing.B, players, referees int) {
 			}
 			stops = append(stops, func() { _ = ref.Shutdown(context.Background()); srv.Close(); srv.Handler = nil })
 		}
+		// One history store for all the players, as examples/fourplayer
+		// has: their results share fsyncs.
+		store, err := player.OpenStore(b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
 		var agents []*player.Agent
 		for i := range players {
 			ln := listen(b)
 			a, err := player.New(player.Config{Name: fmt.Sprintf("Player %d", i+1), League: mcp,
-				Endpoint: "http://" + ln.Addr().String() + "/mcp", DataRoot: b.TempDir(),
+				Endpoint: "http://" + ln.Addr().String() + "/mcp", Store: store,
 				Strategy: always([]leaguesdk.Parity{leaguesdk.Even, leaguesdk.Odd}[i%2])})
 			if err != nil {
 				b.Fatal(err)
@@ -219,6 +225,9 @@ func leagueBench(b *testing.B, players, referees int) {
 		totalCalls := calls.Load() - callsBefore
 		for _, stop := range stops {
 			stop()
+		}
+		if err := store.Close(); err != nil {
+			b.Fatal(err)
 		}
 		agents, stops = nil, nil
 		after := heapInUse()

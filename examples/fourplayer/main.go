@@ -198,7 +198,7 @@ func (a *agents) start(ctx context.Context, what string, runFn func(context.Cont
 	}()
 }
 
-func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) error {
+func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 	ls, err := openListeners(o)
 	if err != nil {
 		return err
@@ -237,6 +237,19 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	mtr.WatchManager(mgr)
+
+	// One history store for every player: the results of the players
+	// whose matches end together share one fsync. It closes after the
+	// players have stopped.
+	store, err := player.OpenStore(o.data)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := store.Close(); err == nil {
+			err = cerr
+		}
+	}()
 
 	ctx, cancel := context.WithCancel(ctx)
 	ag := &agents{errc: make(chan error, 1+o.referees+o.players)}
@@ -282,6 +295,7 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			League:   leagueURL,
 			Listener: ls.players[i],
 			DataRoot: o.data,
+			Store:    store,
 			Strategy: strategy,
 			Logger:   warnings.With("agent", e.name),
 		})
