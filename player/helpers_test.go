@@ -34,6 +34,7 @@ type testManager struct {
 	regs     []leaguesdk.LeagueRegisterRequest
 	queries  []leaguesdk.LeagueQuery
 	playerID string
+	ids      map[string]string // when set, the id of each display name
 }
 
 func (m *testManager) registrations() []leaguesdk.LeagueRegisterRequest {
@@ -55,6 +56,9 @@ func (m *testManager) handler() http.Handler {
 			out := &leaguesdk.LeagueRegisterResponse{
 				Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterResponse, leaguesdk.LeagueManagerSender, playerToken, in.ConversationID, time.Now()),
 				Status:   leaguesdk.StatusAccepted, PlayerID: m.playerID, LeagueID: testLeague,
+			}
+			if id, ok := m.ids[in.PlayerMeta.DisplayName]; ok {
+				out.PlayerID = id
 			}
 			if m.reject != "" {
 				out.Envelope.AuthToken = ""
