@@ -415,3 +415,137 @@ func TestKilledPlayersSharingAStoreKeepEveryAcknowledgedResult(t *testing.T) {
 		}
 	}
 }
+
+func TestStoreMergesTheJournalOfACrashedStore(t *testing.T) {
+	m := &testManager{}
+	names, ids := lineup(2)
+	m.ids = ids
+	startManager(t, m)
+	root := t.TempDir()
+	c := newClient(t)
+	a, _, stop := startAgent(t, player.Config{Name: names[0], League: m.URL, DataRoot: root})
+	<-a.Registered()
+	for _, match := range []string{"R1M1", "R2M1"} {
+		if err := sendGameOver(c, a.Endpoint(), won(match, "P01")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop()
+	if got := readHistoryFile(t, root, "P01"); fmt.Sprint(got) != "[R1M1/0/WIN R2M1/0/WIN]" {
+		t.Fatalf("history.json after stop = %v", got)
+	}
+
+	// What a store that crashed leaves: a journal nobody holds the lock
+	// of, with a result history.json has, a replay's later attempt, a new
+	// result, a player with no history.json yet, and a torn last record
+	// (never acknowledged).
+	rec := func(id, match string, attempt int, result player.Result) string {
+		b, err := json.Marshal(map[string]any{"player_id": id, "match_id": match, "league_id": testLeague,
+			"opponent_id": "X99", "result": result, "attempt": attempt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b) + "\n"
+	}
+	orphan := filepath.Join(root, "data", "players", ".journal", "crashed.jsonl")
+	if err := os.MkdirAll(filepath.Dir(orphan), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	content := rec("P01", "R1M1", 0, player.Win) + rec("P01", "R2M1", 2, player.Loss) + rec("P01", "R3M1", 0, player.Win) +
+		rec("P02", "R1M1", 0, player.Loss) + rec("P01", "R2M1", 1, player.Win) + `{"player_id":"P01","match_id":"R4M1"`
+	if err := os.WriteFile(orphan, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	store := openStore(t, func() (*player.Store, error) { return player.OpenStore(root) })
+	if got := readHistoryFile(t, root, "P01"); fmt.Sprint(got) != "[R1M1/0/WIN R2M1/2/LOSS R3M1/0/WIN]" {
+		t.Fatalf("P01's history.json after recovery = %v", got)
+	}
+	if got := readHistoryFile(t, root, "P02"); fmt.Sprint(got) != "[R1M1/0/LOSS]" {
+		t.Fatalf("P02's history.json after recovery = %v", got)
+	}
+	for _, gone := range []string{orphan, strings.TrimSuffix(orphan, ".jsonl") + ".lock"} {
+		if _, err := os.Stat(gone); !os.IsNotExist(err) {
+			t.Errorf("%s is still there after recovery (%v)", filepath.Base(gone), err)
+		}
+	}
+	// The player started again on the store knows its whole history.
+	b := runAgent(t, player.Config{Name: names[0], League: m.URL, Store: store})
+	if h := b.History(); h.Len() != 3 || h.Stats().Wins != 2 || h.Stats().Losses != 1 {
+		t.Fatalf("history after recovery: %+v", h.Matches())
+	}
+}
+
+func TestStoresSharingADataRootLeaveEachOthersJournalAlone(t *testing.T) {
+	m := &testManager{}
+	names, ids := lineup(2)
+	m.ids = ids
+	startManager(t, m)
+	root := t.TempDir()
+	storeA := openStore(t, func() (*player.Store, error) { return player.OpenStore(root) })
+	storeB := openStore(t, func() (*player.Store, error) { return player.OpenStore(root) })
+	a := runAgent(t, player.Config{Name: names[0], League: m.URL, Store: storeA})
+	b := runAgent(t, player.Config{Name: names[1], League: m.URL, Store: storeB})
+	c := newClient(t)
+	for r := 1; r <= 3; r++ {
+		for _, p := range []*player.Agent{a, b} {
+			if err := sendGameOver(c, p.Endpoint(), won(fmt.Sprintf("R%dM1", r), p.ID())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	pathA, _, _ := player.StoreJournal(storeA)
+	pathB, _, _ := player.StoreJournal(storeB)
+	want := map[string]string{pathA: "[P01/R1M1 P01/R2M1 P01/R3M1]", pathB: "[P02/R1M1 P02/R2M1 P02/R3M1]"}
+	check := func(when string) {
+		t.Helper()
+		for path, w := range want {
+			if got := fmt.Sprint(journalLines(t, path)); got != w {
+				t.Fatalf("%s: journal %s holds %s, want %s", when, filepath.Base(path), got, w)
+			}
+		}
+	}
+	check("two live stores")
+	// A third store on the root recovers crashed journals only: the two
+	// live ones stay as they are.
+	storeC := openStore(t, func() (*player.Store, error) { return player.OpenStore(root) })
+	check("a third store opened")
+	if err := storeC.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check("the third store closed")
+	// Closing one store writes its players' history.json files and removes
+	// its own journal, not the other's.
+	if err := storeA.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(pathA); !os.IsNotExist(err) {
+		t.Fatalf("store A's journal after its Close: %v", err)
+	}
+	delete(want, pathA)
+	check("store A closed")
+	if got := readHistoryFile(t, root, "P01"); len(got) != 3 {
+		t.Fatalf("P01's history.json after store A closed = %v", got)
+	}
+}
+
+func TestStoreWithoutFileLocksWritesEachResultDurably(t *testing.T) {
+	m := &testManager{}
+	startManager(t, m)
+	root := t.TempDir()
+	store := openStore(t, func() (*player.Store, error) { return player.OpenStoreWithoutLocks(root), nil })
+	a := runAgent(t, player.Config{League: m.URL, Store: store})
+	c := newClient(t)
+	for r := 1; r <= 3; r++ {
+		if err := sendGameOver(c, a.Endpoint(), won(fmt.Sprintf("R%dM1", r), "P01")); err != nil {
+			t.Fatal(err)
+		}
+		// Acknowledged, so in history.json already.
+		if got := readHistoryFile(t, root, "P01"); len(got) != r {
+			t.Fatalf("after %d acknowledged results history.json holds %v", r, got)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "data", "players", ".journal")); !os.IsNotExist(err) {
+		t.Fatalf("a store without file locks made a journal directory (%v)", err)
+	}
+}
