@@ -549,3 +549,37 @@ func TestStoreWithoutFileLocksWritesEachResultDurably(t *testing.T) {
 		t.Fatalf("a store without file locks made a journal directory (%v)", err)
 	}
 }
+
+func TestPlayerReadsTheHistoryJournalOfEarlierVersions(t *testing.T) {
+	m := &testManager{}
+	startManager(t, m)
+	root := t.TempDir()
+	dir := filepath.Join(root, "data", "players", "P01")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// An earlier version's files: history.json with one result, and
+	// history.jsonl beside it with one more, a repeat and a torn record.
+	file := `{"schema_version":"1.0.0","player_id":"P01","display_name":"Agent Alpha","stats":{},"matches":[` +
+		`{"match_id":"R1M1","league_id":"league_test","opponent_id":"P02","result":"WIN"}]}`
+	legacy := `{"match_id":"R1M1","league_id":"league_test","opponent_id":"P02","result":"WIN"}` + "\n" +
+		`{"match_id":"R2M1","league_id":"league_test","opponent_id":"P03","result":"DRAW"}` + "\n" +
+		`{"match_id":"R3M1","league_id":"league_te`
+	if err := os.WriteFile(filepath.Join(dir, "history.json"), []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "history.jsonl"), []byte(legacy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := runAgent(t, player.Config{League: m.URL, DataRoot: root})
+	if h := a.History(); h.Len() != 2 || h.Stats().Wins != 1 || h.Stats().Draws != 1 {
+		t.Fatalf("history = %+v, want R1M1 won and R2M1 drawn", h.Matches())
+	}
+	// Its records are in history.json now, and the old journal is gone.
+	if got := readHistoryFile(t, root, "P01"); fmt.Sprint(got) != "[R1M1/0/WIN R2M1/0/DRAW]" {
+		t.Fatalf("history.json = %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "history.jsonl")); !os.IsNotExist(err) {
+		t.Fatalf("history.jsonl is still there (%v)", err)
+	}
+}
