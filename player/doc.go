@@ -34,13 +34,15 @@
 // Agent answers in time with Config.Fallback and logs why.
 //
 // The player's memory is its history, kept in
-// <DataRoot>/data/players/<player_id>/history.json and history.jsonl: each
-// result is appended to history.jsonl and flushed before its GAME_OVER is
-// acknowledged, and history.json, the whole history, is rewritten
-// atomically now and then (when the journal holds as many records as the
-// file) and when the player stops; both are read back when the player
-// registers again, after a crash too. The history is shown to the strategy as
-// ParityCall.History. It holds one record per match: a repeated GAME_OVER
+// <DataRoot>/data/players/<player_id>/history.json. Each result is first a
+// line of a Store's journal, on disk before its GAME_OVER is acknowledged;
+// history.json, the whole history, is rewritten atomically now and then
+// (when the results since the last rewrite are as many as the file holds)
+// and when the player stops. Players in one process share one Store
+// (Config.Store): the results of players whose matches end together share
+// one fsync; a player given none opens its own. The file and the journal
+// are read back when the player registers again, after a crash too. The
+// history is shown to the strategy as ParityCall.History. It holds one record per match: a repeated GAME_OVER
 // is recorded once, and the GAME_OVER of a replay (a greater attempt, see
 // docs/protocol.md) replaces the earlier result, so that the history ends
 // equal to the league's record. Strategies that learn implement Learner or
