@@ -51,21 +51,11 @@ func TestKilledPlayerKeepsEveryAcknowledgedResult(t *testing.T) {
 	}
 	m := startManager(t, &testManager{})
 	data := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestPlayerCrashChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), crashLeagueEnv+"="+m.URL, crashDataEnv+"="+data)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines, cmd := startChild(t, "TestPlayerCrashChild", crashLeagueEnv+"="+m.URL, crashDataEnv+"="+data)
 	endpoint := make(chan string, 1)
 	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if ep, ok := strings.CutPrefix(sc.Text(), "endpoint "); ok {
+		for line := range lines {
+			if ep, ok := strings.CutPrefix(line, "endpoint "); ok {
 				endpoint <- ep
 			}
 		}
@@ -104,4 +94,31 @@ func TestKilledPlayerKeepsEveryAcknowledgedResult(t *testing.T) {
 			t.Fatalf("match %d is %s, want %s", i, r.MatchID, want)
 		}
 	}
+}
+
+// startChild runs this test binary as a child process running only the
+// test named test, with env added to its environment, and returns the
+// lines it prints and its command. The child is killed at the end of the
+// test at the latest.
+func startChild(t *testing.T, test string, env ...string) (<-chan string, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return lines, cmd
 }

@@ -1,12 +1,10 @@
 package player_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -29,6 +27,13 @@ func lineup(n int) (names []string, ids map[string]string) {
 		ids[name] = fmt.Sprintf("P%02d", i)
 	}
 	return names, ids
+}
+
+// startLineup starts a test manager that registers the n players of
+// lineup(n) under their ids.
+func startLineup(t *testing.T, n int) (m *testManager, names []string, ids map[string]string) {
+	names, ids = lineup(n)
+	return startManager(t, &testManager{ids: ids}), names, ids
 }
 
 // openStore opens a Store on dataRoot and closes it at the end of the
@@ -120,10 +125,7 @@ func journalLines(t *testing.T, path string) []string {
 }
 
 func TestStoreGameOversOfPlayersShareOneFsync(t *testing.T) {
-	m := &testManager{}
-	names, ids := lineup(5)
-	m.ids = ids
-	startManager(t, m)
+	m, names, ids := startLineup(t, 5)
 	var syncs atomic.Int64
 	held, release := make(chan struct{}), make(chan struct{})
 	store := openStore(t, func() (*player.Store, error) {
@@ -181,10 +183,7 @@ func TestStoreGameOversOfPlayersShareOneFsync(t *testing.T) {
 }
 
 func TestStoreCompactionKeepsOnlyWhatNoHistoryFileHolds(t *testing.T) {
-	m := &testManager{}
-	names, ids := lineup(3)
-	m.ids = ids
-	startManager(t, m)
+	m, names, ids := startLineup(t, 3)
 	root := t.TempDir()
 	store := openStore(t, func() (*player.Store, error) { return player.OpenStore(root) })
 	player.SetStoreCompactEvery(store, 16)
@@ -314,26 +313,13 @@ func TestKilledPlayersSharingAStoreKeepEveryAcknowledgedResult(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
-	m := &testManager{}
-	names, ids := lineup(sharedCrashPlayers)
-	m.ids = ids
-	startManager(t, m)
+	m, names, ids := startLineup(t, sharedCrashPlayers)
 	data := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestPlayersSharingStoreCrashChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), sharedCrashLeagueEnv+"="+m.URL, sharedCrashDataEnv+"="+data)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines, cmd := startChild(t, "TestPlayersSharingStoreCrashChild", sharedCrashLeagueEnv+"="+m.URL, sharedCrashDataEnv+"="+data)
 	endpoints := make(chan [2]string, sharedCrashPlayers)
 	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if rest, ok := strings.CutPrefix(sc.Text(), "endpoint "); ok {
+		for line := range lines {
+			if rest, ok := strings.CutPrefix(line, "endpoint "); ok {
 				id, ep, _ := strings.Cut(rest, " ")
 				endpoints <- [2]string{id, ep}
 			}
@@ -417,10 +403,7 @@ func TestKilledPlayersSharingAStoreKeepEveryAcknowledgedResult(t *testing.T) {
 }
 
 func TestStoreMergesTheJournalOfACrashedStore(t *testing.T) {
-	m := &testManager{}
-	names, ids := lineup(2)
-	m.ids = ids
-	startManager(t, m)
+	m, names, _ := startLineup(t, 2)
 	root := t.TempDir()
 	c := newClient(t)
 	a, _, stop := startAgent(t, player.Config{Name: names[0], League: m.URL, DataRoot: root})
@@ -477,10 +460,7 @@ func TestStoreMergesTheJournalOfACrashedStore(t *testing.T) {
 }
 
 func TestStoresSharingADataRootLeaveEachOthersJournalAlone(t *testing.T) {
-	m := &testManager{}
-	names, ids := lineup(2)
-	m.ids = ids
-	startManager(t, m)
+	m, names, _ := startLineup(t, 2)
 	root := t.TempDir()
 	storeA := openStore(t, func() (*player.Store, error) { return player.OpenStore(root) })
 	storeB := openStore(t, func() (*player.Store, error) { return player.OpenStore(root) })
