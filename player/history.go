@@ -319,6 +319,11 @@ func (s *historyStore) open(store *Store, dataRoot, playerID, displayName string
 		release()
 		return err
 	}
+	if !store.bind(s) {
+		return errors.New("player: history store is closed")
+	}
+	// Bound before the history is written: a result that comes meanwhile
+	// goes to the journal.
 	s.mu.Lock()
 	gathered := s.matches
 	s.path, s.id, s.name, s.reg, s.now = path, playerID, displayName, &reg, now
@@ -326,20 +331,14 @@ func (s *historyStore) open(store *Store, dataRoot, playerID, displayName string
 	s.mergeLocked(f.Matches)
 	s.mergeLocked(legacy)
 	s.mergeLocked(gathered)
+	s.store, s.own = store, own
 	s.mu.Unlock()
 	if err := s.persist(now()); err != nil {
-		release()
 		return err
 	}
 	if hadLegacy {
 		_ = os.Remove(legacyJournalPath(path)) // its records are in history.json now
 	}
-	if !store.bind(s) {
-		return fmt.Errorf("player: history store is closed")
-	}
-	s.mu.Lock()
-	s.store, s.own = store, own
-	s.mu.Unlock()
 	return nil
 }
 
