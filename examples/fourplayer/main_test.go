@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -105,6 +106,23 @@ func TestRunPlaysAWholeLeagueAndWritesTheDataLayer(t *testing.T) {
 		if strings.HasSuffix(f, ".jsonl") && token.Match(b) {
 			t.Errorf("%s holds an auth token", f)
 		}
+	}
+	// The players' shared history store is closed: every history.json
+	// holds the player's three matches, and no journal is left.
+	for p := 1; p <= 4; p++ {
+		var h struct {
+			Matches []json.RawMessage `json:"matches"`
+		}
+		b, err := os.ReadFile(filepath.Join(data, "data", "players", fmt.Sprintf("P%02d", p), "history.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &h)
+		}
+		if err != nil || len(h.Matches) != 3 {
+			t.Errorf("P%02d's history.json holds %d matches, want 3 (%v)", p, len(h.Matches), err)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(data, "data", "players", ".journal", "*.jsonl")); len(left) > 0 {
+		t.Errorf("the players' history journals are left after the league: %v", left)
 	}
 }
 
