@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,7 +56,21 @@ type ServerConfig struct {
 	// Observer, when set, is told about every routed call served, with its
 	// tool, outcome and duration. Default: none.
 	Observer Observer
+	// Unknown, when set, serves the requests and notifications no tool
+	// takes, as http.ServeMux's NotFound handler does: a method that names
+	// no tool, alias or message type, or a tools/call of an unknown tool.
+	// Its Request has no Tool (for tools/call, Tool is the name asked
+	// for), and an Envelope when the message names a message_type. It runs
+	// inside the Middleware. Returning ErrUnrouted answers the default:
+	// -32601 method not found (-32602 for tools/call). MCP lifecycle
+	// methods and notifications/* never reach it. Default: nil, the
+	// default answer.
+	Unknown HandlerFunc
 }
+
+// ErrUnrouted, returned by ServerConfig.Unknown, has the Server answer a
+// request no tool takes as it does without the hook.
+var ErrUnrouted = errors.New("leaguesdk: no tool serves this request")
 
 // Tool describes a method a Server serves. It is listed by tools/list.
 type Tool struct {
@@ -72,6 +87,11 @@ type Tool struct {
 	// Public tools skip ServerConfig.Authorize (registration, health-like
 	// queries).
 	Public bool
+	// NoValidate has the Server pass the decoded message to the handler
+	// without Validate, for a handler that checks the message itself (to
+	// answer an invalid registration with REJECTED rather than an error).
+	// Authorize still runs.
+	NoValidate bool
 }
 
 // WireForm is the way a request reached a Server or a Client called a peer.
@@ -105,11 +125,14 @@ func (f WireForm) String() string {
 	return fmt.Sprintf("WireForm(%d)", int(f))
 }
 
-// Request describes the call a handler is serving; RequestFrom returns it.
+// Request describes the call a handler is serving. Middleware and handlers
+// added with HandleRaw receive it as an argument; a handler added with
+// Handle reads it with RequestFrom.
 type Request struct {
 	// Method is the JSON-RPC method as received.
 	Method string
-	// Tool is the name of the tool the call was routed to.
+	// Tool is the name of the tool the call was routed to; in a request
+	// served by ServerConfig.Unknown, the tool a tools/call asked for, or "".
 	Tool string
 	// Form is the wire form the caller used.
 	Form WireForm
@@ -148,11 +171,12 @@ type route struct {
 	// its message_type ("" when the input is not a Message); run validates,
 	// authorises and serves a decoded input.
 	decode func(raw json.RawMessage) (in any, t MessageType, err error)
-	run    func(ctx context.Context, in any) (any, error)
+	run    func(ctx context.Context, req *Request, in any) (any, error)
 }
 
 // Server is an http.Handler that serves the league protocol on POST /mcp
-// and GET /health. Handlers are added with Handle before the server serves.
+// and GET /health. Handlers are added with Handle or HandleRaw before the
+// server serves; a request no tool takes goes to ServerConfig.Unknown.
 // It answers JSON-RPC 2.0 in every wire form of the profile and the MCP
 // lifecycle (initialize, ping, tools/list, tools/call).
 type Server struct {
@@ -194,7 +218,11 @@ func NewServer(cfg ServerConfig) *Server {
 // validated with Validate when In is a Message, authorised, and passed to h.
 // An *Error returned by h is answered as a protocol error with its code; an
 // *RPCError as itself; any other error as -32603. A panic in h is answered
-// as -32603 and the server keeps serving.
+// as -32603 and the server keeps serving. Tool.NoValidate skips Validate.
+//
+// Handle panics when the tool's name or one of its aliases is already
+// taken (compared case-insensitively), as http.ServeMux does for a pattern
+// registered twice: the conflict is a programming error found at start.
 func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, in *In) (*Out, error)) {
 	var zero In
 	types := tool.MessageTypes
@@ -203,10 +231,7 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, in *I
 			types = []MessageType{t}
 		}
 	}
-	r := &route{tool: tool, schema: schemaFor(reflect.TypeOf(zero)), types: map[MessageType]bool{}}
-	for _, t := range types {
-		r.types[t] = true
-	}
+	r := &route{tool: tool, schema: schemaFor(reflect.TypeOf(zero))}
 	r.decode = func(raw json.RawMessage) (any, MessageType, error) {
 		in := new(In)
 		if len(raw) > 0 {
@@ -219,11 +244,13 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, in *I
 		}
 		return in, "", nil
 	}
-	r.run = func(ctx context.Context, v any) (any, error) {
+	r.run = func(ctx context.Context, _ *Request, v any) (any, error) {
 		in := v.(*In)
 		if m, ok := any(in).(Message); ok {
-			if err := Validate(in); err != nil {
-				return nil, err
+			if !tool.NoValidate {
+				if err := Validate(in); err != nil {
+					return nil, err
+				}
 			}
 			if !tool.Public && s.cfg.Authorize != nil {
 				if err := s.cfg.Authorize(ctx, tool.Name, m.Header()); err != nil {
@@ -240,10 +267,64 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, in *I
 		}
 		return out, nil
 	}
+	s.add(r, types)
+}
+
+// HandleRaw adds a tool whose handler reads the message itself, from
+// req.Message (after alias normalisation), and answers any value that
+// encodes to JSON. The message is not decoded into a type nor validated;
+// when the tool is not Public, ServerConfig.Authorize sees the envelope
+// the message claims. Tool.MessageTypes lists the message types routed to
+// it by message_type. Errors, panics and duplicate names are treated as by
+// Handle.
+func (s *Server) HandleRaw(tool Tool, h HandlerFunc) {
+	r := &route{tool: tool, schema: json.RawMessage(`{"type":"object"}`)}
+	r.decode = func(raw json.RawMessage) (any, MessageType, error) {
+		env := new(Envelope)
+		if len(raw) > 0 && raw[0] == '{' {
+			_ = json.Unmarshal(raw, env) // the handler reads the message; the envelope is a claim
+		}
+		return env, env.MessageType, nil
+	}
+	r.run = func(ctx context.Context, req *Request, v any) (any, error) {
+		if !tool.Public && s.cfg.Authorize != nil {
+			if err := s.cfg.Authorize(ctx, tool.Name, v.(*Envelope)); err != nil {
+				return nil, err
+			}
+		}
+		out, err := h(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			return nil, errors.New("handler returned no message")
+		}
+		return out, nil
+	}
+	s.add(r, tool.MessageTypes)
+}
+
+// add routes r's name, aliases and message types to r; a message type
+// already routed stays with its first tool. It panics on a name taken.
+func (s *Server) add(r *route, types []MessageType) {
+	r.types = make(map[MessageType]bool, len(types))
+	for _, t := range types {
+		r.types[t] = true
+	}
+	names := append([]string{r.tool.Name}, r.tool.Aliases...)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for i, name := range names {
+		if name == "" {
+			panic("leaguesdk: a tool needs a name")
+		}
+		_, taken := s.byName[strings.ToLower(name)]
+		if taken || slices.ContainsFunc(names[:i], func(n string) bool { return strings.EqualFold(n, name) }) {
+			panic(fmt.Sprintf("leaguesdk: tool name %q registered twice", name))
+		}
+	}
 	s.routes = append(s.routes, r)
-	for _, name := range append([]string{tool.Name}, tool.Aliases...) {
+	for _, name := range names {
 		s.byName[strings.ToLower(name)] = r
 	}
 	for _, t := range types {
@@ -425,13 +506,15 @@ func (s *Server) dispatch(hr *http.Request, method string, id, params json.RawMe
 		rt = s.byName[strings.ToLower(call.Name)]
 		s.mu.RUnlock()
 		if rt == nil {
-			return nil, &RPCError{Code: RPCInvalidParams, Message: "unknown tool " + quote(call.Name)}
+			return s.unrouted(hr, form, method, call.Name, id, msg, msgType,
+				&RPCError{Code: RPCInvalidParams, Message: "unknown tool " + quote(call.Name)})
 		}
 	} else {
 		msg, msgType = locateMessage(params)
 		rt, form = s.route(method, msgType, params, msg)
 		if rt == nil {
-			return nil, &RPCError{Code: RPCMethodNotFound, Message: "method not found: " + quote(method)}
+			return s.unrouted(hr, form, method, "", id, msg, msgType,
+				&RPCError{Code: RPCMethodNotFound, Message: "method not found: " + quote(method)})
 		}
 	}
 	return s.serve(hr, rt, form, method, id, normalizeAliases(msg), msgType, nil)
@@ -478,13 +561,13 @@ func (s *Server) serve(hr *http.Request, rt *route, form WireForm, method string
 	if m, ok := in.(Message); ok && decodeErr == nil {
 		req.Envelope = m.Header()
 	}
-	h := func(ctx context.Context, _ *Request) (any, error) {
+	h := func(ctx context.Context, req *Request) (any, error) {
 		if decodeErr != nil {
 			return nil, decodeErr
 		}
-		return s.invoke(ctx, rt, in)
+		return rt.run(ctx, req, in)
 	}
-	out, err := s.guard(ctx, rt, chain(h, s.cfg.Middleware), req)
+	out, err := s.guard(ctx, rt.tool.Name, chain(h, s.cfg.Middleware), req)
 	took := time.Since(start)
 	if s.cfg.Observer != nil {
 		s.cfg.Observer.ObserveCall(CallEvent{Served: true, Method: rt.tool.Name, Outcome: Outcome(err), Took: took})
@@ -499,13 +582,49 @@ func (s *Server) serve(hr *http.Request, rt *route, form WireForm, method string
 	}
 	log.LogAttrs(ctx, slog.LevelDebug, "request served", slog.String("method", method), slog.String("tool", rt.tool.Name),
 		slog.String("message_type", msgType), slog.String("form", form.String()), slog.Duration("took", took))
-	if form == FormToolsCall {
-		return toolResult(out), nil
+	return s.result(req, out), nil
+}
+
+// result is the JSON-RPC result that carries a handler's reply out.
+func (s *Server) result(req *Request, out any) any {
+	if req.Form == FormToolsCall {
+		return toolResult(out)
 	}
 	if req.FlatReply {
-		return flatReply{out}, nil
+		return flatReply{out}
 	}
-	return out, nil
+	return out
+}
+
+// unrouted serves a request no tool takes with ServerConfig.Unknown, or
+// answers notFound.
+func (s *Server) unrouted(hr *http.Request, form WireForm, method, tool string, id, msg json.RawMessage, msgType string, notFound *RPCError) (any, *RPCError) {
+	if s.cfg.Unknown == nil {
+		return nil, notFound
+	}
+	msg = normalizeAliases(msg)
+	req := &Request{Method: method, Tool: tool, Form: form, ID: id, Message: msg, HTTP: hr}
+	if msgType != "" {
+		env := new(Envelope)
+		_ = json.Unmarshal(msg, env) // what decodes of a message no tool reads
+		env.MessageType = MessageType(msgType)
+		req.Envelope = env
+	}
+	ctx := context.WithValue(hr.Context(), requestKey{}, req)
+	out, err := s.guard(ctx, "unknown", chain(s.cfg.Unknown, s.cfg.Middleware), req)
+	switch {
+	case errors.Is(err, ErrUnrouted):
+		return nil, notFound
+	case err != nil:
+		rpcErr := s.toRPCError(err, msgType)
+		s.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "request refused", slog.String("method", method),
+			slog.String("message_type", msgType), slog.String("form", form.String()), slog.Int("code", rpcErr.Code),
+			slog.String("error", err.Error()))
+		return nil, rpcErr
+	case out == nil:
+		return nil, &RPCError{Code: RPCInternalError, Message: "internal error: unknown-request handler returned no message"}
+	}
+	return s.result(req, out), nil
 }
 
 // flatReply is a result whose message fields are also written at the top
@@ -559,12 +678,12 @@ func (s *Server) route(method, msgType string, params, msg json.RawMessage) (*ro
 
 // guard runs h for req, answering a panic in it (or in a middleware) as
 // -32603 while the server keeps serving.
-func (s *Server) guard(ctx context.Context, rt *route, h HandlerFunc, req *Request) (out any, err error) {
+func (s *Server) guard(ctx context.Context, tool string, h HandlerFunc, req *Request) (out any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.cfg.Logger.LogAttrs(ctx, slog.LevelError, "handler panic", slog.String("tool", rt.tool.Name),
+			s.cfg.Logger.LogAttrs(ctx, slog.LevelError, "handler panic", slog.String("tool", tool),
 				slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
-			out, err = nil, &RPCError{Code: RPCInternalError, Message: fmt.Sprintf("internal error in %s", rt.tool.Name)}
+			out, err = nil, &RPCError{Code: RPCInternalError, Message: fmt.Sprintf("internal error in %s", tool)}
 		}
 	}()
 	return h(ctx, req)
@@ -573,16 +692,12 @@ func (s *Server) guard(ctx context.Context, rt *route, h HandlerFunc, req *Reque
 // decode reads msg into rt's input type; a panic while decoding is
 // answered as -32603.
 func (s *Server) decode(ctx context.Context, rt *route, msg json.RawMessage) (in any, err error) {
-	_, err = s.guard(ctx, rt, func(context.Context, *Request) (any, error) {
+	_, err = s.guard(ctx, rt.tool.Name, func(context.Context, *Request) (any, error) {
 		var derr error
 		in, _, derr = rt.decode(msg)
 		return nil, derr
 	}, nil)
 	return in, err
-}
-
-func (s *Server) invoke(ctx context.Context, rt *route, in any) (any, error) {
-	return rt.run(ctx, in)
 }
 
 // toRPCError turns a handler's error into the JSON-RPC error to answer.

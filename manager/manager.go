@@ -221,7 +221,7 @@ func New(cfg Config) (*Manager, error) {
 		MaxBodyBytes: cfg.MaxBodyBytes,
 		Logger:       m.log,
 		Now:          cfg.Now,
-		Middleware:   ratelimit.Middlewares(cfg.RateLimit, m.identify),
+		Middleware:   append([]leaguesdk.Middleware{agentkit.LogCalls(m.log)}, ratelimit.Middlewares(cfg.RateLimit, m.identify)...),
 		Observer:     cfg.Observer,
 	})
 	m.addTools()

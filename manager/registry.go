@@ -12,29 +12,16 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 )
 
-// playerRegistration is LEAGUE_REGISTER_REQUEST as the manager's handler
-// receives it. The field Header hides the embedded message's Header method,
-// so leaguesdk.Handle passes the request on without validating it: the
-// handler validates it itself, to answer a too-old protocol_version with
-// REJECTED as the protocol wants rather than with an error.
-type playerRegistration struct {
-	leaguesdk.LeagueRegisterRequest
-	Header struct{} `json:"-"`
-}
-
-// refereeRegistration is REFEREE_REGISTER_REQUEST, received like playerRegistration.
-type refereeRegistration struct {
-	leaguesdk.RefereeRegisterRequest
-	Header struct{} `json:"-"`
-}
-
-// addTools adds the manager's tools to its server.
+// addTools adds the manager's tools to its server. The registration tools
+// are NoValidate: their handlers validate the request themselves, to answer
+// a too-old protocol_version with REJECTED as the protocol wants rather than
+// with an error.
 func (m *Manager) addTools() {
-	leaguesdk.Handle(m.srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterReferee, Public: true,
+	leaguesdk.Handle(m.srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterReferee, Public: true, NoValidate: true,
 		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgRefereeRegisterRequest},
 		Description:  "Register a referee with the league; the answer carries its referee_id and auth_token."},
 		m.handleRegisterReferee)
-	leaguesdk.Handle(m.srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterPlayer, Public: true,
+	leaguesdk.Handle(m.srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterPlayer, Public: true, NoValidate: true,
 		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgLeagueRegisterRequest},
 		Description:  "Register a player with the league; the answer carries its player_id and auth_token."},
 		m.handleRegisterPlayer)
@@ -124,8 +111,7 @@ type registration struct {
 	rejoined          bool
 }
 
-func (m *Manager) handleRegisterPlayer(_ context.Context, in *playerRegistration) (*leaguesdk.LeagueRegisterResponse, error) {
-	req := &in.LeagueRegisterRequest
+func (m *Manager) handleRegisterPlayer(_ context.Context, req *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
 	meta := req.PlayerMeta
 	reg, err := m.register(registrationRequest{kind: "player", env: &req.Envelope, invalid: leaguesdk.Validate(req),
 		protocolField: "player_meta.protocol_version", protocolVersion: meta.ProtocolVersion,
@@ -165,8 +151,7 @@ func (m *Manager) handleRegisterPlayer(_ context.Context, in *playerRegistration
 	return resp, nil
 }
 
-func (m *Manager) handleRegisterReferee(_ context.Context, in *refereeRegistration) (*leaguesdk.RefereeRegisterResponse, error) {
-	req := &in.RefereeRegisterRequest
+func (m *Manager) handleRegisterReferee(_ context.Context, req *leaguesdk.RefereeRegisterRequest) (*leaguesdk.RefereeRegisterResponse, error) {
 	meta := req.RefereeMeta
 	reg, err := m.register(registrationRequest{kind: "referee", env: &req.Envelope, invalid: leaguesdk.Validate(req),
 		protocolField: "referee_meta.protocol_version", protocolVersion: meta.ProtocolVersion,

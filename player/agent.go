@@ -74,16 +74,18 @@ func New(cfg Config) (*Agent, error) {
 		Observer:  cfg.Observer,
 	})
 	a.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{
-		Name:      "league-player",
-		Version:   cfg.Version,
-		Sender:    a.sender,
-		ErrorType: leaguesdk.MsgGameError,
-		Logger:    a.log,
-		Now:       cfg.Now,
-		Observer:  cfg.Observer,
+		Name:       "league-player",
+		Version:    cfg.Version,
+		Sender:     a.sender,
+		ErrorType:  leaguesdk.MsgGameError,
+		Logger:     a.log,
+		Now:        cfg.Now,
+		Observer:   cfg.Observer,
+		Middleware: []leaguesdk.Middleware{agentkit.LogCalls(a.log)},
+		Unknown:    a.onUnknown,
 	})
 	a.addTools()
-	if a.handler, err = agentkit.WithRoutes(&ackUnknown{agent: a, next: a.srv}, cfg.Routes); err != nil {
+	if a.handler, err = agentkit.WithRoutes(a.srv, cfg.Routes); err != nil {
 		return nil, fmt.Errorf("player: %w", err)
 	}
 	return a, nil

@@ -200,23 +200,52 @@ func (a *Agent) addTools() {
 	leaguesdk.Handle(s, st, traced(a, a.onState))
 }
 
-// traced logs, at debug level, each message a handler receives and the
-// reply it sends, for the end-to-end trace of the agent log (tokens are
-// redacted by the logger), and gives the reply the token replyToken allows.
+// traced gives a handler's reply the token replyToken allows and the
+// dialect of its caller (answerInDialect). The call itself is logged by the
+// server's middleware (agentkit.LogCalls).
 func traced[In, Out any](a *Agent, h func(context.Context, *In) (*Out, error)) func(context.Context, *In) (*Out, error) {
 	return func(ctx context.Context, in *In) (*Out, error) {
-		if m, ok := any(in).(leaguesdk.Message); ok {
-			a.log.LogAttrs(ctx, slog.LevelDebug, "received", leaguesdk.MessageAttrs(m)...)
-		}
 		token := a.replyToken(in) // decided before the handler: GAME_OVER ends a match's announcement
 		a.answerInDialect(ctx, in)
 		out, err := h(ctx, in)
 		if m, ok := any(out).(leaguesdk.Message); ok && out != nil {
 			m.Header().AuthToken = token
-			a.log.LogAttrs(ctx, slog.LevelDebug, "sent", leaguesdk.MessageAttrs(m)...)
 		}
 		return out, err
 	}
+}
+
+// onUnknown serves what no tool of the player takes (ServerConfig.Unknown).
+// It acknowledges the notifications the player has no tool for (a message
+// type of a newer protocol, another implementation's broadcast), as the
+// profile asks of players: a request that carries a protocol message of a
+// type no tool takes, or whose method starts with "notify". Anything else
+// (an MCP method such as server/discover, a tools/call of a known message
+// type under an unknown name) gets the server's "method not found".
+func (a *Agent) onUnknown(_ context.Context, req *leaguesdk.Request) (any, error) {
+	method := req.Method
+	if req.Form == leaguesdk.FormToolsCall {
+		method = req.Tool
+	}
+	var env leaguesdk.Envelope
+	if req.Envelope != nil {
+		env = *req.Envelope
+	}
+	if env.MessageType == "" && !strings.HasPrefix(strings.ToLower(method), "notify") {
+		return nil, leaguesdk.ErrUnrouted
+	}
+	if req.Form == leaguesdk.FormToolsCall {
+		for _, t := range a.srv.Tools() {
+			if slices.Contains(t.MessageTypes, env.MessageType) {
+				return nil, leaguesdk.ErrUnrouted
+			}
+		}
+	}
+	a.log.Info("unknown notification acknowledged", slog.String("method", req.Method),
+		slog.String("message_type", string(env.MessageType)), slog.String("sender", env.Sender))
+	ack := &leaguesdk.Ack{Envelope: a.reply(leaguesdk.MsgAck, env.ConversationID), Status: leaguesdk.AckOK, Acknowledged: env.MessageType}
+	ack.AuthToken = a.replyToken(&env) // the player's token only to its manager
+	return ack, nil
 }
 
 func (a *Agent) onInvitation(ctx context.Context, in *leaguesdk.GameInvitation) (*leaguesdk.GameJoinAck, error) {

@@ -275,7 +275,8 @@ func New(cfg Config) (*Referee, error) {
 		Breaker: leaguesdk.BreakerPolicy{Disabled: true}})
 	r.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{Name: "league-referee", Version: cfg.Version,
 		Sender: r.sender, ErrorType: leaguesdk.MsgGameError, Logger: r.log, Now: cfg.Now,
-		Middleware: ratelimit.Middlewares(cfg.RateLimit, r.identify), Observer: cfg.Observer})
+		Middleware: append([]leaguesdk.Middleware{agentkit.LogCalls(r.log)}, ratelimit.Middlewares(cfg.RateLimit, r.identify)...),
+		Observer:   cfg.Observer})
 	r.addTools()
 	var err error
 	if r.handler, err = agentkit.WithRoutes(r.srv, cfg.Routes); err != nil {

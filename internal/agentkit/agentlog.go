@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agentleague/league/leaguesdk"
 )
@@ -199,4 +200,38 @@ func (h *logHandler) WithGroup(name string) slog.Handler {
 
 func (h *logHandler) with(op func(slog.Handler) slog.Handler) slog.Handler {
 	return &logHandler{log: h.log, ops: append(slices.Clip(h.ops), op)}
+}
+
+// LogCalls returns the Server middleware that logs the calls an agent
+// serves on log. Each call gets one info line, "served", with ids and the
+// outcome only: tool, message_type, sender, conversation_id, outcome (as
+// leaguesdk.Outcome) and took. The whole message received and the whole
+// reply sent go in debug lines ("received", "sent"), written only when log
+// is enabled at debug; tokens are redacted by the agent's log handler.
+func LogCalls(log *slog.Logger) leaguesdk.Middleware {
+	return func(next leaguesdk.HandlerFunc) leaguesdk.HandlerFunc {
+		return func(ctx context.Context, req *leaguesdk.Request) (any, error) {
+			var msgType leaguesdk.MessageType
+			var sender, conv string
+			if env := req.Envelope; env != nil {
+				msgType, sender, conv = env.MessageType, env.Sender, env.ConversationID
+			}
+			debug := log.Enabled(ctx, slog.LevelDebug)
+			if debug {
+				log.LogAttrs(ctx, slog.LevelDebug, "received", slog.String("message_type", string(msgType)),
+					slog.String("conversation_id", conv), slog.Any("data", req.Message))
+			}
+			start := time.Now()
+			out, err := next(ctx, req)
+			if log.Enabled(ctx, slog.LevelInfo) {
+				log.LogAttrs(ctx, slog.LevelInfo, "served", slog.String("tool", req.Tool), slog.String("message_type", string(msgType)),
+					slog.String("sender", sender), slog.String("conversation_id", conv),
+					slog.String("outcome", leaguesdk.Outcome(err)), slog.Duration("took", time.Since(start)))
+			}
+			if m, ok := out.(leaguesdk.Message); ok && debug && err == nil {
+				log.LogAttrs(ctx, slog.LevelDebug, "sent", leaguesdk.MessageAttrs(m)...)
+			}
+			return out, err
+		}
+	}
 }
