@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"reflect"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -305,7 +304,8 @@ func (s *Server) HandleRaw(tool Tool, h HandlerFunc) {
 }
 
 // add routes r's name, aliases and message types to r; a message type
-// already routed stays with its first tool. It panics on a name taken.
+// already routed stays with its first tool. It panics on a name another
+// tool took (a tool's own aliases may repeat its name in another case).
 func (s *Server) add(r *route, types []MessageType) {
 	r.types = make(map[MessageType]bool, len(types))
 	for _, t := range types {
@@ -314,12 +314,11 @@ func (s *Server) add(r *route, types []MessageType) {
 	names := append([]string{r.tool.Name}, r.tool.Aliases...)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i, name := range names {
+	for _, name := range names {
 		if name == "" {
 			panic("leaguesdk: a tool needs a name")
 		}
-		_, taken := s.byName[strings.ToLower(name)]
-		if taken || slices.ContainsFunc(names[:i], func(n string) bool { return strings.EqualFold(n, name) }) {
+		if _, taken := s.byName[strings.ToLower(name)]; taken {
 			panic(fmt.Sprintf("leaguesdk: tool name %q registered twice", name))
 		}
 	}
@@ -432,7 +431,7 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 			Error: &RPCError{Code: RPCInvalidRequest, Message: `invalid request: want "jsonrpc":"2.0" and a method`}})
 		return
 	}
-	result, rpcErr := s.dispatch(r, *req.Method, id, req.Params, notification)
+	result, rpcErr := s.dispatch(r, *req.Method, req.ID, req.Params, notification)
 	if notification {
 		w.WriteHeader(http.StatusAccepted)
 		return
