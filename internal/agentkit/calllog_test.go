@@ -1,0 +1,131 @@
+package agentkit_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) lines(t *testing.T) []map[string]any {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(b.buf.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// callOnce serves one GAME_OVER through a Server whose middleware logs on a
+// logger at level, and returns the log lines.
+func callOnce(t *testing.T, level slog.Level) []map[string]any {
+	t.Helper()
+	var buf syncBuffer
+	log := leaguesdk.NewLogger(&buf, "player:P01", level)
+	var order []string
+	mark := func(next leaguesdk.HandlerFunc) leaguesdk.HandlerFunc {
+		return func(ctx context.Context, req *leaguesdk.Request) (any, error) {
+			order = append(order, "inner")
+			return next(ctx, req)
+		}
+	}
+	s := leaguesdk.NewServer(leaguesdk.ServerConfig{Middleware: []leaguesdk.Middleware{agentkit.LogCalls(log), mark}})
+	leaguesdk.Handle(s, leaguesdk.Tool{Name: leaguesdk.MethodNotifyMatchResult},
+		func(_ context.Context, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
+			order = append(order, "handler")
+			return &leaguesdk.Ack{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgAck, "player:P01", "tok_secret_123456", in.ConversationID, time.Now()),
+				Status: leaguesdk.AckOK, Acknowledged: leaguesdk.MsgGameOver, MatchID: in.MatchID}, nil
+		})
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	msg := leaguesdk.GameOver{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgGameOver, "referee:REF01", "tok_secret_123456", "conv-7", time.Now()),
+		MatchID: "R1M1", GameType: leaguesdk.GameEvenOdd,
+		GameResult: leaguesdk.GameResult{Status: leaguesdk.ResultWin, WinnerPlayerID: leaguesdk.OptionalString("P01"), DrawnNumber: 8, NumberParity: leaguesdk.Even,
+			Choices: map[string]leaguesdk.Parity{"P01": leaguesdk.Even, "P02": leaguesdk.Odd}, Reason: "secret-reason-text"}}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": leaguesdk.MethodNotifyMatchResult, "params": msg})
+	resp, err := http.Post(ts.URL+"/mcp", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reply struct {
+		Error json.RawMessage `json:"error"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&reply)
+	resp.Body.Close()
+	if reply.Error != nil {
+		t.Fatalf("call refused: %s", reply.Error)
+	}
+	if strings.Join(order, ",") != "inner,handler" {
+		t.Fatalf("ran %v", order)
+	}
+	return buf.lines(t)
+}
+
+func TestLogCallsInfoLineCarriesIDsNotTheMessage(t *testing.T) {
+	lines := callOnce(t, slog.LevelInfo)
+	if len(lines) != 1 {
+		t.Fatalf("%d lines at info, want 1: %v", len(lines), lines)
+	}
+	l := lines[0]
+	for k, want := range map[string]string{"message": "served", "level": "INFO", "tool": leaguesdk.MethodNotifyMatchResult,
+		"message_type": "GAME_OVER", "sender": "referee:REF01", "conversation_id": "conv-7", "outcome": "ok"} {
+		if l[k] != want {
+			t.Errorf("%s = %v, want %q", k, l[k], want)
+		}
+	}
+	raw, _ := json.Marshal(l)
+	for _, body := range []string{"secret-reason-text", "R1M1", "tok_secret", `"data"`} {
+		if strings.Contains(string(raw), body) {
+			t.Errorf("info line carries %s: %s", body, raw)
+		}
+	}
+}
+
+func TestLogCallsDebugLinesCarryWholeMessagesRedacted(t *testing.T) {
+	lines := callOnce(t, slog.LevelDebug)
+	var got []string
+	for _, l := range lines {
+		got = append(got, l["message"].(string))
+	}
+	if strings.Join(got, ",") != "received,served,sent" {
+		t.Fatalf("lines %v, want received, served, sent", got)
+	}
+	received, _ := json.Marshal(lines[0]["data"])
+	sent, _ := json.Marshal(lines[2]["data"])
+	if !strings.Contains(string(received), "secret-reason-text") || !strings.Contains(string(sent), `"acknowledged":"GAME_OVER"`) {
+		t.Fatalf("debug lines without the whole messages: %s / %s", received, sent)
+	}
+	if strings.Contains(string(received)+string(sent), "tok_secret") {
+		t.Fatal("a token reached the log")
+	}
+}
