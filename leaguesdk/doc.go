@@ -18,6 +18,16 @@
 //		})
 //	http.ListenAndServe("127.0.0.1:8101", srv)
 //
+// A request goes through the Server in this order: the wire form is read
+// (spec method, message-type method, envelope, tools/call); the tool is
+// found by method, alias or message_type; the message is decoded into the
+// tool's input type; ServerConfig.Middleware runs, first outermost, with the
+// *Request; then Validate (unless Tool.NoValidate), ServerConfig.Authorize
+// (unless Tool.Public), and the handler. HandleRaw adds a tool that reads
+// the raw message from its *Request instead of a typed input; a request no
+// tool takes goes to ServerConfig.Unknown when it is set. Registering a
+// tool name or alias twice panics.
+//
 // Calling it:
 //
 //	c := leaguesdk.NewClient(leaguesdk.ClientConfig{})
