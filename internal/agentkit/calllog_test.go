@@ -7,8 +7,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,27 +17,15 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 )
 
-// syncBuffer is a bytes.Buffer safe for the server's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) lines(t *testing.T) []map[string]any {
+// logLines returns the JSON lines of the log file at path.
+func logLines(t *testing.T, path string) []map[string]any {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(b.buf.String()), "\n") {
-		if line == "" {
-			continue
-		}
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatalf("log line %q: %v", line, err)
@@ -50,8 +39,13 @@ func (b *syncBuffer) lines(t *testing.T) []map[string]any {
 // logger at level, and returns the log lines.
 func callOnce(t *testing.T, level slog.Level) []map[string]any {
 	t.Helper()
-	var buf syncBuffer
-	log := leaguesdk.NewLogger(&buf, "player:P01", level)
+	path := filepath.Join(t.TempDir(), "agent.log.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	log := leaguesdk.NewLogger(f, "player:P01", level)
 	var order []string
 	mark := func(next leaguesdk.HandlerFunc) leaguesdk.HandlerFunc {
 		return func(ctx context.Context, req *leaguesdk.Request) (any, error) {
@@ -88,7 +82,7 @@ func callOnce(t *testing.T, level slog.Level) []map[string]any {
 	if strings.Join(order, ",") != "inner,handler" {
 		t.Fatalf("ran %v", order)
 	}
-	return buf.lines(t)
+	return logLines(t, path)
 }
 
 func TestLogCallsInfoLineCarriesIDsNotTheMessage(t *testing.T) {
