@@ -216,11 +216,10 @@ func (c *Client) callRetrying(ctx context.Context, endpoint, method string, para
 		ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
 		defer cancel()
 	}
-	body, err := json.Marshal(params)
+	body, msgType, err := encodeParams(params) // shared.go
 	if err != nil {
 		return 0, &Error{Code: CodeMissingRequiredField, Endpoint: endpoint, Method: method, Message: "params do not encode: " + err.Error(), Err: err}
 	}
-	msgType := MessageTypeOf(params)
 	var b backoff.BackOff
 	if c.cfg.Retry.Exponential {
 		e := backoff.NewExponentialBackOff()
@@ -459,12 +458,7 @@ func (c *Client) send(ctx context.Context, endpoint, method string, msgType Mess
 		name, _ := json.Marshal(method)
 		reqParams, _ = json.Marshal(map[string]json.RawMessage{"name": name, "arguments": params})
 	}
-	body, _ := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      int64           `json:"id"`
-		Method  string          `json:"method"`
-		Params  json.RawMessage `json:"params"`
-	}{"2.0", id, reqMethod, reqParams})
+	body := appendRequest(make([]byte, 0, len(reqParams)+64), id, reqMethod, reqParams) // shared.go
 	reply, _, err := c.request(ctx, endpoint, body, sess)
 	if err != nil {
 		return err

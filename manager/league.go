@@ -175,10 +175,10 @@ func (m *Manager) runRound(ctx context.Context, r int) error {
 	m.persistMu.Unlock()
 	m.markViews(viewRounds)
 	if pending > 0 {
+		shared := m.encodeShared(&leaguesdk.RoundAnnouncement{Envelope: leaguesdk.Envelope{MessageType: leaguesdk.MsgRoundAnnouncement},
+			LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(r), Matches: announce})
 		m.broadcast(ctx, fmt.Sprintf("ROUND_ANNOUNCEMENT of round %d", r), targets, func(ctx context.Context, t target) error {
-			return m.call(ctx, t, leaguesdk.MethodNotifyRound, &leaguesdk.RoundAnnouncement{
-				Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgRoundAnnouncement, leaguesdk.LeagueManagerSender, t.token, "", m.cfg.Now()),
-				LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(r), Matches: announce})
+			return m.callShared(ctx, t, leaguesdk.MethodNotifyRound, shared)
 		})
 		if err := ctx.Err(); err != nil {
 			return err
@@ -578,10 +578,10 @@ func (m *Manager) completeRound(ctx context.Context, r int) error {
 		next = &n
 	}
 	m.mu.Unlock()
+	table := m.encodeShared(&leaguesdk.LeagueStandingsUpdate{Envelope: leaguesdk.Envelope{MessageType: leaguesdk.MsgLeagueStandingsUpdate},
+		LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(r), Standings: standings})
 	m.broadcast(ctx, fmt.Sprintf("the results of round %d", r), targets, func(ctx context.Context, t target) error {
-		err := m.call(ctx, t, leaguesdk.MethodUpdateStandings, &leaguesdk.LeagueStandingsUpdate{
-			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueStandingsUpdate, leaguesdk.LeagueManagerSender, t.token, "", m.cfg.Now()),
-			LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(r), Standings: standings})
+		err := m.callShared(ctx, t, leaguesdk.MethodUpdateStandings, table)
 		if ctx.Err() != nil {
 			return err
 		}

@@ -83,6 +83,9 @@ type Manager struct {
 	done       chan struct{}
 	doneOnce   sync.Once
 	running    atomic.Bool
+
+	// sharedEncodes counts the broadcasts encoded once (standings.go).
+	sharedEncodes atomic.Int64
 }
 
 // referee is a registered referee and its load.

@@ -1,7 +1,9 @@
 package manager
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -359,4 +361,32 @@ func splitNumbered(s string) (prefix string, n int, ok bool) {
 		n = n*10 + int(c-'0')
 	}
 	return s[:i], n, true
+}
+
+// encodeShared encodes a broadcast's fields other than its envelope once
+// (the round's standings table, or its matches), for callShared to send to
+// every player with only the envelope encoded per recipient.
+func (m *Manager) encodeShared(msg leaguesdk.Message) sharedBody {
+	m.sharedEncodes.Add(1)
+	shared, err := leaguesdk.EncodeShared(msg)
+	if err != nil {
+		m.log.Error("broadcast does not encode", slog.String("message_type", string(msg.Header().MessageType)),
+			slog.String("error", err.Error()))
+	}
+	return sharedBody{shared, err}
+}
+
+// sharedBody is a broadcast's message encoded once, or why it is not.
+type sharedBody struct {
+	msg *leaguesdk.SharedMessage
+	err error
+}
+
+// callShared sends body to one target, with the target's envelope.
+func (m *Manager) callShared(ctx context.Context, t target, method string, body sharedBody) error {
+	if body.err != nil {
+		return body.err
+	}
+	return m.call(ctx, t, method, body.msg.To(
+		leaguesdk.NewEnvelope(body.msg.Type(), leaguesdk.LeagueManagerSender, t.token, "", m.cfg.Now())))
 }

@@ -1,0 +1,138 @@
+package leaguesdk
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// SharedMessage is a message whose fields other than the envelope were
+// encoded once, to be sent to many recipients: a broadcast such as
+// LEAGUE_STANDINGS_UPDATE or ROUND_ANNOUNCEMENT, whose table is the same for
+// every player and only the envelope (auth_token, conversation_id,
+// timestamp) differs. To addresses it to one recipient without encoding
+// the shared fields again. It is safe for concurrent use.
+type SharedMessage struct {
+	typ    MessageType
+	fields []byte // the message's fields after the envelope, without braces: `"league_id":…`
+}
+
+// EncodeShared encodes msg's fields other than its envelope once. The
+// envelope msg carries is ignored (To gives each recipient its own). msg
+// must encode as a JSON object that begins with its envelope, as every
+// message type of this package does.
+func EncodeShared(msg Message) (*SharedMessage, error) {
+	full, err := json.Marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	env, err := json.Marshal(msg.Header())
+	if err != nil {
+		return nil, err
+	}
+	head := env[:len(env)-1] // `{"protocol":…,"auth_token":"…"` without its closing brace
+	rest, ok := bytes.CutPrefix(full, head)
+	switch {
+	case !ok || len(rest) == 0 || rest[len(rest)-1] != '}':
+		return nil, fmt.Errorf("%T does not encode as its envelope followed by its fields", msg)
+	case len(rest) == 1: // nothing but the envelope
+		return &SharedMessage{typ: msg.Header().MessageType}, nil
+	case rest[0] != ',':
+		return nil, fmt.Errorf("%T does not encode as its envelope followed by its fields", msg)
+	}
+	t := MessageTypeOf(msg)
+	if t == "" {
+		t = msg.Header().MessageType
+	}
+	return &SharedMessage{typ: t, fields: rest[1 : len(rest)-1]}, nil
+}
+
+// Type returns the message type of s.
+func (s *SharedMessage) Type() MessageType { return s.typ }
+
+// Size returns the length of the shared fields' encoding in bytes.
+func (s *SharedMessage) Size() int { return len(s.fields) }
+
+// To returns s addressed by env, ready to be passed to Client.Call as its
+// params; env's message type is set to the type of s. Encoding it writes
+// env and copies the shared fields' bytes: the encoding is byte for byte
+// the encoding of the whole message with env as its envelope.
+func (s *SharedMessage) To(env Envelope) *AddressedMessage {
+	env.MessageType = s.typ
+	return &AddressedMessage{Envelope: env, shared: s}
+}
+
+// AddressedMessage is a SharedMessage with the envelope of one recipient
+// (see SharedMessage.To). It is a Message; its encoding is the whole
+// message's.
+type AddressedMessage struct {
+	Envelope
+	shared *SharedMessage
+}
+
+// MarshalJSON encodes the envelope followed by the shared fields.
+func (a *AddressedMessage) MarshalJSON() ([]byte, error) {
+	return a.appendJSON(nil)
+}
+
+// errNoShared is the error of an AddressedMessage made without To.
+var errNoShared = errors.New("leaguesdk: AddressedMessage not made by SharedMessage.To")
+
+func (a *AddressedMessage) appendJSON(dst []byte) ([]byte, error) {
+	if a.shared == nil {
+		return nil, errNoShared
+	}
+	env, err := json.Marshal(&a.Envelope)
+	if err != nil {
+		return nil, err
+	}
+	if dst == nil {
+		dst = make([]byte, 0, len(env)+1+len(a.shared.fields))
+	}
+	if len(a.shared.fields) == 0 {
+		return append(dst, env...), nil
+	}
+	dst = append(dst, env[:len(env)-1]...)
+	dst = append(dst, ',')
+	dst = append(dst, a.shared.fields...)
+	return append(dst, '}'), nil
+}
+
+// encodeParams returns the encoding of a call's params and its message
+// type. An *AddressedMessage is spliced from its envelope and its shared
+// bytes, which are neither encoded nor scanned again.
+func encodeParams(params any) ([]byte, MessageType, error) {
+	if a, ok := params.(*AddressedMessage); ok {
+		body, err := a.appendJSON(nil)
+		return body, a.shared.typOrNil(), err
+	}
+	body, err := json.Marshal(params)
+	return body, MessageTypeOf(params), err
+}
+
+func (s *SharedMessage) typOrNil() MessageType {
+	if s == nil {
+		return ""
+	}
+	return s.typ
+}
+
+// appendRequest appends a JSON-RPC request with params, which must be
+// compact JSON as json.Marshal writes it; the result is byte for byte what
+// json.Marshal writes for the request, without scanning params again.
+func appendRequest(dst []byte, id int64, method string, params []byte) []byte {
+	m, _ := json.Marshal(method)
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = strconv.AppendInt(dst, id, 10)
+	dst = append(dst, `,"method":`...)
+	dst = append(dst, m...)
+	dst = append(dst, `,"params":`...)
+	if len(params) == 0 {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, params...)
+	}
+	return append(dst, '}')
+}
