@@ -38,8 +38,10 @@ type Agent struct {
 	matches   map[string]*matchState // matches in progress, by match id
 	announced map[string]bool        // matches the manager announced with the player in them, by match id
 	flat      map[string]bool        // matches whose invitation came in the lower-case dialect, by match id
-	standings []leaguesdk.StandingRow
+	standings standingsTable         // the latest table (standings.go)
 	lastRound int
+	// myStanding is the player's row of the latest standings update.
+	myStanding *leaguesdk.StandingRow
 }
 
 // New returns an Agent configured by cfg, or an error naming every

@@ -572,18 +572,17 @@ func (a *Agent) onRound(ctx context.Context, in *leaguesdk.RoundAnnouncement) (*
 	return a.ack(in, ""), nil
 }
 
-func (a *Agent) onStandings(ctx context.Context, in *leaguesdk.LeagueStandingsUpdate) (*leaguesdk.Ack, error) {
-	a.checkManager(&in.Envelope)
-	a.observe(ctx, int(in.RoundID), in.Standings)
-	a.log.Info("standings updated", slog.Int("round_id", int(in.RoundID)), slog.Int("rows", len(in.Standings)))
-	return a.ack(in, ""), nil
-}
-
 // observe keeps the latest table and passes it to a StandingsObserver.
 func (a *Agent) observe(ctx context.Context, round int, table []leaguesdk.StandingRow) {
 	table = slices.Clone(table)
 	a.mu.Lock()
-	a.standings, a.lastRound = table, round
+	a.standings, a.lastRound = standingsTable{rows: table}, round
+	if id := a.id; id != "" {
+		if i := slices.IndexFunc(table, func(r leaguesdk.StandingRow) bool { return r.PlayerID == id }); i >= 0 {
+			mine := table[i]
+			a.myStanding = &mine
+		}
+	}
 	a.mu.Unlock()
 	if o, ok := a.cfg.Strategy.(StandingsObserver); ok {
 		a.notify(ctx, "ObserveStandings", func(ctx context.Context) { o.ObserveStandings(ctx, round, slices.Clone(table)) })
@@ -634,7 +633,9 @@ type playerState struct {
 	Stats       Stats                   `json:"stats"`
 	Active      []matchState            `json:"active_matches"`
 	Standings   []leaguesdk.StandingRow `json:"standings,omitempty"`
-	Matches     []MatchRecord           `json:"matches"`
+	// MyStanding is the player's own row of the latest table.
+	MyStanding *leaguesdk.StandingRow `json:"my_standing,omitempty"`
+	Matches    []MatchRecord          `json:"matches"`
 }
 
 // stateQuery is the request of get_player_state. It is read without
@@ -648,7 +649,7 @@ func (a *Agent) onState(ctx context.Context, in *stateQuery) (*leaguesdk.StateRe
 	h := a.History()
 	a.mu.Lock()
 	st := playerState{PlayerID: a.id, DisplayName: a.cfg.Name, Registered: a.id != "", LeagueID: a.leagueID,
-		Endpoint: a.endpoint, Stats: h.Stats(), Active: []matchState{}, Standings: a.standings, Matches: h.Matches(),
+		Endpoint: a.endpoint, Stats: h.Stats(), Active: []matchState{}, Standings: a.standings.decoded(), MyStanding: a.myStanding, Matches: h.Matches(),
 		State: a.stateLocked()}
 	// The choice in a match still running is the player's secret: only
 	// its manager (the caller with the player's own token) sees it.

@@ -1,0 +1,140 @@
+package player
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// standingsUpdate is LEAGUE_STANDINGS_UPDATE as the player reads it: the
+// envelope is decoded and validated, the table is kept as it came. A table
+// of n rows reaches each of the n players every round; decoding and
+// validating every row would cost the league n² rows a round. The player
+// decodes its own row only, and the whole table when its strategy is a
+// StandingsObserver or someone asks for its state.
+type standingsUpdate struct {
+	leaguesdk.Envelope
+	LeagueID  string            `json:"league_id" validate:"required"`
+	RoundID   leaguesdk.RoundID `json:"round_id"`
+	Standings rawTable          `json:"standings"`
+}
+
+// rawTable is a standings table as it came, one element per row, each row
+// its bytes in the message. Decoding it scans the table once and allocates
+// nothing per row.
+type rawTable []rawRow
+
+// rawRow is one row of a rawTable, not decoded.
+type rawRow []byte
+
+// UnmarshalJSON keeps the row's bytes: they are part of the message the
+// table was decoded from, which the handler owns and never changes.
+func (r *rawRow) UnmarshalJSON(b []byte) error {
+	*r = b
+	return nil
+}
+
+// UnmarshalJSON reads an array of rows; anything else (null, an object, a
+// string) is read as an empty table rather than refused.
+func (t *rawTable) UnmarshalJSON(b []byte) error {
+	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '[' {
+		*t = nil
+		return nil
+	}
+	return json.Unmarshal(b, (*[]rawRow)(t))
+}
+
+// row decodes the row of player id: the rows that name id in their bytes
+// are the only ones decoded (every row when id does not appear as such,
+// for a peer that escapes its strings differently). A row that does not
+// decode or lacks a player_id counts as absent.
+func (t rawTable) row(id string) (leaguesdk.StandingRow, bool) {
+	quoted, _ := json.Marshal(id)
+	for _, scan := range []bool{true, false} {
+		for _, r := range t {
+			if scan && !bytes.Contains(r, quoted) {
+				continue
+			}
+			if row, ok := r.decode(); ok && row.PlayerID == id {
+				return row, true
+			}
+		}
+		if id == "" {
+			break
+		}
+	}
+	return leaguesdk.StandingRow{}, false
+}
+
+// rows decodes the table, leaving out rows that do not decode or name no
+// player.
+func (t rawTable) rows() []leaguesdk.StandingRow {
+	out := make([]leaguesdk.StandingRow, 0, len(t))
+	for _, r := range t {
+		if row, ok := r.decode(); ok {
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+// MarshalJSON writes the row as it came (logs at debug level, state answers).
+func (r rawRow) MarshalJSON() ([]byte, error) {
+	if len(r) == 0 {
+		return []byte("null"), nil
+	}
+	return r, nil
+}
+
+// String returns the row's JSON, for logs.
+func (r rawRow) String() string { return string(r) }
+
+func (r rawRow) decode() (leaguesdk.StandingRow, bool) {
+	var row leaguesdk.StandingRow
+	if json.Unmarshal(r, &row) != nil || row.PlayerID == "" {
+		return leaguesdk.StandingRow{}, false
+	}
+	return row, true
+}
+
+func (a *Agent) onStandings(ctx context.Context, in *standingsUpdate) (*leaguesdk.Ack, error) {
+	a.checkManager(&in.Envelope)
+	id, _ := a.credentials()
+	round := int(in.RoundID)
+	attrs := []slog.Attr{slog.Int("round_id", round), slog.Int("rows", len(in.Standings))}
+	mine, found := in.Standings.row(id)
+	if found {
+		attrs = append(attrs, slog.Int("rank", mine.Rank), slog.Int("points", mine.Points))
+	}
+	a.mu.Lock()
+	a.standings, a.lastRound = standingsTable{raw: in.Standings}, round
+	if found {
+		a.myStanding = &mine
+	}
+	a.mu.Unlock()
+	if o, ok := a.cfg.Strategy.(StandingsObserver); ok {
+		table := in.Standings.rows()
+		a.notify(ctx, "ObserveStandings", func(ctx context.Context) { o.ObserveStandings(ctx, round, table) })
+	}
+	a.log.LogAttrs(ctx, slog.LevelInfo, "standings updated", attrs...)
+	return a.ack(in, ""), nil
+}
+
+// standingsTable is the latest league table the player was given: as it
+// came in a LEAGUE_STANDINGS_UPDATE (raw), or decoded (rows, from
+// LEAGUE_COMPLETED).
+type standingsTable struct {
+	raw  rawTable
+	rows []leaguesdk.StandingRow
+}
+
+// decoded returns the table's rows, decoding them if they came raw.
+func (t standingsTable) decoded() []leaguesdk.StandingRow {
+	if t.raw != nil {
+		return t.raw.rows()
+	}
+	return t.rows
+}
