@@ -77,7 +77,10 @@ type Learner interface {
 // StandingsObserver is implemented by strategies that want the league
 // table. The Agent calls ObserveStandings with every
 // LEAGUE_STANDINGS_UPDATE (after each round) and with the final standings
-// of LEAGUE_COMPLETED, under the same rules as Learner.Learn.
+// of LEAGUE_COMPLETED, under the same rules as Learner.Learn. The table
+// is decoded only for an observer (an Agent whose strategy is not one
+// decodes its own row and nothing else); rows that do not decode are left
+// out of it.
 type StandingsObserver interface {
 	ObserveStandings(ctx context.Context, roundID int, table []leaguesdk.StandingRow)
 }
