@@ -149,19 +149,8 @@ type stateView struct {
 
 func playerState(t *testing.T, a *player.Agent) stateView {
 	t.Helper()
-	r := post(t, a.Endpoint(), request(1, leaguesdk.MethodGetPlayerState, map[string]any{"auth_token": playerToken}))
-	if r.Error != nil {
-		t.Fatalf("get_player_state: %v", r.Error)
-	}
-	var resp leaguesdk.StateResponse
-	if err := json.Unmarshal(r.Result, &resp); err != nil {
-		t.Fatal(err)
-	}
-	if resp.MessageType != leaguesdk.MsgStateResponse || resp.AuthToken != playerToken {
-		t.Fatalf("state reply %s", r.Result)
-	}
 	var v stateView
-	if err := json.Unmarshal(resp.State, &v); err != nil {
+	if err := json.Unmarshal(playerStateRaw(t, a), &v); err != nil {
 		t.Fatal(err)
 	}
 	return v

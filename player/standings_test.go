@@ -96,5 +96,8 @@ func playerStateRaw(t *testing.T, a *player.Agent) json.RawMessage {
 	if err := json.Unmarshal(r.Result, &resp); err != nil {
 		t.Fatal(err)
 	}
+	if resp.MessageType != leaguesdk.MsgStateResponse || resp.AuthToken != playerToken {
+		t.Fatalf("state reply %s", r.Result)
+	}
 	return resp.State
 }
