@@ -2,15 +2,14 @@ package manager
 
 import (
 	"crypto/tls"
-	"errors"
-	"fmt"
-	"github.com/agentleague/league/internal/ratelimit"
 	"log/slog"
 	"net"
 	"net/http"
 	"regexp"
 	"time"
 
+	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/internal/ratelimit"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -36,7 +35,9 @@ const (
 const DefaultRateLimit = ratelimit.DefaultPerSecond
 
 // Config configures a Manager. The zero value of every field means the
-// default its comment names.
+// default its comment names. A negative number or duration disables what
+// the field's comment says it disables, and is an error elsewhere; New
+// reports every invalid field at once.
 type Config struct {
 	// LeagueID names the league. It is also the key of the league's files
 	// under DataRoot, so a manager started again with the same LeagueID and
@@ -112,7 +113,8 @@ type Config struct {
 	// passed over; the pause doubles up to MaxRetryDelay. Default
 	// DefaultRetryDelay.
 	RetryDelay time.Duration
-	// MaxRetryDelay bounds RetryDelay's doubling. Default DefaultMaxRetryDelay.
+	// MaxRetryDelay bounds RetryDelay's doubling (a value below RetryDelay
+	// counts as RetryDelay). Default DefaultMaxRetryDelay.
 	MaxRetryDelay time.Duration
 	// ShutdownGrace is how long Run lets in-flight requests finish when its
 	// context ends. Default DefaultShutdownGrace.
@@ -134,7 +136,8 @@ type Config struct {
 	// then report results and speak for any agent: use it only on a trusted
 	// network. start_league still needs AdminToken. Default false.
 	Insecure bool
-	// MaxBodyBytes limits request bodies. Default leaguesdk.DefaultMaxBodyBytes.
+	// MaxBodyBytes limits request bodies. Default
+	// leaguesdk.DefaultMaxBodyBytes; negative is an error.
 	MaxBodyBytes int64
 	// Logger receives the manager's log, for people to read (a text
 	// handler on stderr, say). The agent log file gets every record as
@@ -143,7 +146,7 @@ type Config struct {
 	// NoAgentLog turns off the agent log file. By default (false) the
 	// manager writes JSON lines (timestamp, level, agent_id, message,
 	// tokens redacted) to DataRoot/logs/agents/league_manager.log.jsonl,
-	// opened by New and closed when Run returns. The league's own files
+	// opened by New and closed by Close (or when Run returns). The league's own files
 	// (state, standings, the league log) are written either way.
 	NoAgentLog bool
 	// Now is the clock of timestamps and of the registration window (which
@@ -160,13 +163,44 @@ type Config struct {
 
 var leagueIDPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
-// withDefaults validates c and fills in its defaults.
+// withDefaults validates c and fills in its defaults. It reports every
+// invalid field at once.
 func (c Config) withDefaults() (Config, error) {
+	check := agentkit.NewConfigCheck("manager")
 	if c.LeagueID == "" {
 		c.LeagueID = DefaultLeagueID
 	}
 	if !leagueIDPattern.MatchString(c.LeagueID) || c.LeagueID == "." || c.LeagueID == ".." {
-		return c, fmt.Errorf("manager: league id %q may hold only letters, digits, '_', '-' and '.'", c.LeagueID)
+		check.Add("league id %q may hold only letters, digits, '_', '-' and '.'", c.LeagueID)
+	}
+	if c.Endpoint != "" && !leaguesdk.ValidEndpoint(c.Endpoint) {
+		check.Add("endpoint %q is not an http(s) URL", c.Endpoint)
+	}
+	agentkit.Default(&c.MinPlayers, DefaultMinPlayers)
+	if c.MinPlayers > 0 && c.MinPlayers < 2 {
+		check.Add("MinPlayers must be at least 2 (or negative to disable the trigger)")
+	}
+	switch {
+	case c.MaxPlayers < 0:
+		check.Add("MaxPlayers cannot be negative (0 means unlimited)")
+	case c.MaxPlayers > 0 && c.MaxPlayers < 2:
+		check.Add("MaxPlayers must be at least 2 (0 means unlimited)")
+	case c.MaxPlayers > 0 && c.MinPlayers > c.MaxPlayers:
+		check.Add("MinPlayers %d exceeds MaxPlayers %d", c.MinPlayers, c.MaxPlayers)
+	}
+	if c.MaxBodyBytes < 0 {
+		check.Add("MaxBodyBytes cannot be negative (%d)", c.MaxBodyBytes)
+	}
+	check.Durations(map[string]time.Duration{"ReportTimeout": c.ReportTimeout, "StartMatchTimeout": c.StartMatchTimeout,
+		"BroadcastTimeout": c.BroadcastTimeout, "RetryDelay": c.RetryDelay, "MaxRetryDelay": c.MaxRetryDelay,
+		"ShutdownGrace": c.ShutdownGrace})
+	for _, t := range c.Tiebreakers {
+		if !t.valid() {
+			check.Add("unknown tiebreaker %q (use points, wins, draws, head_to_head, player_id)", t)
+		}
+	}
+	if err := check.Err(); err != nil {
+		return c, err
 	}
 	if c.GameType == "" {
 		c.GameType = leaguesdk.GameEvenOdd
@@ -174,74 +208,25 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Addr == "" {
 		c.Addr = DefaultAddr
 	}
-	if c.Endpoint != "" && !leaguesdk.ValidEndpoint(c.Endpoint) {
-		return c, fmt.Errorf("manager: endpoint %q is not an http(s) URL", c.Endpoint)
-	}
 	if c.DataRoot == "" {
 		c.DataRoot = DefaultDataRoot
 	}
-	if c.MinPlayers == 0 {
-		c.MinPlayers = DefaultMinPlayers
-	}
-	if c.MinPlayers > 0 && c.MinPlayers < 2 {
-		return c, errors.New("manager: MinPlayers must be at least 2 (or negative to disable the trigger)")
-	}
-	if c.MaxPlayers < 0 {
-		return c, errors.New("manager: MaxPlayers cannot be negative (0 means unlimited)")
-	}
-	if c.MaxPlayers > 0 && c.MaxPlayers < 2 {
-		return c, errors.New("manager: MaxPlayers must be at least 2 (0 means unlimited)")
-	}
-	if c.MaxPlayers > 0 && c.MinPlayers > c.MaxPlayers {
-		return c, fmt.Errorf("manager: MinPlayers %d exceeds MaxPlayers %d", c.MinPlayers, c.MaxPlayers)
-	}
-	if c.RegistrationWindow == 0 {
-		c.RegistrationWindow = DefaultRegistrationWindow
-	}
-	if c.ReportTimeout == 0 {
-		c.ReportTimeout = DefaultReportTimeout
-	}
-	if c.StartMatchTimeout == 0 {
-		c.StartMatchTimeout = DefaultStartMatchTimeout
-	}
-	if c.BroadcastTimeout == 0 {
-		c.BroadcastTimeout = DefaultBroadcastTimeout
-	}
-	if c.RetryDelay == 0 {
-		c.RetryDelay = DefaultRetryDelay
-	}
-	if c.MaxRetryDelay == 0 {
-		c.MaxRetryDelay = DefaultMaxRetryDelay
-	}
+	agentkit.Default(&c.RegistrationWindow, DefaultRegistrationWindow)
+	agentkit.Default(&c.ReportTimeout, DefaultReportTimeout)
+	agentkit.Default(&c.StartMatchTimeout, DefaultStartMatchTimeout)
+	agentkit.Default(&c.BroadcastTimeout, DefaultBroadcastTimeout)
+	agentkit.Default(&c.RetryDelay, DefaultRetryDelay)
+	agentkit.Default(&c.MaxRetryDelay, DefaultMaxRetryDelay)
 	if c.MaxRetryDelay < c.RetryDelay {
 		c.MaxRetryDelay = c.RetryDelay
 	}
-	if c.ShutdownGrace == 0 {
-		c.ShutdownGrace = DefaultShutdownGrace
-	}
-	for name, d := range map[string]time.Duration{"ReportTimeout": c.ReportTimeout, "StartMatchTimeout": c.StartMatchTimeout,
-		"BroadcastTimeout": c.BroadcastTimeout, "RetryDelay": c.RetryDelay, "ShutdownGrace": c.ShutdownGrace} {
-		if d < 0 {
-			return c, fmt.Errorf("manager: %s cannot be negative", name)
-		}
-	}
-	if c.MaxFails == 0 {
-		c.MaxFails = DefaultMaxFails
-	}
-	if c.ProbeInterval == 0 {
-		c.ProbeInterval = DefaultProbeInterval
-	}
+	agentkit.Default(&c.ShutdownGrace, DefaultShutdownGrace)
+	agentkit.Default(&c.MaxFails, DefaultMaxFails)
+	agentkit.Default(&c.ProbeInterval, DefaultProbeInterval)
 	if len(c.Tiebreakers) == 0 {
 		c.Tiebreakers = DefaultTiebreakers()
 	}
-	for _, t := range c.Tiebreakers {
-		if !t.valid() {
-			return c, fmt.Errorf("manager: unknown tiebreaker %q (use points, wins, draws, head_to_head, player_id)", t)
-		}
-	}
-	if c.MaxBodyBytes <= 0 {
-		c.MaxBodyBytes = leaguesdk.DefaultMaxBodyBytes
-	}
+	agentkit.Default(&c.MaxBodyBytes, leaguesdk.DefaultMaxBodyBytes)
 	if c.Now == nil {
 		c.Now = time.Now
 	}

@@ -82,7 +82,7 @@ type Manager struct {
 	viewsWake  chan struct{}  // wakes viewWriter
 	done       chan struct{}
 	doneOnce   sync.Once
-	running    atomic.Bool
+	runner     *agentkit.Lifecycle // Run, Shutdown and Close
 
 	// sharedEncodes counts the broadcasts encoded once (standings.go).
 	sharedEncodes atomic.Int64
@@ -229,8 +229,14 @@ func New(cfg Config) (*Manager, error) {
 	})
 	m.addTools()
 	if m.handler, err = agentkit.WithRoutes(m.newHandler(), cfg.Routes); err != nil {
+		m.client.Close()
+		m.closeFiles()
 		return nil, fmt.Errorf("manager: %w", err)
 	}
+	m.runner = agentkit.NewLifecycle("manager", func() error {
+		m.client.Close()
+		return m.closeFiles()
+	})
 	return m, nil
 }
 
@@ -496,80 +502,83 @@ func (m *Manager) Endpoint() string {
 // Run listens (Config.Listener, or Config.Addr), serves Handler, and runs
 // the league: registration until a start trigger, then every round, then
 // LEAGUE_COMPLETED. After the league completes it keeps serving queries
-// until ctx ends. When ctx ends it stops the league where it is, lets
-// in-flight requests finish, and returns nil: everything needed to resume
-// is on disk. Run can be called once.
+// until ctx ends, Shutdown or Close is called. When ctx ends it stops the
+// league where it is, lets in-flight requests finish for up to
+// Config.ShutdownGrace, and returns nil: everything needed to resume is on
+// disk. Run may be called once, and not after Close (it then returns an
+// error at once); it releases what New acquired when it returns, as Close
+// does.
 func (m *Manager) Run(ctx context.Context) error {
-	if !m.running.CompareAndSwap(false, true) {
-		return errors.New("manager: Run called twice")
-	}
-	defer m.closeFiles()
-	defer m.client.Close()
-	ln := m.cfg.Listener
-	if ln == nil {
-		var err error
-		if ln, err = agentkit.Listen(m.cfg.Addr); err != nil {
-			return fmt.Errorf("manager: %w", err)
-		}
-	}
-	m.mu.Lock()
-	if m.endpoint == "" {
-		m.endpoint = agentkit.EndpointFor(ln.Addr(), m.cfg.TLS != nil)
-	}
-	endpoint := m.endpoint
-	m.mu.Unlock()
-	if err := m.writeConfigFiles(); err != nil {
-		ln.Close()
-		return err
-	}
-	m.mu.Lock()
-	resumed := m.startedAt != nil
-	m.mu.Unlock()
-	if resumed { // the views a crash may have left behind the journals
-		m.writeViews(viewStandings|viewRounds, true)
-	}
-	m.log.Info("league manager listening", slog.String("endpoint", endpoint), slog.String("league_id", m.cfg.LeagueID),
-		slog.String("data_root", m.cfg.DataRoot))
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	leagueErr := make(chan error, 1)
-	wg.Add(3)
-	go func() {
-		defer wg.Done()
-		leagueErr <- m.runLeague(ctx)
-	}()
-	go func() {
-		defer wg.Done()
-		m.prober(ctx)
-	}()
-	go func() {
-		defer wg.Done()
-		m.viewWriter(ctx)
-	}()
-	serveErr := agentkit.Serve(ctx, ln, m.handler, m.cfg.ShutdownGrace, m.cfg.TLS, m.log)
-	cancel()
-	wg.Wait()
-	m.calls.Wait()
-	if err := <-leagueErr; err != nil && !errors.Is(err, context.Canceled) {
-		return err
-	}
-	m.writeViews(viewStandings|viewRounds, true)
-	m.log.Info("league manager stopped", slog.String("league_id", m.cfg.LeagueID))
-	return serveErr
+	return m.runner.Run(ctx, agentkit.Spec{
+		Listener: m.cfg.Listener, Addr: m.cfg.Addr, TLS: m.cfg.TLS, Handler: m.handler,
+		Grace: m.cfg.ShutdownGrace, Log: m.log,
+		Listening: func(endpoint string) error {
+			m.mu.Lock()
+			if m.endpoint == "" {
+				m.endpoint = endpoint
+			}
+			endpoint = m.endpoint
+			m.mu.Unlock()
+			if err := m.writeConfigFiles(); err != nil {
+				return err
+			}
+			m.mu.Lock()
+			resumed := m.startedAt != nil
+			m.mu.Unlock()
+			if resumed { // the views a crash may have left behind the journals
+				m.writeViews(viewStandings|viewRounds, true)
+			}
+			m.log.Info("league manager listening", slog.String("endpoint", endpoint), slog.String("league_id", m.cfg.LeagueID),
+				slog.String("data_root", m.cfg.DataRoot))
+			return nil
+		},
+		Work: func(ctx context.Context) error {
+			var wg sync.WaitGroup
+			wg.Go(func() { m.viewWriter(ctx) })
+			wg.Go(func() { m.prober(ctx) })
+			err := m.runLeague(ctx)
+			if err == nil {
+				<-ctx.Done() // the league is over: serve queries until stopped
+			}
+			wg.Wait()
+			if errors.Is(err, context.Canceled) {
+				return nil
+			}
+			return err
+		},
+		Stopped: func(error) {
+			m.calls.Wait()
+			m.writeViews(viewStandings|viewRounds, true)
+			m.log.Info("league manager stopped", slog.String("league_id", m.cfg.LeagueID))
+		},
+	})
 }
 
-func (m *Manager) closeFiles() {
+// Shutdown stops Run gracefully: the league stops where it is, and
+// in-flight requests may finish until ctx ends; then Run returns.
+// Shutdown waits for that and returns ctx's error when ctx ended first.
+// It does nothing to a manager that is not running.
+func (m *Manager) Shutdown(ctx context.Context) error { return m.runner.Shutdown(ctx, nil) }
+
+// Close stops Run at once if it is running (in-flight requests are cut
+// off; everything acknowledged is on disk already) and releases what New
+// acquired: the journals, the league log, the agent log file and the
+// connections to agents. Call it when you serve Handler yourself, once
+// you are done; it is safe to call more than once, and after Run.
+func (m *Manager) Close() error { return m.runner.Close() }
+
+// closeFiles closes the files New opened.
+func (m *Manager) closeFiles() error {
 	m.bg.Wait()
 	m.life.close()
 	m.events.close()
+	var errs []error
 	for _, j := range []*journal.Journal{m.assigned, m.roundLog, m.results} {
 		if j != nil {
-			_ = j.Close()
+			errs = append(errs, j.Close())
 		}
 	}
-	_ = m.agentLog.Close()
+	return errors.Join(append(errs, m.agentLog.Close())...)
 }
 
 // Done returns a channel that is closed once the league has completed and

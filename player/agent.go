@@ -2,12 +2,10 @@ package player
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
-	"sync/atomic"
 
 	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/leaguesdk"
@@ -26,7 +24,7 @@ type Agent struct {
 	handler  http.Handler
 	history  historyStore
 
-	running    atomic.Bool
+	runner     *agentkit.Lifecycle // Run, Shutdown and Close
 	registered chan struct{}
 	regOnce    sync.Once
 
@@ -87,7 +85,13 @@ func New(cfg Config) (*Agent, error) {
 		Unknown:    a.onUnknown,
 	})
 	a.addTools()
+	a.runner = agentkit.NewLifecycle("player", func() error {
+		a.history.close() // history.json complete, the player's own Store closed
+		a.client.Close()
+		return a.agentLog.Close()
+	})
 	if a.handler, err = agentkit.WithRoutes(a.srv, cfg.Routes); err != nil {
+		_ = a.runner.Close()
 		return nil, fmt.Errorf("player: %w", err)
 	}
 	return a, nil
@@ -147,50 +151,45 @@ func (a *Agent) credentials() (id, token string) {
 	return a.id, a.token
 }
 
-// Run serves the player and registers it with the manager, retrying while
-// the manager cannot be reached, then serves until ctx ends. It returns nil
-// after a clean stop, a *RejectedError when the manager refuses the player,
-// and any other error that keeps the player from serving. Run may be called
-// once.
+// Run listens (Config.Listener, or Config.Addr), serves the player and
+// registers it with the manager (see Register), then serves until ctx
+// ends, Shutdown or Close is called. When ctx ends it lets in-flight calls
+// finish for up to Config.ShutdownGrace. It returns nil after a clean
+// stop, a *leaguesdk.RejectedError when the manager refuses the player,
+// and any other error that keeps the player from serving. Run may be
+// called once, and not after Close (it then returns an error at once); it
+// releases what New acquired when it returns, as Close does.
 func (a *Agent) Run(ctx context.Context) error {
-	if !a.running.CompareAndSwap(false, true) {
-		return errors.New("player: Run called twice")
-	}
-	defer a.client.Close()
-	defer a.agentLog.Close()
-	defer a.history.close() // history.json complete, the player's own Store closed
-	ln := a.cfg.Listener
-	if ln == nil {
-		var err error
-		if ln, err = agentkit.Listen(a.cfg.Addr); err != nil {
-			return fmt.Errorf("player: %w", err)
-		}
-	}
-	a.mu.Lock()
-	if a.endpoint == "" {
-		a.endpoint = agentkit.EndpointFor(ln.Addr(), a.cfg.TLS != nil)
-	}
-	a.mu.Unlock()
-
-	parent := ctx
-	ctx, cancel := context.WithCancel(parent)
-	defer cancel()
-	served := make(chan error, 1)
-	go func() { served <- agentkit.Serve(ctx, ln, a.handler, a.cfg.ShutdownGrace, a.cfg.TLS, a.log) }()
-	a.log.Info("player serving", slog.String("endpoint", a.Endpoint()), slog.String("name", a.cfg.Name))
-
-	if err := a.Register(ctx); err != nil {
-		cancel()
-		serr := <-served
-		if parent.Err() != nil {
-			return serr // stopped before registration completed: a clean stop
-		}
-		return err
-	}
-	err := <-served
-	if err != nil {
-		return fmt.Errorf("player: serve: %w", err)
-	}
-	a.log.Info("player stopped")
-	return nil
+	return a.runner.Run(ctx, agentkit.Spec{
+		Listener: a.cfg.Listener, Addr: a.cfg.Addr, TLS: a.cfg.TLS, Handler: a.handler,
+		Grace: a.cfg.ShutdownGrace, Log: a.log,
+		Listening: func(endpoint string) error {
+			a.mu.Lock()
+			if a.endpoint == "" {
+				a.endpoint = endpoint
+			}
+			a.mu.Unlock()
+			a.log.Info("player serving", slog.String("endpoint", a.Endpoint()), slog.String("name", a.cfg.Name))
+			return nil
+		},
+		Work: a.Register,
+		Stopped: func(err error) {
+			if err == nil {
+				a.log.Info("player stopped")
+			}
+		},
+	})
 }
+
+// Shutdown stops the player gracefully: Run stops serving, letting
+// in-flight calls finish until ctx ends, and returns. Shutdown waits for
+// that and returns ctx's error when ctx ended first. It does nothing to a
+// player that is not running.
+func (a *Agent) Shutdown(ctx context.Context) error { return a.runner.Shutdown(ctx, nil) }
+
+// Close stops Run at once if it is running (in-flight calls are cut off)
+// and releases what New acquired: the connections to the manager, the
+// agent log file and the history's journal (history.json is written
+// complete first). Call it when you serve Handler yourself, once you are
+// done; it is safe to call more than once, and after Run.
+func (a *Agent) Close() error { return a.runner.Close() }

@@ -403,7 +403,7 @@ func TestRejectedRegistrationStopsRun(t *testing.T) {
 			_, stopped, _ := startAgent(t, player.Config{League: m.URL, RegisterRetry: 20 * time.Millisecond})
 			select {
 			case err := <-stopped:
-				var rej *player.RejectedError
+				var rej *leaguesdk.RejectedError
 				if !errors.As(err, &rej) || rej.Code != tc.wantCode || !strings.Contains(rej.Reason, tc.reason) {
 					t.Fatalf("Run = %v, want a rejection %q", err, tc.reason)
 				}

@@ -206,7 +206,7 @@ func startAgent(t *testing.T, cfg player.Config) (*player.Agent, <-chan error, f
 			cancel()
 			select {
 			case err := <-res:
-				if err != nil && !errors.As(err, new(*player.RejectedError)) {
+				if err != nil && !errors.As(err, new(*leaguesdk.RejectedError)) {
 					t.Errorf("Run returned %v after a clean stop", err)
 				}
 			case <-time.After(10 * time.Second):

@@ -11,37 +11,14 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 )
 
-// RejectedError is the error Register and Run return when the manager
-// refuses the player: a REJECTED registration, or a protocol error answered
-// to the registration request. Use errors.As to get it.
-type RejectedError struct {
-	// Reason is the manager's reason, as sent.
-	Reason string
-	// Code is the catalog code of a refusal answered as a protocol error
-	// ("" for a REJECTED response).
-	Code leaguesdk.Code
-	// Err is the protocol error, if the refusal was one.
-	Err error
-}
-
-// Error implements the error interface.
-func (e *RejectedError) Error() string {
-	reason := e.Reason
-	if reason == "" {
-		reason = "no reason given"
-	}
-	return "player: registration rejected by the league manager: " + reason
-}
-
-// Unwrap returns the protocol error of the refusal, if any.
-func (e *RejectedError) Unwrap() error { return e.Err }
-
 // Register registers the player with the manager, retrying every
-// Config.RegisterRetry while the manager cannot be reached, until it is
-// accepted (Registered is closed, the history is loaded), refused (a
-// *RejectedError), or ctx ends. Run calls it; call it yourself only when
-// you serve Handler in your own server. Registering an agent that is
-// registered already does nothing.
+// Config.RegisterRetry while the manager cannot be reached (or answers a
+// retryable error), until the manager accepts it (Registered is closed,
+// the history is loaded), refuses it (a *leaguesdk.RejectedError), or ctx
+// ends; bound it with ctx's deadline to give up sooner. Registering a
+// player that is registered already does nothing. Run calls it; call it
+// yourself only when you serve Handler in your own server (Config.Endpoint
+// must then be set).
 func (a *Agent) Register(ctx context.Context) error {
 	if a.ID() != "" {
 		return nil
@@ -65,17 +42,14 @@ func (a *Agent) Register(ctx context.Context) error {
 	}
 	a.log.LogAttrs(ctx, slog.LevelDebug, "sending", leaguesdk.MessageAttrs(req)...)
 	var resp leaguesdk.LeagueRegisterResponse
-	err := agentkit.RetryUntilUp(ctx, a.log, a.cfg.RegisterRetry, "registration", func(ctx context.Context) error {
+	err := agentkit.Register(ctx, a.log, a.cfg.RegisterRetry, "player", func(ctx context.Context) error {
 		ctx, cancel := context.WithTimeout(ctx, a.cfg.RegisterTimeout)
 		defer cancel()
 		resp = leaguesdk.LeagueRegisterResponse{}
 		return a.client.CallOnce(ctx, a.cfg.League, leaguesdk.MethodRegisterPlayer, req, &resp)
 	})
 	if err != nil {
-		var pe *leaguesdk.Error
-		if errors.As(err, &pe) && pe.Code != "" && !pe.Code.Retryable() && ctx.Err() == nil {
-			err = &RejectedError{Reason: pe.Message, Code: pe.Code, Err: err}
-			a.log.Error("registration refused", slog.String("error", err.Error()))
+		if errors.As(err, new(*leaguesdk.RejectedError)) {
 			return err
 		}
 		return fmt.Errorf("player: register with %s: %w", a.cfg.League, err)
@@ -94,7 +68,7 @@ func (a *Agent) registerReply(resp *leaguesdk.LeagueRegisterResponse) error {
 		if resp.Status != leaguesdk.StatusRejected {
 			reason = strings.TrimSpace(fmt.Sprintf("unexpected registration status %q %s", resp.Status, reason))
 		}
-		err := &RejectedError{Reason: reason}
+		err := &leaguesdk.RejectedError{Agent: "player", Reason: reason}
 		a.log.Error("registration rejected", slog.String("reason", reason))
 		return err
 	}

@@ -140,17 +140,31 @@ type Config struct {
 }
 
 func (c *Config) withDefaults() error {
+	check := agentkit.NewConfigCheck("referee")
 	if strings.TrimSpace(c.Name) == "" {
-		return errors.New("referee: Config.Name is required")
+		check.Add("Config.Name is required")
 	}
 	if c.League == "" {
-		return errors.New("referee: Config.League (the manager's endpoint) is required")
-	}
-	if !leaguesdk.ValidEndpoint(c.League) {
-		return fmt.Errorf("referee: Config.League %q is not an http(s) URL", c.League)
+		check.Add("Config.League (the manager's endpoint) is required")
+	} else if !leaguesdk.ValidEndpoint(c.League) {
+		check.Add("Config.League %q is not an http(s) URL", c.League)
 	}
 	if c.Endpoint != "" && !leaguesdk.ValidEndpoint(c.Endpoint) {
-		return fmt.Errorf("referee: Config.Endpoint %q is not an http(s) URL", c.Endpoint)
+		check.Add("Config.Endpoint %q is not an http(s) URL", c.Endpoint)
+	}
+	if c.MaxConcurrentMatches < 0 {
+		check.Add("Config.MaxConcurrentMatches cannot be negative (%d)", c.MaxConcurrentMatches)
+	}
+	check.Durations(map[string]time.Duration{"JoinTimeout": c.JoinTimeout, "MoveTimeout": c.MoveTimeout,
+		"RetryDelay": c.RetryDelay, "GameOverTimeout": c.GameOverTimeout, "ReportTimeout": c.ReportTimeout,
+		"RegisterTimeout": c.RegisterTimeout, "RegisterRetry": c.RegisterRetry, "ShutdownGrace": c.ShutdownGrace})
+	for t, r := range c.Games {
+		if t == "" || r == nil {
+			check.Add("Config.Games has an empty game type or nil rules (%q)", t)
+		}
+	}
+	if err := check.Err(); err != nil {
+		return err
 	}
 	if c.Version == "" {
 		c.Version = Version
@@ -158,49 +172,26 @@ func (c *Config) withDefaults() error {
 	if c.Addr == "" {
 		c.Addr = DefaultAddr
 	}
-	if c.MaxConcurrentMatches <= 0 {
-		c.MaxConcurrentMatches = DefaultMaxConcurrentMatches
-	}
-	if c.JoinTimeout <= 0 {
-		c.JoinTimeout = leaguesdk.DefaultJoinTimeout
-	}
-	if c.MoveTimeout <= 0 {
-		c.MoveTimeout = leaguesdk.DefaultChoiceTimeout
-	}
+	agentkit.Default(&c.MaxConcurrentMatches, DefaultMaxConcurrentMatches)
+	agentkit.Default(&c.JoinTimeout, leaguesdk.DefaultJoinTimeout)
+	agentkit.Default(&c.MoveTimeout, leaguesdk.DefaultChoiceTimeout)
 	switch {
 	case c.Retries == 0:
 		c.Retries = DefaultRetries
 	case c.Retries < 0:
 		c.Retries = 0
 	}
-	if c.RetryDelay <= 0 {
-		c.RetryDelay = DefaultRetryDelay
-	}
-	if c.GameOverTimeout <= 0 {
-		c.GameOverTimeout = leaguesdk.DefaultGameOverTimeout
-	}
-	if c.ReportTimeout <= 0 {
-		c.ReportTimeout = leaguesdk.DefaultReportTimeout
-	}
-	if c.RegisterTimeout <= 0 {
-		c.RegisterTimeout = leaguesdk.DefaultRegistrationTimeout
-	}
-	if c.RegisterRetry <= 0 {
-		c.RegisterRetry = DefaultRegisterRetry
-	}
-	if c.ShutdownGrace <= 0 {
-		c.ShutdownGrace = DefaultShutdownGrace
-	}
+	agentkit.Default(&c.RetryDelay, DefaultRetryDelay)
+	agentkit.Default(&c.GameOverTimeout, leaguesdk.DefaultGameOverTimeout)
+	agentkit.Default(&c.ReportTimeout, leaguesdk.DefaultReportTimeout)
+	agentkit.Default(&c.RegisterTimeout, leaguesdk.DefaultRegistrationTimeout)
+	agentkit.Default(&c.RegisterRetry, DefaultRegisterRetry)
+	agentkit.Default(&c.ShutdownGrace, DefaultShutdownGrace)
 	if c.DataRoot == "" {
 		c.DataRoot = DefaultDataRoot
 	}
 	if len(c.Games) == 0 {
 		c.Games = DefaultGames()
-	}
-	for t, r := range c.Games {
-		if t == "" || r == nil {
-			return fmt.Errorf("referee: Config.Games has an empty game type or nil rules (%q)", t)
-		}
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -233,10 +224,11 @@ type Referee struct {
 	hub     hub
 
 	// base is the context of every match; Shutdown cancels it when the
-	// grace period ends.
+	// grace period ends, Close at once.
 	base   context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	runner *agentkit.Lifecycle // Run, Shutdown and Close
 
 	registered chan struct{}
 
@@ -278,8 +270,20 @@ func New(cfg Config) (*Referee, error) {
 		Middleware: append([]leaguesdk.Middleware{agentkit.LogCalls(r.log)}, ratelimit.Middlewares(cfg.RateLimit, r.identify)...),
 		Observer:   cfg.Observer})
 	r.addTools()
+	r.runner = agentkit.NewLifecycle("referee", func() error {
+		r.cancel()
+		r.wg.Wait() // the matches aborted by cancel have written their transcripts
+		r.client.Close()
+		r.manager.Close()
+		err := r.transcripts.close()
+		if err != nil {
+			r.log.Error("cannot make the match transcripts durable", slog.String("error", err.Error()))
+		}
+		return errors.Join(err, r.agentLog.Close())
+	})
 	var err error
 	if r.handler, err = agentkit.WithRoutes(r.srv, cfg.Routes); err != nil {
+		_ = r.runner.Close()
 		return nil, fmt.Errorf("referee: %w", err)
 	}
 	return r, nil
@@ -363,83 +367,59 @@ func (r *Referee) replyCredentials(presented string) (sender, token string) {
 	return sender, token
 }
 
-// Run serves the referee, registers it with the manager (retrying while
-// the manager is not up) and serves until ctx ends. It then stops
-// accepting matches, lets in-flight matches finish for up to
-// Config.ShutdownGrace (see Shutdown), stops serving and returns nil.
-// A registration the manager rejects ends Run with an error.
+// Run listens (Config.Listener, or Config.Addr), serves the referee and
+// registers it with the manager (see Register), then serves until ctx
+// ends, Shutdown or Close is called. When ctx ends it stops accepting
+// matches, lets in-flight matches finish for up to Config.ShutdownGrace
+// (see Shutdown), stops serving and returns nil. It returns a
+// *leaguesdk.RejectedError when the manager refuses the referee, and any
+// other error that keeps the referee from serving (then at once, even
+// while the manager is down). Run may be called once, and not after Close
+// (it then returns an error at once); it releases what New acquired when
+// it returns, as Close does.
 func (r *Referee) Run(ctx context.Context) error {
-	defer r.agentLog.Close()
-	ln := r.cfg.Listener
-	if ln == nil {
-		var err error
-		if ln, err = agentkit.Listen(r.cfg.Addr); err != nil {
-			return err
-		}
-	}
-	r.mu.Lock()
-	if r.endpoint == "" {
-		r.endpoint = agentkit.EndpointFor(ln.Addr(), r.cfg.TLS != nil)
-	}
-	r.mu.Unlock()
-	if _, err := writeRegistry(r.cfg.DataRoot, r.cfg.Games, r.cfg.Now()); err != nil {
-		r.log.Warn("cannot write the games registry", slog.String("error", err.Error()))
-	}
-
-	serveCtx, stopServing := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopServing()
-	served := make(chan error, 1)
-	go func() { served <- agentkit.Serve(serveCtx, ln, r.handler, 5*time.Second, r.cfg.TLS, r.log) }()
-
-	regErr := make(chan error, 1)
-	go func() {
-		regErr <- agentkit.RetryUntilUp(ctx, r.log, r.cfg.RegisterRetry, "registration", r.Register)
-	}()
-
-	var runErr error
-	select {
-	case err := <-served:
-		r.cancel()
-		<-regErr
-		r.wg.Wait()
-		return errors.Join(err, r.transcripts.close())
-	case err := <-regErr:
-		if err != nil && ctx.Err() == nil {
-			runErr = err
-			break
-		}
-		<-ctx.Done()
-	case <-ctx.Done():
-		<-regErr // ends with ctx
-	}
-	gctx, cancel := context.WithTimeout(context.Background(), r.cfg.ShutdownGrace)
-	_ = r.Shutdown(gctx)
-	cancel()
-	stopServing()
-	if err := <-served; err != nil && runErr == nil {
-		runErr = err
-	}
-	r.client.Close()
-	r.manager.Close()
-	if err := r.transcripts.close(); err != nil {
-		r.log.Error("cannot make the match transcripts durable", slog.String("error", err.Error()))
-		if runErr == nil {
-			runErr = err
-		}
-	}
-	return runErr
+	return r.runner.Run(ctx, agentkit.Spec{
+		Listener: r.cfg.Listener, Addr: r.cfg.Addr, TLS: r.cfg.TLS, Handler: r.handler,
+		Grace: r.cfg.ShutdownGrace, Log: r.log,
+		Listening: func(endpoint string) error {
+			r.mu.Lock()
+			if r.endpoint == "" {
+				r.endpoint = endpoint
+			}
+			r.mu.Unlock()
+			if _, err := writeRegistry(r.cfg.DataRoot, r.cfg.Games, r.cfg.Now()); err != nil {
+				r.log.Warn("cannot write the games registry", slog.String("error", err.Error()))
+			}
+			return nil
+		},
+		Work:  r.Register,
+		Drain: r.drain,
+	})
 }
 
-// Shutdown stops the referee from accepting matches (start_match is then
-// refused with E010) and waits for the in-flight matches to finish and
-// their results to be acknowledged, until ctx ends. Matches still running
-// then are aborted: each is marked ABORTED in its transcript and is not
-// reported at all, so the manager, which never got a result, gives it to
-// another referee. A result that was computed but not yet acknowledged
-// stays in the transcript and is reported again if the same match is
-// assigned to this data root later. Shutdown returns ctx's error when it
-// had to abort.
-func (r *Referee) Shutdown(ctx context.Context) error {
+// Shutdown stops the referee gracefully: it stops accepting matches
+// (start_match is then refused with E010) and waits for the in-flight
+// matches to finish and their results to be acknowledged, until ctx ends;
+// then Run, if running, stops serving and returns. Matches still running
+// when ctx ends are aborted: each is marked ABORTED in its transcript and
+// is not reported at all, so the manager, which never got a result, gives
+// it to another referee. A result that was computed but not yet
+// acknowledged stays in the transcript and is reported again if the same
+// match is assigned to this data root later. Shutdown returns ctx's error
+// when ctx ended first (it had to abort).
+func (r *Referee) Shutdown(ctx context.Context) error { return r.runner.Shutdown(ctx, r.drain) }
+
+// Close stops Run at once if it is running, aborting the matches in
+// progress as a Shutdown whose ctx has ended does, and releases what New
+// acquired: the context of the matches, the connections to players and the
+// manager, and the agent log file. Call it when you serve Handler
+// yourself, once you are done; it is safe to call more than once, and
+// after Run.
+func (r *Referee) Close() error { return r.runner.Close() }
+
+// drain stops accepting matches and waits for the in-flight ones until ctx
+// ends, then aborts the rest.
+func (r *Referee) drain(ctx context.Context) error {
 	r.mu.Lock()
 	r.draining = true
 	r.mu.Unlock()
@@ -460,17 +440,23 @@ func (r *Referee) Shutdown(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// Register registers the referee with the manager once
-// (REFEREE_REGISTER_REQUEST) and records the id and token it is given. Run
-// calls it until the manager is up; call it yourself when you serve
-// Handler in your own server (Config.Endpoint must then be set).
+// Register registers the referee with the manager
+// (REFEREE_REGISTER_REQUEST), retrying every Config.RegisterRetry while the
+// manager cannot be reached (or answers a retryable error), until the
+// manager accepts it (the id and token it is given are recorded and
+// Registered is closed), refuses it (a *leaguesdk.RejectedError), or ctx
+// ends; bound it with ctx's deadline to give up sooner. Registering a
+// referee that is registered already does nothing. Run calls it; call it
+// yourself only when you serve Handler in your own server (Config.Endpoint
+// must then be set).
 func (r *Referee) Register(ctx context.Context) error {
+	if r.ID() != "" {
+		return nil
+	}
 	endpoint := r.Endpoint()
 	if endpoint == "" {
-		return errors.New("referee: no contact endpoint: set Config.Endpoint or use Run")
+		return errors.New("referee: no contact endpoint to register: set Config.Endpoint or use Run")
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.cfg.RegisterTimeout)
-	defer cancel()
 	req := &leaguesdk.RefereeRegisterRequest{
 		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgRefereeRegisterRequest, leaguesdk.NameSender("referee", r.cfg.Name),
 			"", "", r.cfg.Now()),
@@ -484,11 +470,25 @@ func (r *Referee) Register(ctx context.Context) error {
 		},
 	}
 	var resp leaguesdk.RefereeRegisterResponse
-	if err := r.manager.CallOnce(ctx, r.cfg.League, leaguesdk.MethodRegisterReferee, req, &resp); err != nil {
-		return err
+	err := agentkit.Register(ctx, r.log, r.cfg.RegisterRetry, "referee", func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, r.cfg.RegisterTimeout)
+		defer cancel()
+		resp = leaguesdk.RefereeRegisterResponse{}
+		return r.manager.CallOnce(ctx, r.cfg.League, leaguesdk.MethodRegisterReferee, req, &resp)
+	})
+	if err != nil {
+		if errors.As(err, new(*leaguesdk.RejectedError)) {
+			return err
+		}
+		return fmt.Errorf("referee: register with %s: %w", r.cfg.League, err)
 	}
 	if !resp.Status.Accepted() {
-		return fmt.Errorf("referee: registration rejected by the manager (status %q): %s", resp.Status, resp.Reason)
+		reason := string(resp.Reason)
+		if resp.Status != leaguesdk.StatusRejected {
+			reason = strings.TrimSpace(fmt.Sprintf("unexpected registration status %q %s", resp.Status, reason))
+		}
+		r.log.Error("registration rejected", slog.String("reason", reason))
+		return &leaguesdk.RejectedError{Agent: "referee", Reason: reason}
 	}
 	if resp.RefereeID == "" {
 		return errors.New("referee: registration accepted without a referee_id")

@@ -121,7 +121,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 
 	log.Info("starting", slog.String("strategy", *strategyName), slog.String("league", *league))
 	err = a.Run(ctx)
-	var rejected *player.RejectedError
+	var rejected *leaguesdk.RejectedError
 	if errors.As(err, &rejected) {
 		return fmt.Errorf("the league refused %q: %s", *name, rejected.Reason)
 	}

@@ -2,7 +2,6 @@ package agentkit
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,39 +12,6 @@ import (
 
 	"github.com/agentleague/league/leaguesdk"
 )
-
-// Serve serves h on ln until ctx ends, then shuts down gracefully, giving
-// in-flight requests up to grace to finish. It returns nil after a clean
-// shutdown. With a non-nil tlsCfg it serves HTTPS only; connections
-// whose handshake fails (a client without a valid certificate under
-// mutual TLS, say) are closed and logged as warnings on log, and the
-// server goes on serving the others.
-func Serve(ctx context.Context, ln net.Listener, h http.Handler, grace time.Duration, tlsCfg *tls.Config, log *slog.Logger) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	if log != nil {
-		srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
-	}
-	if tlsCfg != nil {
-		srv.TLSConfig = tlsCfg.Clone()
-		ln = tls.NewListener(ln, srv.TLSConfig)
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		_ = srv.Close()
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
 
 // Listen opens a TCP listener on addr and explains a port in use.
 func Listen(addr string) (net.Listener, error) {
@@ -102,6 +68,24 @@ func RetryUntilUp(ctx context.Context, log *slog.Logger, every time.Duration, wh
 		case <-t.C:
 		}
 	}
+}
+
+// Register registers an agent with its manager: it calls attempt (one
+// registration request, with its own deadline) as RetryUntilUp does,
+// every apart, while the manager cannot be reached. A refusal ends it
+// with a *leaguesdk.RejectedError naming agent: one attempt returned, or a
+// protocol error with a code that is not retryable.
+func Register(ctx context.Context, log *slog.Logger, every time.Duration, agent string, attempt func(ctx context.Context) error) error {
+	err := RetryUntilUp(ctx, log, every, "registration", attempt)
+	if err == nil || errors.As(err, new(*leaguesdk.RejectedError)) {
+		return err
+	}
+	var pe *leaguesdk.Error
+	if errors.As(err, &pe) && pe.Code != "" && !pe.Code.Retryable() && ctx.Err() == nil {
+		err = &leaguesdk.RejectedError{Agent: agent, Reason: pe.Message, Code: pe.Code, Err: err}
+		log.Error("registration refused", slog.String("error", err.Error()))
+	}
+	return err
 }
 
 // SafeFileName turns an id another agent gave (a player id, a match id)

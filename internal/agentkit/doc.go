@@ -1,15 +1,23 @@
-// Package agentkit holds the plumbing the three agents share: serving an
-// http.Handler until a context ends, registering with a manager that may
-// not be up yet, and the per-agent log file of the data layer.
+// Package agentkit holds the plumbing the three agents share: their
+// lifecycle (listen, advertise, serve, register or run the league, stop
+// with grace, release), registering with a manager that may not be up
+// yet, the Config convention, and the per-agent log file of the data
+// layer.
 //
-// Quick start, the skeleton of an agent's Run:
+// Quick start, the skeleton of an agent:
 //
-//	ln, err := agentkit.Listen(cfg.Addr)
-//	if err != nil {
-//		return err
+//	life := agentkit.NewLifecycle("player", release) // in New
+//
+//	func (a *Agent) Run(ctx context.Context) error {
+//		return a.life.Run(ctx, agentkit.Spec{
+//			Listener: cfg.Listener, Addr: cfg.Addr, TLS: cfg.TLS,
+//			Handler: handler, Grace: cfg.ShutdownGrace, Log: log,
+//			Listening: func(endpoint string) error { … advertise it … },
+//			Work:      a.Register, // retried while the manager is down
+//		})
 //	}
-//	go agentkit.RetryUntilUp(ctx, log, 2*time.Second, "registration", register)
-//	return agentkit.Serve(ctx, ln, handler, 5*time.Second, cfg.TLS, log)
+//	func (a *Agent) Shutdown(ctx context.Context) error { return a.life.Shutdown(ctx, nil) }
+//	func (a *Agent) Close() error                       { return a.life.Close() }
 //
 // Every agent writes its JSON-lines log through an AgentLog, opened at
 // logs/agents/<agent_id>.log.jsonl once the id is known (at once for the
