@@ -101,6 +101,10 @@
 // start_match is appended to data/leagues/<league_id>/assignments.jsonl
 // (flushed to disk) before it is sent.
 //
+// New opens the journals and logs; Run releases them when it returns, and
+// Close does for a manager whose Handler is served by someone else (or
+// that is never run), so a second manager can then open the same data root.
+//
 // A manager started on the same data root with the same league id resumes:
 // agents keep their ids and tokens, recorded results stay and finished
 // matches are not played again. A match that was handed out and not

@@ -23,7 +23,7 @@
 //	}
 //
 // The Agent does the protocol: it registers (retrying while the manager is
-// not up yet, stopping with a *RejectedError when the manager refuses),
+// not up yet, stopping with a *leaguesdk.RejectedError when the manager refuses),
 // answers every invitation at once, asks the strategy for each choice,
 // records each result, and acknowledges every notification — in each wire
 // form other implementations use.

@@ -58,5 +58,8 @@
 // Shutdown: when Run's context ends the referee refuses new matches, lets
 // in-flight matches finish for up to Config.ShutdownGrace and then aborts
 // the rest. An aborted match is never reported: the manager, lacking a
-// result, assigns it again.
+// result, assigns it again. Shutdown(ctx) does the same with ctx as the
+// deadline; Close aborts at once and releases the connections and the
+// agent log. When serving fails Run returns the error at once, even while
+// registration is still waiting for a manager that is down.
 package referee

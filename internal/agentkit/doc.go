@@ -6,18 +6,18 @@
 //
 // Quick start, the skeleton of an agent:
 //
-//	life := agentkit.NewLifecycle("player", release) // in New
+//	a.runner = agentkit.NewLifecycle("player", release) // in New
 //
 //	func (a *Agent) Run(ctx context.Context) error {
-//		return a.life.Run(ctx, agentkit.Spec{
+//		return a.runner.Run(ctx, agentkit.Spec{
 //			Listener: cfg.Listener, Addr: cfg.Addr, TLS: cfg.TLS,
 //			Handler: handler, Grace: cfg.ShutdownGrace, Log: log,
 //			Listening: func(endpoint string) error { … advertise it … },
 //			Work:      a.Register, // retried while the manager is down
 //		})
 //	}
-//	func (a *Agent) Shutdown(ctx context.Context) error { return a.life.Shutdown(ctx, nil) }
-//	func (a *Agent) Close() error                       { return a.life.Close() }
+//	func (a *Agent) Shutdown(ctx context.Context) error { return a.runner.Shutdown(ctx, nil) }
+//	func (a *Agent) Close() error                       { return a.runner.Close() }
 //
 // Every agent writes its JSON-lines log through an AgentLog, opened at
 // logs/agents/<agent_id>.log.jsonl once the id is known (at once for the
