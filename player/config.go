@@ -2,8 +2,6 @@ package player
 
 import (
 	"crypto/tls"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -11,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -132,7 +131,7 @@ type Config struct {
 	// before (the last 1000) are written to it then and carry the sender
 	// used before registration (player:<ID>, else made from Name:
 	// "player:agent_alpha") as agent_id, later lines the player id. Run
-	// closes the file when it returns; a player that is refused writes no
+	// closes the file when it returns, Close when Run is not used; a player that is refused writes no
 	// file.
 	NoAgentLog bool
 	// Now is the clock. Default time.Now.
@@ -144,40 +143,33 @@ type Config struct {
 
 // withDefaults checks cfg and fills in its defaults.
 func (cfg Config) withDefaults() (Config, error) {
-	var errs []error
+	check := agentkit.NewConfigCheck("player")
 	cfg.Name = strings.TrimSpace(cfg.Name)
 	if cfg.Name == "" {
-		errs = append(errs, errors.New("a display name (Name) is required"))
+		check.Add("a display name (Name) is required")
 	}
 	cfg.ID = strings.TrimSpace(cfg.ID)
 	if cfg.ID != "" && !validID(cfg.ID) {
-		errs = append(errs, fmt.Errorf("the player id (ID) %q is not valid: use 1 to 64 letters, digits, \"_\", \"-\" or \".\"", cfg.ID))
+		check.Add("the player id (ID) %q is not valid: use 1 to 64 letters, digits, \"_\", \"-\" or \".\"", cfg.ID)
 	}
 	if cfg.League == "" {
-		errs = append(errs, errors.New("the manager's endpoint (League) is required"))
+		check.Add("the manager's endpoint (League) is required")
 	} else if !leaguesdk.ValidEndpoint(cfg.League) {
-		errs = append(errs, fmt.Errorf("the manager's endpoint (League) %q is not an http(s) URL", cfg.League))
+		check.Add("the manager's endpoint (League) %q is not an http(s) URL", cfg.League)
 	}
 	if cfg.Endpoint != "" && !leaguesdk.ValidEndpoint(cfg.Endpoint) {
-		errs = append(errs, fmt.Errorf("the contact endpoint (Endpoint) %q is not an http(s) URL", cfg.Endpoint))
+		check.Add("the contact endpoint (Endpoint) %q is not an http(s) URL", cfg.Endpoint)
 	}
 	for _, g := range cfg.GameTypes {
 		if strings.TrimSpace(g) == "" {
-			errs = append(errs, errors.New("the game types (GameTypes) hold an empty entry"))
+			check.Add("the game types (GameTypes) hold an empty entry")
 		}
 	}
-	for _, d := range []struct {
-		name string
-		d    time.Duration
-	}{{"SafetyMargin", cfg.SafetyMargin}, {"ChoiceTimeout", cfg.ChoiceTimeout}, {"LearnTimeout", cfg.LearnTimeout},
-		{"RegisterRetry", cfg.RegisterRetry}, {"RegisterTimeout", cfg.RegisterTimeout},
-		{"QueryTimeout", cfg.QueryTimeout}, {"ShutdownGrace", cfg.ShutdownGrace}} {
-		if d.d < 0 {
-			errs = append(errs, fmt.Errorf("the duration %s is negative (%v)", d.name, d.d))
-		}
-	}
-	if len(errs) > 0 {
-		return cfg, fmt.Errorf("player: invalid config: %w", errors.Join(errs...))
+	check.Durations(map[string]time.Duration{"SafetyMargin": cfg.SafetyMargin, "ChoiceTimeout": cfg.ChoiceTimeout,
+		"LearnTimeout": cfg.LearnTimeout, "RegisterRetry": cfg.RegisterRetry, "RegisterTimeout": cfg.RegisterTimeout,
+		"QueryTimeout": cfg.QueryTimeout, "ShutdownGrace": cfg.ShutdownGrace})
+	if err := check.Err(); err != nil {
+		return cfg, err
 	}
 	if cfg.Version == "" {
 		cfg.Version = DefaultVersion
@@ -201,13 +193,13 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Fallback == nil {
 		cfg.Fallback = Random(cfg.Rand)
 	}
-	setDefault(&cfg.SafetyMargin, DefaultSafetyMargin)
-	setDefault(&cfg.ChoiceTimeout, leaguesdk.DefaultChoiceTimeout)
-	setDefault(&cfg.LearnTimeout, DefaultLearnTimeout)
-	setDefault(&cfg.RegisterRetry, DefaultRegisterRetry)
-	setDefault(&cfg.RegisterTimeout, leaguesdk.DefaultRegistrationTimeout)
-	setDefault(&cfg.QueryTimeout, leaguesdk.DefaultQueryTimeout)
-	setDefault(&cfg.ShutdownGrace, DefaultShutdownGrace)
+	agentkit.Default(&cfg.SafetyMargin, DefaultSafetyMargin)
+	agentkit.Default(&cfg.ChoiceTimeout, leaguesdk.DefaultChoiceTimeout)
+	agentkit.Default(&cfg.LearnTimeout, DefaultLearnTimeout)
+	agentkit.Default(&cfg.RegisterRetry, DefaultRegisterRetry)
+	agentkit.Default(&cfg.RegisterTimeout, leaguesdk.DefaultRegistrationTimeout)
+	agentkit.Default(&cfg.QueryTimeout, leaguesdk.DefaultQueryTimeout)
+	agentkit.Default(&cfg.ShutdownGrace, DefaultShutdownGrace)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -229,10 +221,4 @@ func validID(id string) bool {
 		}
 	}
 	return true
-}
-
-func setDefault(d *time.Duration, def time.Duration) {
-	if *d == 0 {
-		*d = def
-	}
 }
