@@ -126,8 +126,8 @@ type Config struct {
 	// file opens when the manager accepts the referee; the lines logged
 	// before (the last 1000) are written to it then and carry the
 	// name-based sender ("referee:referee_alpha") as agent_id, later lines
-	// the referee id. Run closes the file when it returns (Close when Run is not used); a referee that
-	// is refused writes no file.
+	// the referee id. Run closes the file when it returns (Close when Run
+	// is not used); a referee that is refused writes no file.
 	NoAgentLog bool
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
