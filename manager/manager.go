@@ -513,12 +513,7 @@ func (m *Manager) Run(ctx context.Context) error {
 		Listener: m.cfg.Listener, Addr: m.cfg.Addr, TLS: m.cfg.TLS, Handler: m.handler,
 		Grace: m.cfg.ShutdownGrace, Log: m.log,
 		Listening: func(endpoint string) error {
-			m.mu.Lock()
-			if m.endpoint == "" {
-				m.endpoint = endpoint
-			}
-			endpoint = m.endpoint
-			m.mu.Unlock()
+			endpoint = agentkit.Advertise(&m.mu, &m.endpoint, endpoint)
 			if err := m.writeConfigFiles(); err != nil {
 				return err
 			}

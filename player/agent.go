@@ -164,12 +164,8 @@ func (a *Agent) Run(ctx context.Context) error {
 		Listener: a.cfg.Listener, Addr: a.cfg.Addr, TLS: a.cfg.TLS, Handler: a.handler,
 		Grace: a.cfg.ShutdownGrace, Log: a.log,
 		Listening: func(endpoint string) error {
-			a.mu.Lock()
-			if a.endpoint == "" {
-				a.endpoint = endpoint
-			}
-			a.mu.Unlock()
-			a.log.Info("player serving", slog.String("endpoint", a.Endpoint()), slog.String("name", a.cfg.Name))
+			endpoint = agentkit.Advertise(&a.mu, &a.endpoint, endpoint)
+			a.log.Info("player serving", slog.String("endpoint", endpoint), slog.String("name", a.cfg.Name))
 			return nil
 		},
 		Work: a.Register,

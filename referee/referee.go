@@ -382,11 +382,7 @@ func (r *Referee) Run(ctx context.Context) error {
 		Listener: r.cfg.Listener, Addr: r.cfg.Addr, TLS: r.cfg.TLS, Handler: r.handler,
 		Grace: r.cfg.ShutdownGrace, Log: r.log,
 		Listening: func(endpoint string) error {
-			r.mu.Lock()
-			if r.endpoint == "" {
-				r.endpoint = endpoint
-			}
-			r.mu.Unlock()
+			agentkit.Advertise(&r.mu, &r.endpoint, endpoint)
 			if _, err := writeRegistry(r.cfg.DataRoot, r.cfg.Games, r.cfg.Now()); err != nil {
 				r.log.Warn("cannot write the games registry", slog.String("error", err.Error()))
 			}

@@ -43,6 +43,18 @@ func NewLifecycle(name string, release func() error) *Lifecycle {
 	return l
 }
 
+// Advertise sets *endpoint, guarded by mu, to listened unless an endpoint
+// was configured, and returns the one the agent advertises: what an
+// agent's Spec.Listening does first.
+func Advertise(mu *sync.Mutex, endpoint *string, listened string) string {
+	mu.Lock()
+	defer mu.Unlock()
+	if *endpoint == "" {
+		*endpoint = listened
+	}
+	return *endpoint
+}
+
 // Spec describes what an agent's Run does besides serving.
 type Spec struct {
 	// Listener is served when set; otherwise Run listens on Addr.
