@@ -149,6 +149,11 @@ type Config struct {
 	// opened by New and closed by Close (or when Run returns). The league's own files
 	// (state, standings, the league log) are written either way.
 	NoAgentLog bool
+	// AgentLogLevel is the least level the agent log file records. The
+	// zero value, slog.LevelInfo, records one line per call with its ids
+	// and outcome; slog.LevelDebug adds every message sent and received,
+	// whole (tokens redacted), at a cost that grows with the messages.
+	AgentLogLevel slog.Level
 	// Now is the clock of timestamps and of the registration window (which
 	// is kept across a restart as a wall-clock time). Other durations
 	// (deadlines, report timeouts, retry pauses) are measured with the

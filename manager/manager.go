@@ -173,7 +173,7 @@ func New(cfg Config) (*Manager, error) {
 		return nil, fmt.Errorf("manager: data root: %w", err)
 	}
 	if !cfg.NoAgentLog {
-		m.agentLog = agentkit.NewAgentLog(AgentID)
+		m.agentLog = agentkit.NewAgentLog(AgentID, cfg.AgentLogLevel)
 		if err := m.agentLog.Open(cfg.DataRoot, AgentID); err != nil {
 			return nil, fmt.Errorf("manager: agent log: %w", err)
 		}

@@ -89,6 +89,8 @@ series:
 // and referee count into Metrics, and reads the counts back through
 // GET /metrics on the agents' own ports.
 func TestMetricsOfAWholeLeague(t *testing.T) {
+	// Made first, so that it is removed after the agents have stopped.
+	data := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
@@ -99,7 +101,6 @@ func TestMetricsOfAWholeLeague(t *testing.T) {
 			}
 		})
 	}
-	data := t.TempDir()
 
 	mm := metrics.New()
 	ln := listen(t)

@@ -58,7 +58,7 @@ func New(cfg Config) (*Agent, error) {
 		flat:       map[string]bool{},
 	}
 	if !cfg.NoAgentLog {
-		a.agentLog = agentkit.NewAgentLog(a.sender())
+		a.agentLog = agentkit.NewAgentLog(a.sender(), cfg.AgentLogLevel)
 	}
 	a.log = a.agentLog.Logger(cfg.Logger)
 	if a.endpoint == "" && cfg.Listener != nil {

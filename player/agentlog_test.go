@@ -3,6 +3,7 @@ package player_test
 import (
 	"bufio"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,7 @@ import (
 func TestAgentLogFile(t *testing.T) {
 	m := startManager(t, &testManager{playerID: "P07"})
 	data := t.TempDir()
-	a, _, stop := startAgent(t, player.Config{League: m.URL, DataRoot: data, Strategy: always(leaguesdk.Odd)})
+	a, _, stop := startAgent(t, player.Config{League: m.URL, DataRoot: data, Strategy: always(leaguesdk.Odd), AgentLogLevel: slog.LevelDebug})
 	select {
 	case <-a.Registered():
 	case <-time.After(10 * time.Second):

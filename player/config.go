@@ -134,6 +134,11 @@ type Config struct {
 	// closes the file when it returns, Close when Run is not used; a player that is refused writes no
 	// file.
 	NoAgentLog bool
+	// AgentLogLevel is the least level the agent log file records. The
+	// zero value, slog.LevelInfo, records one line per call with its ids
+	// and outcome; slog.LevelDebug adds every message sent and received,
+	// whole (tokens redacted), at a cost that grows with the messages.
+	AgentLogLevel slog.Level
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 	// Rand is the random source of the default strategies and of the

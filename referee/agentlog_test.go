@@ -3,6 +3,7 @@ package referee_test
 import (
 	"bufio"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // the players.
 func TestAgentLogFile(t *testing.T) {
 	mgr := newTestManager(t)
-	e := startReferee(t, mgr, nil)
+	e := startReferee(t, mgr, func(c *referee.Config) { c.AgentLogLevel = slog.LevelDebug })
 	a := newTestPlayer(t, behaviour{Choice: leaguesdk.Even})
 	b := newTestPlayer(t, behaviour{Choice: leaguesdk.Odd})
 	e.play(t, e.match(a, b, "P01", "P02"))

@@ -129,6 +129,11 @@ type Config struct {
 	// the referee id. Run closes the file when it returns (Close when Run
 	// is not used); a referee that is refused writes no file.
 	NoAgentLog bool
+	// AgentLogLevel is the least level the agent log file records. The
+	// zero value, slog.LevelInfo, records one line per call with its ids
+	// and outcome; slog.LevelDebug adds every message sent and received,
+	// whole (tokens redacted), at a cost that grows with the messages.
+	AgentLogLevel slog.Level
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 	// Rand is the random source given to every game. Default crypto/rand.Reader.
@@ -256,7 +261,7 @@ func New(cfg Config) (*Referee, error) {
 		endpoint:    cfg.Endpoint,
 	}
 	if !cfg.NoAgentLog {
-		r.agentLog = agentkit.NewAgentLog(leaguesdk.NameSender("referee", cfg.Name))
+		r.agentLog = agentkit.NewAgentLog(leaguesdk.NameSender("referee", cfg.Name), cfg.AgentLogLevel)
 	}
 	r.log = r.agentLog.Logger(cfg.Logger)
 	r.base, r.cancel = context.WithCancel(context.Background())

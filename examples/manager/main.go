@@ -9,6 +9,7 @@
 //	-endpoint             the manager's endpoint as agents reach it (default http://<host>:<port>/mcp; https:// with -tls-cert)
 //	-league-id            the league's id (league_2025_even_odd)
 //	-data                 data root (./league-data)
+//	-trace                record every message, whole, in the agent log file (default: ids and outcomes)
 //	-min-players          start once that many players and a referee are registered (4; 0 or negative disables)
 //	-max-players          refuse players beyond this number (0: unlimited)
 //	-registration-window  start after this long with at least two players and a referee (60s; negative disables)
@@ -86,6 +87,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	endpoint := fs.String("endpoint", "", "the manager's endpoint as agents reach it (default http://<host>:<port>/mcp; https:// with -tls-cert)")
 	leagueID := fs.String("league-id", manager.DefaultLeagueID, "the league's id")
 	dataRoot := fs.String("data", manager.DefaultDataRoot, "data root")
+	trace := fs.Bool("trace", false, "record every message sent and received, whole, in the agent log file (debug level)")
 	minPlayers := fs.Int("min-players", manager.DefaultMinPlayers, "start once that many players and a referee are registered (negative disables)")
 	maxPlayers := fs.Int("max-players", 0, "refuse players beyond this number (0: unlimited)")
 	window := fs.Duration("registration-window", manager.DefaultRegistrationWindow, "start after this long with at least two players and a referee (negative disables)")
@@ -144,6 +146,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	out := &printer{w: stderr}
 	mtr := metrics.New()
+	agentLogLevel := slog.LevelInfo // ids and outcomes
+	if *trace {
+		agentLogLevel = slog.LevelDebug // and every message, whole
+	}
 	m, err := manager.New(manager.Config{
 		LeagueID:           *leagueID,
 		Listener:           ln,
@@ -151,6 +157,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		TLS:                serverTLS,
 		ClientTLS:          clientTLS,
 		DataRoot:           *dataRoot,
+		AgentLogLevel:      agentLogLevel,
 		MinPlayers:         *minPlayers,
 		MaxPlayers:         *maxPlayers,
 		RegistrationWindow: *window,

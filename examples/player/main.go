@@ -13,6 +13,7 @@
 //	-strategy  random | always_even | always_odd | history | llm (random)
 //	-endpoint  contact endpoint advertised to the manager (default http://<host>:<port>/mcp; https:// with -tls-cert)
 //	-data      data root (./league-data)
+//	-trace     record every message, whole, in the agent log file (default: ids and outcomes)
 //	-tls-cert FILE   PEM certificate: serve HTTPS only (with -tls-key), advertise https://; also the client certificate under mutual TLS
 //	-tls-key FILE    PEM private key of -tls-cert
 //	-ca FILE         PEM CA certificates trusted for https:// endpoints, beside the system roots
@@ -76,6 +77,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	var tlsFiles leaguesdk.TLSFiles
 	tlsFiles.RegisterFlags(fs)
 	dataRoot := fs.String("data", "./league-data", "data root")
+	trace := fs.Bool("trace", false, "record every message sent and received, whole, in the agent log file (debug level)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -101,19 +103,24 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		With(slog.String("agent", agent))
 
 	mtr := metrics.New()
+	agentLogLevel := slog.LevelInfo // ids and outcomes
+	if *trace {
+		agentLogLevel = slog.LevelDebug // and every message, whole
+	}
 	a, err := player.New(player.Config{
-		Name:      *name,
-		ID:        *id,
-		League:    *league,
-		Addr:      net.JoinHostPort(*host, strconv.Itoa(*port)),
-		Endpoint:  *endpoint,
-		TLS:       serverTLS,
-		ClientTLS: clientTLS,
-		DataRoot:  *dataRoot,
-		Strategy:  strategy,
-		Logger:    log,
-		Observer:  mtr,
-		Routes:    map[string]http.Handler{"GET /metrics": mtr.Handler()},
+		Name:          *name,
+		ID:            *id,
+		League:        *league,
+		Addr:          net.JoinHostPort(*host, strconv.Itoa(*port)),
+		Endpoint:      *endpoint,
+		TLS:           serverTLS,
+		ClientTLS:     clientTLS,
+		DataRoot:      *dataRoot,
+		AgentLogLevel: agentLogLevel,
+		Strategy:      strategy,
+		Logger:        log,
+		Observer:      mtr,
+		Routes:        map[string]http.Handler{"GET /metrics": mtr.Handler()},
 	})
 	if err != nil {
 		return err

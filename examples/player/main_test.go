@@ -29,7 +29,7 @@ func TestRunRegistersLogsAndStops(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"-port", "0", "-league", manager.URL + "/mcp", "-name", "Agent Alpha",
-			"-strategy", "history", "-data", data}, stderr)
+			"-strategy", "history", "-data", data, "-trace"}, stderr)
 	}()
 	logFile := filepath.Join(data, "logs", "agents", "P07.log.jsonl")
 	deadline := time.Now().Add(10 * time.Second)

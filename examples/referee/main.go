@@ -16,6 +16,7 @@
 //	-grace           how long in-flight matches may finish on shutdown (30s)
 //	-endpoint        contact endpoint advertised to the manager (default http://<host>:<port>/mcp; https:// with -tls-cert)
 //	-data            data root (./league-data)
+//	-trace           record every message, whole, in the agent log file (default: ids and outcomes)
 //	-tls-cert FILE   PEM certificate: serve HTTPS only (with -tls-key), advertise https://; also the client certificate under mutual TLS
 //	-tls-key FILE    PEM private key of -tls-cert
 //	-ca FILE         PEM CA certificates trusted for https:// endpoints, beside the system roots
@@ -80,6 +81,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	var tlsFiles leaguesdk.TLSFiles
 	tlsFiles.RegisterFlags(fs)
 	dataRoot := fs.String("data", referee.DefaultDataRoot, "data root")
+	trace := fs.Bool("trace", false, "record every message sent and received, whole, in the agent log file (debug level)")
 	rateLimit := fs.Float64("rate-limit", referee.DefaultRateLimit, "requests per second each caller (the manager, or a player's address) may send, bursts of twice as many (0 disables)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -108,6 +110,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if limit <= 0 {
 		limit = -1 // 0 on the command line disables the limit
 	}
+	agentLogLevel := slog.LevelInfo // ids and outcomes
+	if *trace {
+		agentLogLevel = slog.LevelDebug // and every message, whole
+	}
 	ref, err := referee.New(referee.Config{
 		Name:                 *name,
 		League:               *league,
@@ -122,6 +128,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		RetryDelay:           *retryDelay,
 		ShutdownGrace:        *grace,
 		DataRoot:             *dataRoot,
+		AgentLogLevel:        agentLogLevel,
 		Logger:               log,
 		RateLimit:            limit,
 		Observer:             mtr,

@@ -31,7 +31,8 @@ const MaxHeldLines = 1000
 // A nil *AgentLog is a log that is turned off: Logger returns its base,
 // Open and Close do nothing. AgentLog is safe for concurrent use.
 type AgentLog struct {
-	base atomic.Pointer[baseHandler] // the JSON handler of the current agent id
+	base  atomic.Pointer[baseHandler] // the JSON handler of the current agent id
+	level slog.Level                  // the least level written to the file
 
 	mu      sync.Mutex
 	held    [][]byte // lines written before Open, oldest first
@@ -45,19 +46,22 @@ type AgentLog struct {
 type baseHandler struct{ h slog.Handler }
 
 // NewAgentLog returns an AgentLog whose lines carry agentID until Open
-// names the real id. Nothing is written to disk before Open.
-func NewAgentLog(agentID string) *AgentLog {
-	l := &AgentLog{}
+// names the real id, and that writes the records of level and above (the
+// agents' Config.AgentLogLevel: info by default, whose lines carry ids and
+// outcomes; debug adds every message sent and received, whole). Nothing is
+// written to disk before Open.
+func NewAgentLog(agentID string, level slog.Level) *AgentLog {
+	l := &AgentLog{level: level}
 	l.setID(agentID)
 	return l
 }
 
 func (l *AgentLog) setID(agentID string) {
-	l.base.Store(&baseHandler{leaguesdk.NewLogger(writerFunc(l.write), agentID, slog.LevelDebug).Handler()})
+	l.base.Store(&baseHandler{leaguesdk.NewLogger(writerFunc(l.write), agentID, l.level).Handler()})
 }
 
-// Logger returns a logger that writes every record (debug and up) to the
-// agent log and passes it to base as well (nil base: the agent log only).
+// Logger returns a logger that writes every record of the log's level and
+// up to the agent log and passes it to base as well (nil base: the agent log only).
 // On a nil AgentLog it returns base, or a logger that discards when base
 // is nil.
 func (l *AgentLog) Logger(base *slog.Logger) *slog.Logger {
@@ -174,7 +178,7 @@ type builtHandler struct {
 }
 
 func (h *logHandler) Enabled(_ context.Context, level slog.Level) bool {
-	return level >= slog.LevelDebug
+	return level >= h.log.level
 }
 
 func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {

@@ -33,7 +33,7 @@ func readLog(t *testing.T, path string) []map[string]any {
 func TestAgentLogHoldsLinesUntilTheAgentIsKnown(t *testing.T) {
 	root := t.TempDir()
 	var human bytes.Buffer
-	l := NewAgentLog("player:agent_alpha")
+	l := NewAgentLog("player:agent_alpha", slog.LevelDebug)
 	log := l.Logger(slog.New(slog.NewTextHandler(&human, nil))).With("component", "test")
 	log.Debug("before", slog.String("auth_token", "tok_0123456789abcdef"))
 	if _, err := os.Stat(filepath.Join(root, "logs", "agents")); !os.IsNotExist(err) {
@@ -71,7 +71,7 @@ func TestAgentLogHoldsLinesUntilTheAgentIsKnown(t *testing.T) {
 
 func TestAgentLogKeepsTheLastHeldLines(t *testing.T) {
 	root := t.TempDir()
-	l := NewAgentLog("referee:r")
+	l := NewAgentLog("referee:r", slog.LevelDebug)
 	log := l.Logger(nil)
 	for i := range MaxHeldLines + 5 {
 		log.Info("held", slog.Int("i", i))
@@ -122,7 +122,7 @@ func TestSafeFileName(t *testing.T) {
 
 func TestAgentLogFileNameStaysInItsDirectory(t *testing.T) {
 	root := t.TempDir()
-	l := NewAgentLog("x")
+	l := NewAgentLog("x", slog.LevelDebug)
 	if err := l.Open(root, "../escape"); err != nil {
 		t.Fatal(err)
 	}

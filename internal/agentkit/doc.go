@@ -23,7 +23,7 @@
 // logs/agents/<agent_id>.log.jsonl once the id is known (at once for the
 // manager, after registration for players and referees):
 //
-//	alog := agentkit.NewAgentLog(leaguesdk.NameSender("player", name))
+//	alog := agentkit.NewAgentLog(leaguesdk.NameSender("player", name), slog.LevelInfo)
 //	log := alog.Logger(cfg.Logger)
 //	defer alog.Close()
 //	// … once registered:
