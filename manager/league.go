@@ -57,12 +57,12 @@ func (m *Manager) waitForStart(ctx context.Context) error {
 		case m.cfg.RegistrationWindow > 0 && !m.cfg.Now().Before(windowEnd) && players >= 2:
 			reason = "the registration window ended"
 		case m.cfg.RegistrationWindow > 0 && m.cfg.Now().Before(windowEnd):
-			wait = time.Now().Add(windowEnd.Sub(m.cfg.Now()))
+			wait = m.clock().Now().Add(windowEnd.Sub(m.cfg.Now()))
 		}
 		if reason != "" {
 			if _, err := m.begin(reason); err != nil {
 				m.emit(Event{Kind: EventWarning, Message: "cannot start the league: " + err.Error()})
-				if err := sleep(ctx, m.cfg.RetryDelay); err != nil {
+				if err := m.sleep(ctx, m.cfg.RetryDelay); err != nil {
 					return err
 				}
 			}
@@ -74,13 +74,14 @@ func (m *Manager) waitForStart(ctx context.Context) error {
 	}
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
+// sleep waits d on the manager's clock, or until ctx ends.
+func (m *Manager) sleep(ctx context.Context, d time.Duration) error {
+	c, stop := m.clock().After(d)
+	defer stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-t.C:
+	case <-c:
 		return nil
 	}
 }
@@ -228,8 +229,9 @@ func (m *Manager) planRoundLocked(r int) {
 
 // startJob is a start_match call to make: attempt number attempt of mt,
 // or, with resume, the question to the referee that had mt before a
-// restart (see resumeMatch).
+// restart (see resumeMatch). sched is the scheduler that gave it out.
 type startJob struct {
+	sched            *scheduler
 	mt               *match
 	round            int
 	attempt          int
@@ -243,76 +245,20 @@ type startJob struct {
 // every match of the round has a result. It runs the round's matches in
 // parallel over the referees, least loaded first, never above a referee's
 // capacity; it takes a match away from a referee that does not report in
-// time and offers a match no referee takes again later.
+// time and offers a match no referee takes again later (see scheduler).
 func (m *Manager) dispatch(ctx context.Context, r int) error {
+	m.mu.Lock()
+	s := m.newScheduler(r)
+	m.mu.Unlock()
 	for {
-		now := time.Now()
-		var next time.Time
-		soon := func(t time.Time) {
-			if next.IsZero() || t.Before(next) {
-				next = t
-			}
-		}
-		var jobs []startJob
-		var events []Event
-		var stranded []string
-		remaining := 0
+		now := m.clock().Now()
 		m.mu.Lock()
-		for _, mt := range m.rounds[r-1] {
-			switch mt.status {
-			case leaguesdk.MatchFinished:
-				continue
-			case matchResuming:
-				// Given out before a restart: ask its referee first.
-				remaining++
-				mt.status = matchStarting
-				jobs = append(jobs, m.startJobLocked(mt, r, m.refByID[mt.referee], true))
-				continue
-			case matchStarting:
-				remaining++
-				continue
-			case leaguesdk.MatchRunning:
-				remaining++
-				if now.Before(mt.deadline) {
-					soon(mt.deadline)
-					continue
-				}
-				remaining-- // counted again below, as a pending match
-				ref := m.refByID[mt.referee]
-				ref.active--
-				mt.exclude(ref.ID)
-				mt.status, mt.referee = leaguesdk.MatchPending, ""
-				events = append(events, Event{Kind: EventMatchReassigned, RoundID: r, MatchID: mt.MatchID, PlayerA: mt.PlayerA,
-					PlayerB: mt.PlayerB, RefereeID: ref.ID, Message: fmt.Sprintf("referee %s did not report %s within %s; the match goes to another referee",
-						ref.ID, mt.MatchID, m.cfg.ReportTimeout)})
-			}
-			remaining++
-			if now.Before(mt.notBefore) {
-				soon(mt.notBefore)
-				continue
-			}
-			ref, anyEligible := m.pickRefereeLocked(mt, now)
-			if ref == nil {
-				if !anyEligible {
-					mt.backoff = min(max(2*mt.backoff, m.cfg.RetryDelay), m.cfg.MaxRetryDelay)
-					mt.notBefore = now.Add(mt.backoff)
-					clear(mt.excluded)
-					soon(mt.notBefore)
-					stranded = append(stranded, mt.MatchID)
-				}
-				continue
-			}
-			ref.active++
-			mt.status, mt.referee, mt.RefereeID = matchStarting, ref.ID, ref.ID
-			mt.assign(ref.ID)
-			mt.attempt++
-			jobs = append(jobs, m.startJobLocked(mt, r, ref, false))
+		events := s.reclaimExpired(now)
+		jobs, stranded := s.assign(now)
+		for i := range jobs {
+			m.playersOfJobLocked(&jobs[i])
 		}
-		for _, ref := range m.referees {
-			if now.Before(ref.downUntil) {
-				soon(ref.downUntil)
-			}
-		}
+		remaining, next := s.remaining(), s.nextWake(now)
 		m.mu.Unlock()
 		if len(stranded) > 0 {
 			events = append(events, Event{Kind: EventWarning, RoundID: r, Message: fmt.Sprintf(
@@ -341,15 +287,14 @@ func (m *Manager) dispatch(ctx context.Context, r int) error {
 	}
 }
 
-// startJobLocked returns the start_match call that gives mt, of round r,
-// to ref as its current attempt. m.mu must be held.
-func (m *Manager) startJobLocked(mt *match, r int, ref *referee, resume bool) startJob {
+// playersOfJobLocked adds what start_match tells of the players to j:
+// their endpoints and records. m.mu must be held.
+func (m *Manager) playersOfJobLocked(j *startJob) {
+	mt := j.mt
 	a, b := m.tallyLocked(mt.PlayerA), m.tallyLocked(mt.PlayerB)
-	return startJob{mt: mt, round: r, attempt: mt.attempt, resume: resume,
-		ref:       target{id: ref.ID, sender: leaguesdk.RefereeSender(ref.ID), endpoint: ref.Endpoint, token: ref.AuthToken},
-		endpoints: [2]string{m.playerByID[mt.PlayerA].Endpoint, m.playerByID[mt.PlayerB].Endpoint},
-		recordA:   leaguesdk.PlayerRecord{Wins: a.wins, Losses: a.losses, Draws: a.draws},
-		recordB:   leaguesdk.PlayerRecord{Wins: b.wins, Losses: b.losses, Draws: b.draws}}
+	j.endpoints = [2]string{m.playerByID[mt.PlayerA].Endpoint, m.playerByID[mt.PlayerB].Endpoint}
+	j.recordA = leaguesdk.PlayerRecord{Wins: a.wins, Losses: a.losses, Draws: a.draws}
+	j.recordB = leaguesdk.PlayerRecord{Wins: b.wins, Losses: b.losses, Draws: b.draws}
 }
 
 // waitUntil waits for a wake-up, for the time next (when not zero), or for
@@ -357,9 +302,9 @@ func (m *Manager) startJobLocked(mt *match, r int, ref *referee, resume bool) st
 func (m *Manager) waitUntil(ctx context.Context, next time.Time) error {
 	var timer <-chan time.Time
 	if !next.IsZero() {
-		t := time.NewTimer(max(time.Until(next), time.Millisecond))
-		defer t.Stop()
-		timer = t.C
+		c, stop := m.clock().After(max(next.Sub(m.clock().Now()), time.Millisecond))
+		defer stop()
+		timer = c
 	}
 	select {
 	case <-ctx.Done():
@@ -368,41 +313,6 @@ func (m *Manager) waitUntil(ctx context.Context, next time.Time) error {
 	case <-timer:
 	}
 	return nil
-}
-
-// pickRefereeLocked returns the referee to give mt to: among the referees
-// with room, the least loaded for its capacity (active/capacity, the same
-// measure planRoundLocked uses, so a round dispatched to idle referees goes
-// where ROUND_ANNOUNCEMENT said); among equals its planned referee, then the
-// one with the most free places, then the first registered. It returns nil
-// and whether any referee could take the match once it has room. m.mu must
-// be held.
-func (m *Manager) pickRefereeLocked(mt *match, now time.Time) (*referee, bool) {
-	var best *referee
-	anyEligible := false
-	for _, ref := range m.referees {
-		if mt.excluded[ref.ID] || now.Before(ref.downUntil) || !m.supports(ref.GameTypes) || m.life.State(ref.ID) == StateShutdown {
-			continue
-		}
-		anyEligible = true
-		if ref.active >= ref.MaxConcurrentMatches {
-			continue
-		}
-		if best == nil {
-			best = ref
-			continue
-		}
-		// Compare active/capacity without division.
-		mine, theirs := ref.active*best.MaxConcurrentMatches, best.active*ref.MaxConcurrentMatches
-		switch {
-		case mine < theirs:
-			best = ref
-		case mine == theirs && best.ID != mt.RefereeID && (ref.ID == mt.RefereeID ||
-			ref.MaxConcurrentMatches-ref.active > best.MaxConcurrentMatches-best.active):
-			best = ref
-		}
-	}
-	return best, anyEligible
 }
 
 // startMatch writes the assignment to the journal, sends start_match and
@@ -420,7 +330,7 @@ func (m *Manager) startMatch(ctx context.Context, j startJob) {
 	if ctx.Err() != nil {
 		return // shutting down; the match is resumed after a restart
 	}
-	m.settle(j, err, false)
+	m.settle(j, err)
 }
 
 // sendStartMatch sends start_match for j and returns nil when the referee
@@ -496,47 +406,15 @@ func (m *Manager) resumeMatch(ctx context.Context, j startJob) {
 	if ctx.Err() != nil {
 		return
 	}
-	m.settle(j, err, true)
+	m.settle(j, err)
 }
 
 // settle records the outcome of a start_match (or, with resumed, of the
-// question about a resumed match): on success the match runs on the
-// referee until its report or Config.ReportTimeout; on failure the match
-// is offered to another referee.
-func (m *Manager) settle(j startJob, err error, resumed bool) {
-	mt := j.mt
-	var ev Event
-	now := time.Now()
+// question about a resumed match) with the job's scheduler, reports it and
+// wakes dispatch.
+func (m *Manager) settle(j startJob, err error) {
 	m.mu.Lock()
-	ref := m.refByID[j.ref.id]
-	if mt.status == matchStarting && mt.referee == ref.ID {
-		if err == nil {
-			mt.status, mt.deadline = leaguesdk.MatchRunning, now.Add(m.cfg.ReportTimeout)
-			mt.backoff = 0
-			ref.failures = 0
-			msg := fmt.Sprintf("%s (%s vs %s) runs on referee %s", mt.MatchID, mt.PlayerA, mt.PlayerB, ref.ID)
-			if resumed {
-				msg = fmt.Sprintf("%s (%s vs %s) is still with referee %s; waiting for its report", mt.MatchID, mt.PlayerA, mt.PlayerB, ref.ID)
-			}
-			ev = Event{Kind: EventMatchAssigned, RoundID: j.round, MatchID: mt.MatchID, PlayerA: mt.PlayerA, PlayerB: mt.PlayerB,
-				RefereeID: ref.ID, Message: msg}
-		} else {
-			ref.active--
-			mt.status, mt.referee = leaguesdk.MatchPending, ""
-			mt.exclude(ref.ID)
-			if code := leaguesdk.CodeOf(err); code == leaguesdk.CodeConnectionError || code == leaguesdk.CodeTimeout {
-				// An unreachable referee is passed over for a while by every match.
-				ref.failures++
-				ref.downUntil = now.Add(min(m.cfg.RetryDelay<<min(ref.failures-1, 16), m.cfg.MaxRetryDelay))
-			}
-			what := "did not take"
-			if resumed {
-				what = "no longer has"
-			}
-			ev = Event{Kind: EventWarning, RoundID: j.round, MatchID: mt.MatchID, RefereeID: ref.ID,
-				Message: fmt.Sprintf("referee %s %s %s: %v; trying another referee", ref.ID, what, mt.MatchID, err)}
-		}
-	}
+	ev := j.sched.settled(j, err, m.clock().Now())
 	m.mu.Unlock()
 	if ev.Kind != "" {
 		m.emit(ev)

@@ -302,14 +302,10 @@ func (m *Manager) prober(ctx context.Context) {
 	if m.cfg.ProbeInterval < 0 {
 		return
 	}
-	tick := time.NewTicker(m.cfg.ProbeInterval)
-	defer tick.Stop()
 	hc := &http.Client{Timeout: m.cfg.BroadcastTimeout}
 	for {
-		select {
-		case <-ctx.Done():
+		if m.sleep(ctx, m.cfg.ProbeInterval) != nil {
 			return
-		case <-tick.C:
 		}
 		m.mu.Lock()
 		ids := m.allAgentIDsLocked()
@@ -321,7 +317,7 @@ func (m *Manager) prober(ctx context.Context) {
 			endpoints[r.ID] = r.Endpoint
 		}
 		m.mu.Unlock()
-		for _, id := range m.life.dueProbes(ids, time.Now(), m.cfg.ProbeInterval) {
+		for _, id := range m.life.dueProbes(ids, m.clock().Now(), m.cfg.ProbeInterval) {
 			if err := probe(ctx, hc, endpoints[id]); err != nil {
 				if ctx.Err() != nil {
 					return

@@ -58,13 +58,7 @@ type Manager struct {
 	openedAt        time.Time
 	startedAt       *time.Time
 	completedAt     *time.Time
-	nextPlayer      int
-	nextReferee     int
-	referees        []*referee
-	refByID         map[string]*referee
-	players         []*agentRecord
-	playerByID      map[string]*agentRecord
-	endpoints       map[string]string // contact endpoint → agent id
+	registry        // registry.go: the registered agents
 	rounds          [][]*match
 	matchByID       map[string]*match
 	roundTimes      []roundTimes
@@ -83,6 +77,7 @@ type Manager struct {
 	done       chan struct{}
 	doneOnce   sync.Once
 	runner     *agentkit.Lifecycle // Run, Shutdown and Close
+	clk        clock               // clock.go; nil: the system clock
 
 	// sharedEncodes counts the broadcasts encoded once (standings.go).
 	sharedEncodes atomic.Int64
@@ -155,19 +150,15 @@ func New(cfg Config) (*Manager, error) {
 		return nil, err
 	}
 	m := &Manager{
-		cfg:         cfg,
-		store:       store{root: cfg.DataRoot, league: cfg.LeagueID, observe: observeWrites(cfg.Observer)},
-		status:      StatusRegistering,
-		refByID:     map[string]*referee{},
-		playerByID:  map[string]*agentRecord{},
-		endpoints:   map[string]string{},
-		matchByID:   map[string]*match{},
-		nextPlayer:  1,
-		nextReferee: 1,
-		wake:        make(chan struct{}, 1),
-		viewsWake:   make(chan struct{}, 1),
-		done:        make(chan struct{}),
-		cache:       standingsCache{n: -1, rowsN: -1},
+		cfg:       cfg,
+		store:     store{root: cfg.DataRoot, league: cfg.LeagueID, observe: observeWrites(cfg.Observer)},
+		status:    StatusRegistering,
+		registry:  newRegistry(),
+		matchByID: map[string]*match{},
+		wake:      make(chan struct{}, 1),
+		viewsWake: make(chan struct{}, 1),
+		done:      make(chan struct{}),
+		cache:     standingsCache{n: -1, rowsN: -1},
 	}
 	if err := os.MkdirAll(cfg.DataRoot, 0o755); err != nil {
 		return nil, fmt.Errorf("manager: data root: %w", err)

@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentleague/league/leaguesdk"
 )
@@ -111,34 +113,106 @@ type registration struct {
 	rejoined          bool
 }
 
+// registry holds the registered agents: players and referees in the order
+// they registered, by id, and by contact endpoint, with the counters the
+// next ids come from. The manager's mu guards it.
+type registry struct {
+	nextPlayer, nextReferee int
+	players                 []*agentRecord
+	playerByID              map[string]*agentRecord
+	referees                []*referee
+	refByID                 map[string]*referee
+	endpoints               map[string]string // contact endpoint → agent id
+}
+
+// newRegistry returns an empty registry; the first ids are P01 and REF01.
+func newRegistry() registry {
+	return registry{nextPlayer: 1, nextReferee: 1, playerByID: map[string]*agentRecord{},
+		refByID: map[string]*referee{}, endpoints: map[string]string{}}
+}
+
+// applicant is an agent asking to register: its kind ("player" or
+// "referee") and its record as it describes itself, without id and token.
+type applicant struct {
+	kind string
+	rec  agentRecord
+}
+
+// rejoin looks up a's contact endpoint. An endpoint nobody registered
+// gives a zero registration and nil. An agent that registers again from
+// its endpoint with the token it was given (tokenOf returns the token of
+// an id) keeps its id and token; anyone else is refused.
+func (r *registry) rejoin(a *applicant, presented string, tokenOf func(id string) (string, bool)) (registration, error) {
+	other, taken := r.endpoints[a.rec.Endpoint]
+	if !taken {
+		return registration{}, nil
+	}
+	if tok, ok := tokenOf(other); ok && presented != "" && leaguesdk.TokensEqual(tok, presented) {
+		return registration{id: other, token: tok, rejoined: true}, nil
+	}
+	return registration{}, rejection("%s is already registered with contact endpoint %s; an agent registers once", other, a.rec.Endpoint)
+}
+
+// add records a under the next id of its kind with token, registered at
+// now, and returns its registration.
+func (r *registry) add(a *applicant, token string, now time.Time) registration {
+	rec := a.rec
+	rec.AuthToken, rec.RegisteredAt = token, now.UTC()
+	if a.kind == "referee" {
+		rec.ID = agentID("REF", r.nextReferee)
+		ref := &referee{agentRecord: rec}
+		r.referees = append(r.referees, ref)
+		r.refByID[rec.ID] = ref
+		r.nextReferee++
+	} else {
+		rec.ID = agentID("P", r.nextPlayer)
+		p := &rec
+		r.players = append(r.players, p)
+		r.playerByID[rec.ID] = p
+		r.nextPlayer++
+	}
+	r.endpoints[rec.Endpoint] = rec.ID
+	return registration{id: rec.ID, token: token}
+}
+
+// undoAdd takes back the latest add, of a, whose state could not be saved.
+func (r *registry) undoAdd(a *applicant) {
+	if a.kind == "referee" {
+		ref := r.referees[len(r.referees)-1]
+		r.referees = r.referees[:len(r.referees)-1]
+		delete(r.refByID, ref.ID)
+		r.nextReferee--
+	} else {
+		p := r.players[len(r.players)-1]
+		r.players = r.players[:len(r.players)-1]
+		delete(r.playerByID, p.ID)
+		r.nextPlayer--
+	}
+	delete(r.endpoints, a.rec.Endpoint)
+}
+
+// refusalLocked returns why the league does not take a now, or nil.
+// m.mu must be held.
+func (m *Manager) refusalLocked(a *applicant) error {
+	switch {
+	case a.kind == "referee" && m.status == StatusCompleted:
+		return rejection("league %s has completed", m.cfg.LeagueID)
+	case a.kind == "player" && m.status != StatusRegistering:
+		return rejection("registration is closed: league %s has already started", m.cfg.LeagueID)
+	case !m.supports(a.rec.GameTypes):
+		return rejection("this league plays %s, and the %s supports only %s", m.cfg.GameType, a.kind, strings.Join(a.rec.GameTypes, ", "))
+	case a.kind == "player" && m.cfg.MaxPlayers > 0 && len(m.players) >= m.cfg.MaxPlayers:
+		return rejection("the league is full: it takes at most %d players", m.cfg.MaxPlayers)
+	}
+	return nil
+}
+
 func (m *Manager) handleRegisterPlayer(_ context.Context, req *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
 	meta := req.PlayerMeta
-	reg, err := m.register(registrationRequest{kind: "player", env: &req.Envelope, invalid: leaguesdk.Validate(req),
-		protocolField: "player_meta.protocol_version", protocolVersion: meta.ProtocolVersion,
-		name: meta.DisplayName, endpoint: meta.ContactEndpoint,
-		decide: func() (string, error) {
-			switch {
-			case m.status != StatusRegistering:
-				return "", rejection("registration is closed: league %s has already started", m.cfg.LeagueID)
-			case !m.supports(meta.GameTypes):
-				return "", rejection("this league plays %s, and the player supports only %s", m.cfg.GameType, strings.Join(meta.GameTypes, ", "))
-			case m.cfg.MaxPlayers > 0 && len(m.players) >= m.cfg.MaxPlayers:
-				return "", rejection("the league is full: it takes at most %d players", m.cfg.MaxPlayers)
-			}
-			return agentID("P", m.nextPlayer), nil
-		},
-		add: func(id, token string) {
-			p := &agentRecord{ID: id, DisplayName: meta.DisplayName, Version: meta.Version, Endpoint: meta.ContactEndpoint,
-				GameTypes: meta.GameTypes, ProtocolVersion: meta.ProtocolVersion, AuthToken: token, RegisteredAt: m.cfg.Now().UTC()}
-			m.players = append(m.players, p)
-			m.playerByID[id] = p
-			m.nextPlayer++
-		},
-		undo: func(id string) {
-			m.players = m.players[:len(m.players)-1]
-			delete(m.playerByID, id)
-			m.nextPlayer--
-		}})
+	reg, err := m.register(registrationRequest{env: &req.Envelope, invalid: leaguesdk.Validate(req),
+		protocolField: "player_meta.protocol_version",
+		applicant: applicant{kind: "player", rec: agentRecord{DisplayName: meta.DisplayName, Version: meta.Version,
+			Endpoint: meta.ContactEndpoint, GameTypes: meta.GameTypes, ProtocolVersion: meta.ProtocolVersion}}})
 	if err != nil {
 		return nil, err
 	}
@@ -153,31 +227,11 @@ func (m *Manager) handleRegisterPlayer(_ context.Context, req *leaguesdk.LeagueR
 
 func (m *Manager) handleRegisterReferee(_ context.Context, req *leaguesdk.RefereeRegisterRequest) (*leaguesdk.RefereeRegisterResponse, error) {
 	meta := req.RefereeMeta
-	reg, err := m.register(registrationRequest{kind: "referee", env: &req.Envelope, invalid: leaguesdk.Validate(req),
-		protocolField: "referee_meta.protocol_version", protocolVersion: meta.ProtocolVersion,
-		name: meta.DisplayName, endpoint: meta.ContactEndpoint, detail: fmt.Sprintf(", up to %d matches at once", meta.MaxConcurrentMatches),
-		decide: func() (string, error) {
-			switch {
-			case m.status == StatusCompleted:
-				return "", rejection("league %s has completed", m.cfg.LeagueID)
-			case !m.supports(meta.GameTypes):
-				return "", rejection("this league plays %s, and the referee supports only %s", m.cfg.GameType, strings.Join(meta.GameTypes, ", "))
-			}
-			return agentID("REF", m.nextReferee), nil
-		},
-		add: func(id, token string) {
-			r := &referee{agentRecord: agentRecord{ID: id, DisplayName: meta.DisplayName, Version: meta.Version,
-				Endpoint: meta.ContactEndpoint, GameTypes: meta.GameTypes, ProtocolVersion: meta.ProtocolVersion,
-				MaxConcurrentMatches: meta.MaxConcurrentMatches, AuthToken: token, RegisteredAt: m.cfg.Now().UTC()}}
-			m.referees = append(m.referees, r)
-			m.refByID[id] = r
-			m.nextReferee++
-		},
-		undo: func(id string) {
-			m.referees = m.referees[:len(m.referees)-1]
-			delete(m.refByID, id)
-			m.nextReferee--
-		}})
+	reg, err := m.register(registrationRequest{env: &req.Envelope, invalid: leaguesdk.Validate(req),
+		protocolField: "referee_meta.protocol_version", detail: fmt.Sprintf(", up to %d matches at once", meta.MaxConcurrentMatches),
+		applicant: applicant{kind: "referee", rec: agentRecord{DisplayName: meta.DisplayName, Version: meta.Version,
+			Endpoint: meta.ContactEndpoint, GameTypes: meta.GameTypes, ProtocolVersion: meta.ProtocolVersion,
+			MaxConcurrentMatches: meta.MaxConcurrentMatches}}})
 	if err != nil {
 		return nil, err
 	}
@@ -192,16 +246,13 @@ func (m *Manager) handleRegisterReferee(_ context.Context, req *leaguesdk.Refere
 
 // registrationRequest is a registration as register handles it.
 type registrationRequest struct {
-	kind    string // "player" or "referee"
+	applicant
 	env     *leaguesdk.Envelope
 	invalid error // what validating the request found
 	// protocolField names the declared protocol_version, which a too-old
 	// value in is answered with REJECTED rather than an error.
-	protocolField, protocolVersion string
-	name, endpoint, detail         string
-	decide                         func() (string, error)
-	add                            func(id, token string)
-	undo                           func(id string)
+	protocolField string
+	detail        string // added to the registration event's message
 }
 
 // register decides a registration (see admit) and reports it as an
@@ -209,17 +260,18 @@ type registrationRequest struct {
 // or the protocol error to answer.
 func (m *Manager) register(r registrationRequest) (registration, error) {
 	var reg registration
+	name, endpoint := r.rec.DisplayName, r.rec.Endpoint
 	if r.invalid != nil {
-		if reg.reason = checkProtocol(r.invalid, r.protocolField, r.protocolVersion); reg.reason == "" {
+		if reg.reason = checkProtocol(r.invalid, r.protocolField, r.rec.ProtocolVersion); reg.reason == "" {
 			return reg, r.invalid
 		}
 	} else {
-		reg = m.admit(r.env.AuthToken, r.endpoint, r.decide, r.add, r.undo)
+		reg = m.admit(&r.applicant, r.env.AuthToken)
 	}
 	switch {
 	case reg.reason != "":
-		m.emit(Event{Kind: EventRegistrationRejected, DisplayName: r.name, Endpoint: r.endpoint,
-			Message: fmt.Sprintf("%s %q refused: %s", r.kind, r.name, reg.reason)})
+		m.emit(Event{Kind: EventRegistrationRejected, DisplayName: name, Endpoint: endpoint,
+			Message: fmt.Sprintf("%s %q refused: %s", r.kind, name, reg.reason)})
 		return reg, nil
 	case reg.id == "":
 		return reg, &leaguesdk.Error{Code: leaguesdk.CodeConnectionError, Message: "the manager could not save the registration; try again"}
@@ -232,8 +284,8 @@ func (m *Manager) register(r registrationRequest) (registration, error) {
 		if r.kind == "referee" {
 			kind = EventRefereeRegistered
 		}
-		m.emit(Event{Kind: kind, AgentID: reg.id, DisplayName: r.name, Endpoint: r.endpoint,
-			Message: fmt.Sprintf("%s %s registered as %s (%s%s)", r.kind, r.name, reg.id, r.endpoint, r.detail)})
+		m.emit(Event{Kind: kind, AgentID: reg.id, DisplayName: name, Endpoint: endpoint,
+			Message: fmt.Sprintf("%s %s registered as %s (%s%s)", r.kind, name, reg.id, endpoint, r.detail)})
 		m.wakeUp()
 	}
 	return reg, nil
@@ -246,35 +298,31 @@ func (r rejectionError) Error() string { return string(r) }
 
 func rejection(format string, args ...any) error { return rejectionError(fmt.Sprintf(format, args...)) }
 
-// admit decides a registration and makes it durable. decide runs under mu
-// and returns the new id or a rejection; an agent that registers again
-// from its endpoint with the token it was given keeps its id and token.
-// add records the agent under mu, undo takes it back if it cannot be saved.
-// A registration that cannot be saved returns an empty id and no reason.
-func (m *Manager) admit(presented, endpoint string, decide func() (string, error),
-	add func(id, token string), undo func(id string)) registration {
+// admit decides the registration of a, who presented the token presented,
+// and makes it durable: an agent registering again from its endpoint with
+// its token keeps its id (registry.rejoin), anyone else from a known
+// endpoint or whom refusalLocked refuses gets a reason, and a new agent is
+// added to the registry, taken back if the state cannot be saved. A
+// registration that cannot be saved returns an empty id and no reason.
+func (m *Manager) admit(a *applicant, presented string) registration {
 	m.persistMu.Lock()
 	defer m.persistMu.Unlock()
 	var reg registration
+	added := false
 	err := m.saveState(func() error {
-		if other, taken := m.endpoints[endpoint]; taken {
-			if tok, ok := m.tokens.Token(other); ok && presented != "" && leaguesdk.TokensEqual(tok, presented) {
-				reg = registration{id: other, token: tok, rejoined: true}
-				return errUnchanged
-			}
-			return rejection("%s is already registered with contact endpoint %s; an agent registers once", other, endpoint)
+		var err error
+		if reg, err = m.registry.rejoin(a, presented, m.tokens.Token); err != nil || reg.rejoined {
+			return cmp.Or(err, errUnchanged)
 		}
-		id, err := decide()
-		if err != nil {
+		if err := m.refusalLocked(a); err != nil {
 			return err
 		}
-		reg = registration{id: id, token: leaguesdk.NewToken()}
-		add(reg.id, reg.token)
-		m.endpoints[endpoint] = reg.id
+		reg, added = m.registry.add(a, leaguesdk.NewToken(), m.cfg.Now()), true
 		return nil
 	}, func() {
-		undo(reg.id)
-		delete(m.endpoints, endpoint)
+		if added {
+			m.registry.undoAdd(a)
+		}
 	})
 	if err == errUnchanged {
 		return reg
