@@ -124,60 +124,8 @@ func TestPlayerIDsGrowPastNinetyNine(t *testing.T) {
 }
 
 func TestStartTriggers(t *testing.T) {
-	t.Run("min players waits for a referee", func(t *testing.T) {
-		cfg := fastConfig(t, t.TempDir())
-		cfg.MinPlayers = 2
-		m := startManager(t, cfg)
-		registerPlayer(t, m.MCP, "A", "http://127.0.0.1:9/a", nil)
-		registerPlayer(t, m.MCP, "B", "http://127.0.0.1:9/b", nil)
-		// "Not started" has no event of its own: a manager that ignored
-		// the missing referee would start as soon as the second player's
-		// registration woke it, well within this window.
-		stays(t, 100*time.Millisecond, "the league waiting for a referee", func() bool {
-			return m.Status() == manager.StatusRegistering
-		})
-		refAt := time.Now()
-		registerReferee(t, m.MCP, "Ref", newPeer(t).URL, 1, nil)
-		if at := startedAt(t, m); at.Before(refAt) {
-			t.Fatalf("the league started at %s, before the referee registered at %s", at, refAt)
-		}
-	})
-	t.Run("registration window", func(t *testing.T) {
-		const window = 300 * time.Millisecond
-		cfg := fastConfig(t, t.TempDir())
-		cfg.RegistrationWindow = window
-		before := time.Now() // the window opens later, when the manager is made
-		m := startManager(t, cfg)
-		registerReferee(t, m.MCP, "Ref", newPeer(t).URL, 1, nil)
-		registerPlayer(t, m.MCP, "A", "http://127.0.0.1:9/a", nil)
-		registerPlayer(t, m.MCP, "B", "http://127.0.0.1:9/b", nil)
-		// Two players and a referee are there early; the league starts
-		// when the window ends, not before, and not long after.
-		if at := startedAt(t, m); at.Sub(before) < window {
-			t.Fatalf("the league started %s after the manager was made, before its %s window ended", at.Sub(before), window)
-		}
-	})
-	t.Run("window ends with one player", func(t *testing.T) {
-		const window = 50 * time.Millisecond
-		cfg := fastConfig(t, t.TempDir())
-		cfg.RegistrationWindow = window
-		m := startManager(t, cfg)
-		made := time.Now() // the window opened before this
-		registerReferee(t, m.MCP, "Ref", newPeer(t).URL, 1, nil)
-		registerPlayer(t, m.MCP, "A", "http://127.0.0.1:9/a", nil)
-		// The window ends with one player. Nothing marks that the manager
-		// saw the end (it waits on), so the test waits the window out and
-		// gives a manager that wrongly starts then 100 ms to do so.
-		time.Sleep(time.Until(made.Add(window + 100*time.Millisecond)))
-		if s := m.Status(); s != manager.StatusRegistering {
-			t.Fatalf("status %s with one player after the window, want REGISTERING", s)
-		}
-		bAt := time.Now()
-		registerPlayer(t, m.MCP, "B", "http://127.0.0.1:9/b", nil)
-		if at := startedAt(t, m); at.Before(bAt) {
-			t.Fatalf("the league started at %s, before the second player registered at %s", at, bAt)
-		}
-	})
+	// When the league starts on its own (MinPlayers, the registration
+	// window) is checked on a fake clock by TestStartTriggersOnTheClock.
 	t.Run("start_league", func(t *testing.T) {
 		cfg := fastConfig(t, t.TempDir())
 		cfg.AdminToken = "admin-secret"
@@ -231,16 +179,6 @@ func startedAt(t *testing.T, m *running) time.Time {
 		}
 	}
 	panic("unreachable")
-}
-
-// stays checks cond throughout the window and fails as soon as it is false.
-func stays(t *testing.T, window time.Duration, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(window); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
-		if !cond() {
-			t.Fatalf("not %s", what)
-		}
-	}
 }
 
 func TestConfigErrors(t *testing.T) {
