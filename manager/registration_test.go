@@ -168,19 +168,6 @@ func TestStartTriggers(t *testing.T) {
 	})
 }
 
-// startedAt waits (up to 2 s) for the league to start and returns the
-// time of its league_started event.
-func startedAt(t *testing.T, m *running) time.Time {
-	t.Helper()
-	waitFor(t, 2*time.Second, "the start", func() bool { return m.Events.count(manager.EventLeagueStarted) == 1 })
-	for _, e := range m.Events.all() {
-		if e.Kind == manager.EventLeagueStarted {
-			return e.Time
-		}
-	}
-	panic("unreachable")
-}
-
 func TestConfigErrors(t *testing.T) {
 	for _, cfg := range []manager.Config{
 		{LeagueID: "../escape"},
