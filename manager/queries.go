@@ -310,13 +310,10 @@ func (m *Manager) viewWriter(ctx context.Context) {
 		which := m.viewsDirty
 		m.viewsDirty = 0
 		m.mu.Unlock()
-		start := time.Now()
+		start := m.clock().Now()
 		m.writeViews(which, false)
-		pause := min(viewSpacing*time.Since(start), maxViewPause)
-		select {
-		case <-ctx.Done():
+		if m.sleep(ctx, min(viewSpacing*m.clock().Now().Sub(start), maxViewPause)) != nil {
 			return
-		case <-time.After(pause):
 		}
 	}
 }
