@@ -4,7 +4,8 @@ import "time"
 
 // clock is the time source of every timer of the manager: the
 // registration window's wait, dispatch's report deadlines and pauses, the
-// retry pause before a start, and the health probes. Timestamps written to
+// retry pause before a start, the health probes and the pause between
+// rewrites of the views. Timestamps written to
 // files and messages come from Config.Now instead.
 type clock interface {
 	Now() time.Time
