@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -156,5 +157,41 @@ func TestSchedulerBacksOffWithoutReferees(t *testing.T) {
 	delete(mt.excluded, "REF01")
 	if jobs, _ := s.assign(now); len(jobs) != 1 {
 		t.Fatalf("not given out once a referee can take it")
+	}
+}
+
+// manualClock is a clock whose timers fire when the test says so.
+type manualClock struct {
+	now    time.Time
+	timers chan time.Duration // the duration of every timer made
+	fire   chan time.Time
+}
+
+func (c *manualClock) Now() time.Time { return c.now }
+
+func (c *manualClock) After(d time.Duration) (<-chan time.Time, func() bool) {
+	c.timers <- d
+	return c.fire, func() bool { return true }
+}
+
+// TestWaitUntilReadsTheManagersClock: the wait for the next wake-up is a
+// timer of the manager's clock, set to the time left on that clock.
+func TestWaitUntilReadsTheManagersClock(t *testing.T) {
+	m := newTestManager(t, Config{MinPlayers: -1, RegistrationWindow: -1})
+	c := &manualClock{now: t0, timers: make(chan time.Duration, 1), fire: make(chan time.Time)}
+	m.clk = c
+	done := make(chan error, 1)
+	go func() { done <- m.waitUntil(context.Background(), t0.Add(7*time.Second)) }()
+	if d := <-c.timers; d != 7*time.Second {
+		t.Fatalf("timer of %s, want 7s", d)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("returned before the timer fired: %v", err)
+	default:
+	}
+	c.fire <- t0.Add(7 * time.Second)
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
