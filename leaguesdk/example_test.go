@@ -36,8 +36,9 @@ func ExampleHandle() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	var resp leaguesdk.ChooseParityResponse
-	if err := client.Call(ctx, ts.URL+"/mcp", leaguesdk.MethodChooseParity, call, &resp); err != nil {
+	// The method (choose_parity) comes from the message type.
+	resp, err := leaguesdk.Call[leaguesdk.ChooseParityResponse](ctx, client, ts.URL+"/mcp", call)
+	if err != nil {
 		fmt.Println("call failed:", err)
 		return
 	}
