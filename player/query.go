@@ -27,15 +27,15 @@ func (a *Agent) Query(ctx context.Context, qt leaguesdk.QueryType, params *leagu
 		QueryType:   qt,
 		QueryParams: &p,
 	}
-	var resp leaguesdk.LeagueQueryResponse
-	if err := a.client.Call(ctx, a.cfg.League, leaguesdk.MethodLeagueQuery, q, &resp); err != nil {
+	resp, err := leaguesdk.Call[leaguesdk.LeagueQueryResponse](ctx, a.client, a.cfg.League, q)
+	if err != nil {
 		return nil, err
 	}
 	if !resp.Success && resp.Error != nil {
-		return &resp, &leaguesdk.Error{Code: resp.Error.ErrorCode, Message: resp.Error.ErrorDescription,
+		return resp, &leaguesdk.Error{Code: resp.Error.ErrorCode, Message: resp.Error.ErrorDescription,
 			Endpoint: a.cfg.League, Method: leaguesdk.MethodLeagueQuery}
 	}
-	return &resp, nil
+	return resp, nil
 }
 
 // queryData runs a query and decodes its data into v.

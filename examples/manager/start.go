@@ -36,8 +36,8 @@ func startLeague(ctx context.Context, url, adminToken, leagueID string, timeout 
 		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStartLeague, operatorSender, adminToken, "", time.Now()),
 		LeagueID: leagueID,
 	}
-	var resp leaguesdk.StartLeagueResponse
-	if err := c.Call(ctx, url, leaguesdk.MethodStartLeague, req, &resp); err != nil {
+	resp, err := leaguesdk.Call[leaguesdk.StartLeagueResponse](ctx, c, url, req)
+	if err != nil {
 		return fmt.Errorf("start_league at %s: %w", url, err)
 	}
 	fmt.Fprintf(out, "league %s: %s with %d players and %d referees, %d rounds\n",
