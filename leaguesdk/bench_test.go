@@ -119,3 +119,36 @@ func BenchmarkValidate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClientCall measures one CHOOSE_PARITY_CALL through the Client
+// against a leaguesdk Server over loopback: Client.Call with the method
+// named, and the typed Call with the method from the message type, in the
+// same run.
+func BenchmarkClientCall(b *testing.B) {
+	ts := httptest.NewServer(benchParityServer())
+	defer ts.Close()
+	c := leaguesdk.NewClient(leaguesdk.ClientConfig{})
+	defer c.Close()
+	url := ts.URL + "/mcp"
+	call := chooseParityCall()
+	call.Timestamp = leaguesdk.FormatTime(time.Now())
+	call.Deadline = leaguesdk.FormatTime(time.Now().Add(time.Hour))
+	ctx := context.Background()
+	b.Run("Client.Call", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var resp leaguesdk.ChooseParityResponse
+			if err := c.Call(ctx, url, leaguesdk.MethodChooseParity, call, &resp); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Call", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := leaguesdk.Call[leaguesdk.ChooseParityResponse](ctx, c, url, call); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
