@@ -9,15 +9,20 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 )
 
-func TestTypedCallMethodFromMessageType(t *testing.T) {
-	ts := newParityServer(t)
-	c := leaguesdk.NewClient(leaguesdk.ClientConfig{})
-	defer c.Close()
-	call := &leaguesdk.ChooseParityCall{
+// liveParityCall is a CHOOSE_PARITY_CALL stamped now, its deadline 30s on.
+func liveParityCall() *leaguesdk.ChooseParityCall {
+	return &leaguesdk.ChooseParityCall{
 		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgChooseParityCall, "referee:REF01", "tok_r", "", time.Now()),
 		MatchID:  "R1M1", PlayerID: "P01", GameType: leaguesdk.GameEvenOdd,
 		Deadline: leaguesdk.FormatTime(time.Now().Add(30 * time.Second)),
 	}
+}
+
+func TestTypedCallMethodFromMessageType(t *testing.T) {
+	ts := newParityServer(t)
+	c := leaguesdk.NewClient(leaguesdk.ClientConfig{})
+	defer c.Close()
+	call := liveParityCall()
 	resp, err := leaguesdk.Call[leaguesdk.ChooseParityResponse](context.Background(), c, ts.URL+"/mcp", call)
 	if err != nil {
 		t.Fatal(err)

@@ -31,11 +31,7 @@ func TestCallRoundTrip(t *testing.T) {
 	ts := newParityServer(t)
 	c := leaguesdk.NewClient(leaguesdk.ClientConfig{})
 	defer c.Close()
-	call := &leaguesdk.ChooseParityCall{
-		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgChooseParityCall, "referee:REF01", "tok_r", "", time.Now()),
-		MatchID:  "R1M1", PlayerID: "P01", GameType: leaguesdk.GameEvenOdd,
-		Deadline: leaguesdk.FormatTime(time.Now().Add(30 * time.Second)),
-	}
+	call := liveParityCall()
 	var resp leaguesdk.ChooseParityResponse
 	if err := c.Call(context.Background(), ts.URL+"/mcp", leaguesdk.MethodChooseParity, call, &resp); err != nil {
 		t.Fatal(err)
