@@ -44,19 +44,51 @@ func MethodOf(t MessageType) string {
 	return ""
 }
 
+// CallOptions are the settings of one call made with CallWith. The zero
+// value makes the call as Call does.
+type CallOptions struct {
+	// Method is the JSON-RPC method to send with. Default MethodOf the
+	// message's type; set it for a method that shares its request type
+	// with another (get_standings and get_player_state send a STATE_QUERY
+	// like get_match_state).
+	Method string
+	// Retry replaces the client's RetryPolicy for this call; its zero
+	// fields take the same defaults (NoRetries for a single attempt,
+	// RetryUntilDone to retry until the context ends).
+	Retry *RetryPolicy
+}
+
 // Call sends the request message in to endpoint with the method of its
 // message type (see MethodOf) and returns the reply decoded as an Out.
 // Retries, wire-form fallback and errors are those of Client.Call; a
 // value whose type has no method is refused with an *Error of code
 // CodeMissingRequiredField before anything is sent.
 func Call[Out any](ctx context.Context, c *Client, endpoint string, in any) (*Out, error) {
-	method := MethodOf(MessageTypeOf(in))
+	return CallWith[Out](ctx, c, endpoint, in, CallOptions{})
+}
+
+// CallWith is Call with per-call settings: another method, another retry
+// policy (one attempt, a timeout per attempt, retries until the context
+// ends, a hook told of each retry).
+func CallWith[Out any](ctx context.Context, c *Client, endpoint string, in any, opts CallOptions) (*Out, error) {
+	method := opts.Method
+	if method == "" {
+		method = MethodOf(MessageTypeOf(in))
+	}
 	if method == "" {
 		return nil, &Error{Code: CodeMissingRequiredField, Field: "message_type", Endpoint: endpoint, Message: "no method for a request of this type"}
 	}
+	policy := c.cfg.Retry
+	if opts.Retry != nil {
+		policy = opts.Retry.withDefaults()
+	}
 	out := new(Out)
-	if err := c.Call(ctx, endpoint, method, in, out); err != nil {
+	if err := c.call(ctx, endpoint, method, in, out, policy); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
+
+// Once is the RetryPolicy of a call made a single time (the wire-form
+// fallback still applies).
+func Once() *RetryPolicy { return &RetryPolicy{MaxRetries: NoRetries} }

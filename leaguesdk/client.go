@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -36,9 +37,21 @@ type RetryPolicy struct {
 	// Exponential is set. Default 2 s.
 	Delay time.Duration
 	// Exponential doubles the pause after each retry (1 s, 2 s, 4 s with a
-	// Delay of 1 s).
+	// Delay of 1 s), up to 64 times Delay.
 	Exponential bool
+	// AttemptTimeout bounds each attempt. Zero: an attempt may take what is
+	// left of the call's deadline.
+	AttemptTimeout time.Duration
+	// OnRetry, when set, is called after a failed attempt that will be
+	// retried, with its number (from 1), its error and the pause before the
+	// next one: to log it, or to tell the peer (a referee announces each
+	// retry to the player with a GAME_ERROR).
+	OnRetry func(attempt int, err error, pause time.Duration)
 }
+
+// RetryUntilDone as RetryPolicy.MaxRetries retries until the call's context
+// ends or an error is not retryable.
+const RetryUntilDone = math.MaxInt32
 
 func (p RetryPolicy) withDefaults() RetryPolicy {
 	if p.MaxRetries == 0 {
@@ -182,13 +195,7 @@ func (c *Client) Close() {
 // other form. Every failure is an *Error naming the code, the endpoint,
 // the method and the attempts made.
 func (c *Client) Call(ctx context.Context, endpoint, method string, params, result any) error {
-	return c.call(ctx, endpoint, method, params, result, c.cfg.Retry.MaxRetries)
-}
-
-// CallOnce is Call without retries (the wire-form fallback still applies).
-// The referee uses it where the protocol wants each retry announced.
-func (c *Client) CallOnce(ctx context.Context, endpoint, method string, params, result any) error {
-	return c.call(ctx, endpoint, method, params, result, 0)
+	return c.call(ctx, endpoint, method, params, result, c.cfg.Retry)
 }
 
 // BreakerState returns the state of endpoint's circuit breaker: "closed",
@@ -197,9 +204,9 @@ func (c *Client) BreakerState(endpoint string) string {
 	return c.breaker(endpoint).State().String()
 }
 
-func (c *Client) call(ctx context.Context, endpoint, method string, params, result any, maxRetries int) error {
+func (c *Client) call(ctx context.Context, endpoint, method string, params, result any, policy RetryPolicy) error {
 	start := time.Now()
-	attempts, err := c.callRetrying(ctx, endpoint, method, params, result, maxRetries)
+	attempts, err := c.callRetrying(ctx, endpoint, method, params, result, policy)
 	if c.cfg.Observer == nil {
 		return err
 	}
@@ -210,36 +217,46 @@ func (c *Client) call(ctx context.Context, endpoint, method string, params, resu
 
 // callRetrying makes the call with its retries and returns the number of
 // attempts it made.
-func (c *Client) callRetrying(ctx context.Context, endpoint, method string, params, result any, maxRetries int) (int, error) {
+func (c *Client) callRetrying(ctx context.Context, endpoint, method string, params, result any, policy RetryPolicy) (int, error) {
 	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
-		defer cancel()
+		// A call without a deadline gets the client's Timeout, or, when
+		// its policy bounds each attempt, its attempts do.
+		if policy.AttemptTimeout == 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
+			defer cancel()
+		}
 	}
 	body, msgType, err := encodeParams(params) // shared.go
 	if err != nil {
 		return 0, &Error{Code: CodeMissingRequiredField, Endpoint: endpoint, Method: method, Message: "params do not encode: " + err.Error(), Err: err}
 	}
 	var b backoff.BackOff
-	if c.cfg.Retry.Exponential {
+	if policy.Exponential {
 		e := backoff.NewExponentialBackOff()
-		e.InitialInterval = c.cfg.Retry.Delay
+		e.InitialInterval = policy.Delay
 		e.Multiplier = 2
 		e.RandomizationFactor = 0
-		e.MaxInterval = 64 * c.cfg.Retry.Delay
+		e.MaxInterval = 64 * policy.Delay
 		e.MaxElapsedTime = 0
 		b = e
 	} else {
-		b = backoff.NewConstantBackOff(c.cfg.Retry.Delay)
+		b = backoff.NewConstantBackOff(policy.Delay)
 	}
 	deadline, _ := ctx.Deadline()
 	// WithContext ends a pause between attempts as soon as ctx is done.
-	b = backoff.WithContext(&deadlineBackOff{BackOff: backoff.WithMaxRetries(b, uint64(maxRetries)), deadline: deadline}, ctx)
+	b = backoff.WithContext(&deadlineBackOff{BackOff: backoff.WithMaxRetries(b, uint64(policy.MaxRetries)), deadline: deadline}, ctx)
 	attempt := 0
 	var last error
 	op := func() error {
 		attempt++
-		err := c.withFallback(ctx, endpoint, method, msgType, body, result)
+		actx := ctx
+		if policy.AttemptTimeout > 0 {
+			var cancel context.CancelFunc
+			actx, cancel = context.WithTimeout(ctx, policy.AttemptTimeout)
+			defer cancel()
+		}
+		err := c.withFallback(actx, endpoint, method, msgType, body, result)
 		if err == nil {
 			return nil
 		}
@@ -255,7 +272,11 @@ func (c *Client) callRetrying(ctx context.Context, endpoint, method string, para
 		return e
 	}
 	b.Reset()
-	if err := backoff.Retry(op, b); err != nil {
+	var notify backoff.Notify
+	if policy.OnRetry != nil {
+		notify = func(err error, pause time.Duration) { policy.OnRetry(attempt, err, pause) }
+	}
+	if err := backoff.RetryNotify(op, b, notify); err != nil {
 		if errors.Is(err, context.Canceled) && !errors.Is(last, context.Canceled) {
 			// Cancelled while waiting to retry.
 			return attempt, &Error{Code: CodeConnectionError, Message: "call cancelled", Endpoint: endpoint, Method: method, Attempt: attempt, Err: err}

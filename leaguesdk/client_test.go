@@ -201,10 +201,11 @@ func TestClientNoRetries(t *testing.T) {
 		t.Fatalf("%d requests with NoRetries", peer.count())
 	}
 	c2 := fastClient(t, leaguesdk.ClientConfig{})
-	err = c2.CallOnce(context.Background(), peer.url, leaguesdk.MethodChooseParity, chooseParityCall(), nil)
+	_, err = leaguesdk.CallWith[leaguesdk.ChooseParityResponse](context.Background(), c2, peer.url, chooseParityCall(),
+		leaguesdk.CallOptions{Retry: leaguesdk.Once()})
 	mustClientError(t, err, leaguesdk.CodeConnectionError, peer.url, 1)
 	if peer.count() != 2 {
-		t.Fatalf("%d requests after CallOnce", peer.count())
+		t.Fatalf("%d requests after a call with leaguesdk.Once()", peer.count())
 	}
 }
 

@@ -351,8 +351,8 @@ func (m *Manager) sendStartMatch(ctx context.Context, j startJob) error {
 	}
 	cctx, cancel := context.WithTimeout(ctx, m.cfg.StartMatchTimeout)
 	defer cancel()
-	var resp leaguesdk.StartMatchResponse
-	err := m.client.CallOnce(cctx, j.ref.endpoint, leaguesdk.MethodStartMatch, msg, &resp)
+	resp, err := leaguesdk.CallWith[leaguesdk.StartMatchResponse](cctx, m.client, j.ref.endpoint, msg,
+		leaguesdk.CallOptions{Retry: leaguesdk.Once()})
 	if err == nil && !resp.Status.Accepted() {
 		reason := string(resp.Reason)
 		if reason == "" {
@@ -374,8 +374,8 @@ func (m *Manager) resumeMatch(ctx context.Context, j startJob) {
 		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStateQuery, leaguesdk.LeagueManagerSender, j.ref.token, "", m.cfg.Now()),
 		MatchID:  j.mt.MatchID}
 	cctx, cancel := context.WithTimeout(ctx, m.cfg.StartMatchTimeout)
-	var resp leaguesdk.StateResponse
-	err := m.client.CallOnce(cctx, j.ref.endpoint, leaguesdk.MethodGetMatchState, q, &resp)
+	resp, err := leaguesdk.CallWith[leaguesdk.StateResponse](cctx, m.client, j.ref.endpoint, q,
+		leaguesdk.CallOptions{Retry: leaguesdk.Once()})
 	cancel()
 	var st struct {
 		LeagueID string `json:"league_id"`

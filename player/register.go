@@ -41,12 +41,13 @@ func (a *Agent) Register(ctx context.Context) error {
 		},
 	}
 	a.log.LogAttrs(ctx, slog.LevelDebug, "sending", leaguesdk.MessageAttrs(req)...)
-	var resp leaguesdk.LeagueRegisterResponse
-	err := agentkit.Register(ctx, a.log, a.cfg.RegisterRetry, "player", func(ctx context.Context) error {
+	var resp *leaguesdk.LeagueRegisterResponse
+	err := agentkit.Register(ctx, a.log, a.cfg.RegisterRetry, "player", func(ctx context.Context) (err error) {
 		ctx, cancel := context.WithTimeout(ctx, a.cfg.RegisterTimeout)
 		defer cancel()
-		resp = leaguesdk.LeagueRegisterResponse{}
-		return a.client.CallOnce(ctx, a.cfg.League, leaguesdk.MethodRegisterPlayer, req, &resp)
+		resp, err = leaguesdk.CallWith[leaguesdk.LeagueRegisterResponse](ctx, a.client, a.cfg.League, req,
+			leaguesdk.CallOptions{Retry: leaguesdk.Once()})
+		return err
 	})
 	if err != nil {
 		if errors.As(err, new(*leaguesdk.RejectedError)) {
@@ -54,8 +55,8 @@ func (a *Agent) Register(ctx context.Context) error {
 		}
 		return fmt.Errorf("player: register with %s: %w", a.cfg.League, err)
 	}
-	a.log.LogAttrs(ctx, slog.LevelDebug, "received", leaguesdk.MessageAttrs(&resp)...)
-	return a.registerReply(&resp)
+	a.log.LogAttrs(ctx, slog.LevelDebug, "received", leaguesdk.MessageAttrs(resp)...)
+	return a.registerReply(resp)
 }
 
 // registerReply reads a registration response tolerantly: REGISTERED means

@@ -368,7 +368,7 @@ func (p *testPlayer) callback(ctx context.Context, method string, msg leaguesdk.
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		_ = p.client.CallOnce(ctx, p.Referee, method, msg, nil)
+		_, _ = leaguesdk.CallWith[json.RawMessage](ctx, p.client, p.Referee, msg, leaguesdk.CallOptions{Method: method, Retry: leaguesdk.Once()})
 	})
 }
 
@@ -579,9 +579,11 @@ func (e *env) start(t *testing.T, req *leaguesdk.StartMatch) (*leaguesdk.StartMa
 	// the machine busy while the last assignments are answered.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var resp leaguesdk.StartMatchResponse
-	err := e.client.CallOnce(ctx, e.URL, leaguesdk.MethodStartMatch, req, &resp)
-	return &resp, err
+	resp, err := leaguesdk.CallWith[leaguesdk.StartMatchResponse](ctx, e.client, e.URL, req, leaguesdk.CallOptions{Retry: leaguesdk.Once()})
+	if resp == nil {
+		resp = &leaguesdk.StartMatchResponse{}
+	}
+	return resp, err
 }
 
 // play starts a match and waits for its report.

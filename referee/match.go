@@ -358,9 +358,13 @@ func (m *match) ask(ctx context.Context, i int, kind, method string, msg leagues
 	done := make(chan answer, 1)
 	m.rec.message(Sent, pid, method, msg, nil)
 	go func() {
-		var raw json.RawMessage
-		err := m.r.client.CallOnce(actx, endpoint, method, msg, &raw)
-		done <- answer{raw, err}
+		raw, err := leaguesdk.CallWith[json.RawMessage](actx, m.r.client, endpoint, msg,
+			leaguesdk.CallOptions{Method: method, Retry: leaguesdk.Once()})
+		if err != nil {
+			done <- answer{nil, err}
+			return
+		}
+		done <- answer{*raw, nil}
 	}()
 	var callErr error
 	for {
@@ -503,15 +507,15 @@ func (m *match) notify(ctx context.Context, i int, method string, msg leaguesdk.
 	wg.Go(func() {
 		nctx, cancel := context.WithTimeout(ctx, m.r.cfg.GameOverTimeout)
 		defer cancel()
-		var raw json.RawMessage
-		err := m.r.client.CallOnce(nctx, endpoint, method, msg, &raw)
+		raw, err := leaguesdk.CallWith[json.RawMessage](nctx, m.r.client, endpoint, msg,
+			leaguesdk.CallOptions{Method: method, Retry: leaguesdk.Once()})
 		if err != nil {
 			m.rec.message(Received, pid, method, nil, err)
 			m.log.Info("notification not delivered", slog.String("player_id", pid), slog.String("method", method),
 				slog.String("error", err.Error()))
 			return
 		}
-		m.rec.message(Received, pid, method, raw, nil)
+		m.rec.message(Received, pid, method, *raw, nil)
 	})
 }
 
@@ -614,42 +618,44 @@ func (m *match) report(ctx context.Context, res *Result) {
 }
 
 func (m *match) sendReport(ctx context.Context, res *Result) bool {
-	delay := m.r.cfg.RetryDelay
-	for attempt := 1; ; attempt++ {
-		msg := &leaguesdk.MatchResultReport{
-			Envelope: m.envelope(leaguesdk.MsgMatchResultReport),
-			LeagueID: m.req.LeagueID, RoundID: m.req.RoundID, MatchID: m.req.MatchID, GameType: m.req.GameType,
-			Result: leaguesdk.MatchResult{Winner: res.Winner, Score: res.Score, Status: res.Status,
-				Details: leaguesdk.MatchDetails{DrawnNumber: res.DrawnNumber, Choices: parities(res.Choices), Reason: res.Reason,
-					Unresponsive: res.Unresponsive}},
-		}
-		m.rec.message(Sent, leaguesdk.LeagueManagerSender, leaguesdk.MethodReportMatchResult, msg, nil)
-		rctx, cancel := context.WithTimeout(ctx, m.r.cfg.ReportTimeout)
-		var raw json.RawMessage
-		err := m.r.manager.CallOnce(rctx, m.r.cfg.League, leaguesdk.MethodReportMatchResult, msg, &raw)
-		cancel()
-		if err == nil {
-			m.rec.message(Received, leaguesdk.LeagueManagerSender, leaguesdk.MethodReportMatchResult, raw, nil)
-			var ack leaguesdk.Ack
-			_ = json.Unmarshal(raw, &ack)
-			if s := strings.ToUpper(ack.Status); s != leaguesdk.AckRecorded && s != leaguesdk.AckDuplicate && s != leaguesdk.AckOK {
-				m.log.Warn("report answered without a RECORDED/DUPLICATE ack; taken as acknowledged",
-					slog.String("status", ack.Status))
-			}
-			m.log.Info("result reported", slog.Int("attempts", attempt), slog.String("ack", ack.Status))
-			return true
-		}
-		m.rec.message(Received, leaguesdk.LeagueManagerSender, leaguesdk.MethodReportMatchResult, nil, err)
-		if !leaguesdk.CodeOf(err).Retryable() || ctx.Err() != nil {
-			m.log.Error("result not reported", slog.Int("attempts", attempt), slog.String("error", err.Error()))
-			return false
-		}
-		m.log.Warn("report failed; retrying", slog.Int("attempt", attempt), slog.Duration("in", delay),
-			slog.String("error", err.Error()))
-		if !sleep(ctx, delay) {
-			m.log.Error("result not reported: referee stopping", slog.Int("attempts", attempt))
-			return false
-		}
-		delay = min(2*delay, 30*m.r.cfg.RetryDelay)
+	msg := &leaguesdk.MatchResultReport{
+		Envelope: m.envelope(leaguesdk.MsgMatchResultReport),
+		LeagueID: m.req.LeagueID, RoundID: m.req.RoundID, MatchID: m.req.MatchID, GameType: m.req.GameType,
+		Result: leaguesdk.MatchResult{Winner: res.Winner, Score: res.Score, Status: res.Status,
+			Details: leaguesdk.MatchDetails{DrawnNumber: res.DrawnNumber, Choices: parities(res.Choices), Reason: res.Reason,
+				Unresponsive: res.Unresponsive}},
 	}
+	m.rec.message(Sent, leaguesdk.LeagueManagerSender, leaguesdk.MethodReportMatchResult, msg, nil)
+	attempts := 1
+	// Retried until acknowledged, a refusal, or the referee stops: each
+	// attempt within ReportTimeout, the pause doubling from RetryDelay up
+	// to 64 times it.
+	policy := &leaguesdk.RetryPolicy{MaxRetries: leaguesdk.RetryUntilDone, Delay: m.r.cfg.RetryDelay, Exponential: true,
+		AttemptTimeout: m.r.cfg.ReportTimeout,
+		OnRetry: func(attempt int, err error, pause time.Duration) {
+			m.rec.message(Received, leaguesdk.LeagueManagerSender, leaguesdk.MethodReportMatchResult, nil, err)
+			m.log.Warn("report failed; retrying", slog.Int("attempt", attempt), slog.Duration("in", pause),
+				slog.String("error", err.Error()))
+			m.rec.message(Sent, leaguesdk.LeagueManagerSender, leaguesdk.MethodReportMatchResult, msg, nil)
+			attempts = attempt + 1
+		}}
+	raw, err := leaguesdk.CallWith[json.RawMessage](ctx, m.r.manager, m.r.cfg.League, msg, leaguesdk.CallOptions{Retry: policy})
+	if err != nil {
+		m.rec.message(Received, leaguesdk.LeagueManagerSender, leaguesdk.MethodReportMatchResult, nil, err)
+		if ctx.Err() != nil {
+			m.log.Error("result not reported: referee stopping", slog.Int("attempts", attempts))
+		} else {
+			m.log.Error("result not reported", slog.Int("attempts", attempts), slog.String("error", err.Error()))
+		}
+		return false
+	}
+	m.rec.message(Received, leaguesdk.LeagueManagerSender, leaguesdk.MethodReportMatchResult, *raw, nil)
+	var ack leaguesdk.Ack
+	_ = json.Unmarshal(*raw, &ack)
+	if s := strings.ToUpper(ack.Status); s != leaguesdk.AckRecorded && s != leaguesdk.AckDuplicate && s != leaguesdk.AckOK {
+		m.log.Warn("report answered without a RECORDED/DUPLICATE ack; taken as acknowledged",
+			slog.String("status", ack.Status))
+	}
+	m.log.Info("result reported", slog.Int("attempts", attempts), slog.String("ack", ack.Status))
+	return true
 }

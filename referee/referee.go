@@ -470,12 +470,13 @@ func (r *Referee) Register(ctx context.Context) error {
 			ProtocolVersion:      leaguesdk.ProtocolVersion,
 		},
 	}
-	var resp leaguesdk.RefereeRegisterResponse
-	err := agentkit.Register(ctx, r.log, r.cfg.RegisterRetry, "referee", func(ctx context.Context) error {
+	var resp *leaguesdk.RefereeRegisterResponse
+	err := agentkit.Register(ctx, r.log, r.cfg.RegisterRetry, "referee", func(ctx context.Context) (err error) {
 		ctx, cancel := context.WithTimeout(ctx, r.cfg.RegisterTimeout)
 		defer cancel()
-		resp = leaguesdk.RefereeRegisterResponse{}
-		return r.manager.CallOnce(ctx, r.cfg.League, leaguesdk.MethodRegisterReferee, req, &resp)
+		resp, err = leaguesdk.CallWith[leaguesdk.RefereeRegisterResponse](ctx, r.manager, r.cfg.League, req,
+			leaguesdk.CallOptions{Retry: leaguesdk.Once()})
+		return err
 	})
 	if err != nil {
 		if errors.As(err, new(*leaguesdk.RejectedError)) {

@@ -180,8 +180,8 @@ func TestGetMatchStateHidesChoicesUntilFinished(t *testing.T) {
 	query := func() referee.MatchState {
 		q := &leaguesdk.StateQuery{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStateQuery, "player:P02", "", "", time.Now()),
 			MatchID: req.MatchID}
-		var resp leaguesdk.StateResponse
-		if err := e.client.CallOnce(context.Background(), e.URL, leaguesdk.MethodGetMatchState, q, &resp); err != nil {
+		resp, err := leaguesdk.CallWith[leaguesdk.StateResponse](context.Background(), e.client, e.URL, q, leaguesdk.CallOptions{Retry: leaguesdk.Once()})
+		if err != nil {
 			t.Fatal(err)
 		}
 		var st referee.MatchState
@@ -199,7 +199,7 @@ func TestGetMatchStateHidesChoicesUntilFinished(t *testing.T) {
 		t.Fatalf("final state %+v", st)
 	}
 	q := &leaguesdk.StateQuery{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStateQuery, "player:P02", "", "", time.Now()), MatchID: "R9M9"}
-	err := e.client.CallOnce(context.Background(), e.URL, leaguesdk.MethodGetMatchState, q, nil)
+	_, err := leaguesdk.CallWith[json.RawMessage](context.Background(), e.client, e.URL, q, leaguesdk.CallOptions{Retry: leaguesdk.Once()})
 	if leaguesdk.CodeOf(err) != leaguesdk.CodeMatchNotFound {
 		t.Fatalf("unknown match: %v", err)
 	}
