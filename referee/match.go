@@ -98,7 +98,8 @@ func (r *Referee) newMatch(req *leaguesdk.StartMatch, game Game, refereeID strin
 	}
 	m.rec = &recorder{store: r.transcripts, now: r.cfg.Now, t: Transcript{
 		SchemaVersion: SchemaVersion, MatchID: req.MatchID, LeagueID: req.LeagueID, RoundID: int(req.RoundID),
-		GameType: req.GameType, RefereeID: refereeID,
+		ConversationID: m.conv,
+		GameType:       req.GameType, RefereeID: refereeID,
 		Players: []TranscriptPlayer{
 			{PlayerID: req.PlayerAID, Role: leaguesdk.PlayerA, Endpoint: req.PlayerAEndpoint},
 			{PlayerID: req.PlayerBID, Role: leaguesdk.PlayerB, Endpoint: req.PlayerBEndpoint},

@@ -368,3 +368,19 @@ func TestConcurrentMatches(t *testing.T) {
 	}
 	waitFor(t, 2*time.Second, func() bool { return e.ref.ActiveMatches() == 0 })
 }
+
+// A match whose result the manager acknowledged leaves the referee's
+// memory, so that memory does not grow with the matches played; its
+// transcript answers for it from then on.
+func TestReportedMatchLeavesMemory(t *testing.T) {
+	mgr := newTestManager(t)
+	e := startReferee(t, mgr, nil)
+	a := newTestPlayer(t, behaviour{Choice: leaguesdk.Odd})
+	b := newTestPlayer(t, behaviour{Choice: leaguesdk.Even})
+	req := e.match(a, b, "P01", "P02")
+	e.play(t, req)
+	waitFor(t, 5*time.Second, func() bool { return referee.MatchesInMemory(e.ref) == 0 })
+	if st, ok := e.ref.MatchState(req.MatchID); !ok || st.State != referee.StateFinished || st.Result == nil || !st.Reported {
+		t.Fatalf("state of the match once it left memory: %+v, %v", st, ok)
+	}
+}

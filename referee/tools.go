@@ -97,8 +97,29 @@ func (r *Referee) startMatch(ctx context.Context, in *leaguesdk.StartMatch) (*le
 
 	m.log.Info("match accepted", slog.String("player_A_id", in.PlayerAID), slog.String("player_B_id", in.PlayerBID),
 		slog.String("game_type", in.GameType))
-	go m.run(base)
+	go func() {
+		m.run(base)
+		r.forget(key, m)
+	}()
 	return accepted(""), nil
+}
+
+// forget drops a match whose result the manager acknowledged from memory:
+// its transcript under the data root answers for it from then on
+// (get_match_state, a start_match of it again), so a referee's memory does
+// not grow with the matches it has played.
+func (r *Referee) forget(key string, m *match) {
+	m.mu.Lock()
+	reported := m.reported
+	m.mu.Unlock()
+	if !reported {
+		return
+	}
+	r.mu.Lock()
+	if r.matches[key] == m {
+		delete(r.matches, key)
+	}
+	r.mu.Unlock()
 }
 
 // duplicate answers a start_match for a match this referee already has,
@@ -115,6 +136,9 @@ func (r *Referee) duplicate(key string, in *leaguesdk.StartMatch, accepted func(
 		}
 		m = r.newMatch(in, nil, r.ID())
 		m.rec.t = *t
+		if t.ConversationID != "" {
+			m.conv = t.ConversationID
+		}
 		m.state, m.result = StateFinished, t.Result
 		r.mu.Lock()
 		if cur := r.matches[key]; cur != nil {
@@ -138,6 +162,7 @@ func (r *Referee) duplicate(key string, in *leaguesdk.StartMatch, accepted func(
 		go func() {
 			defer r.wg.Done()
 			m.report(base, res)
+			r.forget(key, m)
 		}()
 	}
 	m.log.Info("match assigned again; result reported again")

@@ -19,18 +19,21 @@ import (
 // it went through on the way are kept in memory until then, so a match
 // costs two writes however long it runs.
 type Transcript struct {
-	SchemaVersion string              `json:"schema_version"`
-	LastUpdated   string              `json:"last_updated"`
-	MatchID       string              `json:"match_id"`
-	LeagueID      string              `json:"league_id"`
-	RoundID       int                 `json:"round_id"`
-	GameType      string              `json:"game_type"`
-	RefereeID     string              `json:"referee_id,omitempty"`
-	Players       []TranscriptPlayer  `json:"players"`
-	State         State               `json:"state"`
-	Lifecycle     []LifecycleEntry    `json:"lifecycle"`
-	Transcript    []TranscriptMessage `json:"transcript"`
-	Result        *Result             `json:"result"`
+	SchemaVersion string `json:"schema_version"`
+	LastUpdated   string `json:"last_updated"`
+	MatchID       string `json:"match_id"`
+	LeagueID      string `json:"league_id"`
+	RoundID       int    `json:"round_id"`
+	GameType      string `json:"game_type"`
+	RefereeID     string `json:"referee_id,omitempty"`
+	// ConversationID is the conversation id of the match's messages, kept
+	// so that a result reported again from the transcript carries it.
+	ConversationID string              `json:"conversation_id,omitempty"`
+	Players        []TranscriptPlayer  `json:"players"`
+	State          State               `json:"state"`
+	Lifecycle      []LifecycleEntry    `json:"lifecycle"`
+	Transcript     []TranscriptMessage `json:"transcript"`
+	Result         *Result             `json:"result"`
 	// Reported is true once the manager acknowledged the result.
 	Reported bool `json:"reported"`
 }
