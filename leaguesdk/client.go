@@ -198,9 +198,9 @@ func (c *Client) Call(ctx context.Context, endpoint, method string, params, resu
 	return c.call(ctx, endpoint, method, params, result, c.cfg.Retry)
 }
 
-// BreakerState returns the state of endpoint's circuit breaker: "closed",
+// breakerState returns the state of endpoint's circuit breaker: "closed",
 // "open" or "half-open".
-func (c *Client) BreakerState(endpoint string) string {
+func (c *Client) breakerState(endpoint string) string {
 	return c.breaker(endpoint).State().String()
 }
 

@@ -155,8 +155,8 @@ func TestClientRetriesRetryableFailures(t *testing.T) {
 			if peer.count() != 4 {
 				t.Fatalf("%d requests, want 1+3", peer.count())
 			}
-			if c.BreakerState(peer.url) != "closed" {
-				t.Fatalf("breaker %s after 4 failures", c.BreakerState(peer.url))
+			if leaguesdk.BreakerState(c, peer.url) != "closed" {
+				t.Fatalf("breaker %s after 4 failures", leaguesdk.BreakerState(c, peer.url))
 			}
 		})
 	}
@@ -231,7 +231,7 @@ func TestClientDoesNotRetryProtocolErrors(t *testing.T) {
 				}
 			}
 			// Six answered errors in a row: a peer that answers is up.
-			if s := c.BreakerState(peer.url); s != "closed" {
+			if s := leaguesdk.BreakerState(c, peer.url); s != "closed" {
 				t.Fatalf("breaker %s", s)
 			}
 		})
@@ -358,7 +358,7 @@ func TestClientDeadline(t *testing.T) {
 			t.Fatalf("%d requests: a cancelled call was retried", peer.count())
 		}
 		// Cancelled calls are not failures of the peer.
-		if s := c.BreakerState(peer.url); s != "closed" {
+		if s := leaguesdk.BreakerState(c, peer.url); s != "closed" {
 			t.Fatalf("breaker %s after cancelled calls", s)
 		}
 	})
@@ -391,8 +391,8 @@ func TestClientCircuitBreaker(t *testing.T) {
 			t.Fatalf("call %d refused by the breaker", i)
 		}
 	}
-	if peer.count() != 5 || c.BreakerState(peer.url) != "open" {
-		t.Fatalf("%d requests, breaker %s", peer.count(), c.BreakerState(peer.url))
+	if peer.count() != 5 || leaguesdk.BreakerState(c, peer.url) != "open" {
+		t.Fatalf("%d requests, breaker %s", peer.count(), leaguesdk.BreakerState(c, peer.url))
 	}
 	// The 6th call is refused without a request.
 	_, err := choose(context.Background(), c, peer.url)
@@ -401,14 +401,14 @@ func TestClientCircuitBreaker(t *testing.T) {
 		t.Fatalf("6th call: %v after %d requests", err, peer.count())
 	}
 	// Another endpoint is unaffected.
-	if _, err := choose(context.Background(), c, other.url); err != nil || other.count() != 1 || c.BreakerState(other.url) != "closed" {
+	if _, err := choose(context.Background(), c, other.url); err != nil || other.count() != 1 || leaguesdk.BreakerState(c, other.url) != "closed" {
 		t.Fatalf("other endpoint: %v", err)
 	}
 	// After OpenFor the breaker lets one probe through; while it runs, other calls are refused.
 	healthy.Store(true)
 	hold.Store(true)
 	deadline := time.Now().Add(2 * time.Second)
-	for c.BreakerState(peer.url) != "half-open" {
+	for leaguesdk.BreakerState(c, peer.url) != "half-open" {
 		if time.Now().After(deadline) {
 			t.Fatal("breaker never half-open")
 		}
@@ -427,8 +427,8 @@ func TestClientCircuitBreaker(t *testing.T) {
 	if err := <-probe; err != nil {
 		t.Fatalf("probe: %v", err)
 	}
-	if peer.count() != 6 || c.BreakerState(peer.url) != "closed" {
-		t.Fatalf("%d requests, breaker %s after the probe", peer.count(), c.BreakerState(peer.url))
+	if peer.count() != 6 || leaguesdk.BreakerState(c, peer.url) != "closed" {
+		t.Fatalf("%d requests, breaker %s after the probe", peer.count(), leaguesdk.BreakerState(c, peer.url))
 	}
 	hold.Store(false)
 	if _, err := choose(context.Background(), c, peer.url); err != nil || peer.count() != 7 {
@@ -541,7 +541,7 @@ func TestClientWireFormFallback(t *testing.T) {
 			t.Fatalf("%v after %d requests", err, peer.count())
 		}
 		mustClientError(t, err, "", peer.url, 1)
-		if c.BreakerState(peer.url) != "closed" {
+		if leaguesdk.BreakerState(c, peer.url) != "closed" {
 			t.Fatal("method-not-found counted as a failure")
 		}
 	})
@@ -651,7 +651,7 @@ func TestClientErrorReplies(t *testing.T) {
 			if peer.count() != tc.requests {
 				t.Fatalf("%d requests, want %d", peer.count(), tc.requests)
 			}
-			if c.BreakerState(peer.url) != "closed" {
+			if leaguesdk.BreakerState(c, peer.url) != "closed" {
 				t.Fatal("an answer counted as a failure")
 			}
 		})

@@ -12,9 +12,23 @@ import (
 	"sync"
 )
 
-// mcpClientProtocolVersion is the MCP protocol version a Client asks for in
-// its initialize request; it accepts any of mcpProtocolVersions in reply.
-const mcpClientProtocolVersion = "2025-06-18"
+// The MCP protocol versions this package speaks, newest first: a Server
+// accepts any of them in initialize (an unknown one is answered with the
+// newest), and a Client asks for mcpClientProtocolVersion and accepts any of
+// them in reply.
+const (
+	mcpVersion20251125 = "2025-11-25"
+	mcpVersion20250618 = "2025-06-18"
+	mcpVersion20250326 = "2025-03-26"
+	mcpVersion20241105 = "2024-11-05"
+
+	mcpClientProtocolVersion = mcpVersion20250618
+)
+
+// mcpProtocolVersions lists the versions above, newest first.
+func mcpProtocolVersions() []string {
+	return []string{mcpVersion20251125, mcpVersion20250618, mcpVersion20250326, mcpVersion20241105}
+}
 
 // mcpSession is an MCP session a Client holds with one endpoint. An empty
 // id means the peer set no Mcp-Session-Id (a stateless MCP server).
@@ -139,7 +153,7 @@ func (c *Client) handshake(ctx context.Context, endpoint string) (*mcpSession, e
 			ProtocolVersion string `json:"protocolVersion"`
 		}
 		_ = json.Unmarshal(reply.message, &res)
-		if !slices.Contains(mcpProtocolVersions, res.ProtocolVersion) {
+		if !slices.Contains(mcpProtocolVersions(), res.ProtocolVersion) {
 			return &peerAnswer{&Error{Message: fmt.Sprintf("peer answered initialize with MCP protocol version %q, which this client does not speak", res.ProtocolVersion)}}
 		}
 		s = &mcpSession{id: header.Get("Mcp-Session-Id"), version: res.ProtocolVersion}

@@ -191,7 +191,7 @@ func TestClientMCPSessionSDK(t *testing.T) {
 	if sid == "" {
 		t.Fatal("the SDK server set no Mcp-Session-Id")
 	}
-	if c.BreakerState(peer.url) != "closed" {
+	if leaguesdk.BreakerState(c, peer.url) != "closed" {
 		t.Fatal("refused forms counted as failures")
 	}
 
@@ -344,7 +344,7 @@ func TestClientMCPSessionBounded(t *testing.T) {
 		if got := strings.Join(peer.seenMethods(), ","); got != "choose_parity,initialize" {
 			t.Fatalf("methods %s", got)
 		}
-		if c.BreakerState(peer.url) != "closed" {
+		if leaguesdk.BreakerState(c, peer.url) != "closed" {
 			t.Fatal("refused handshake counted as a failure")
 		}
 	})

@@ -20,10 +20,6 @@ import (
 // DefaultMaxBodyBytes is the largest request body a Server reads by default.
 const DefaultMaxBodyBytes = 1 << 20
 
-// MCPProtocolVersions are the MCP protocol versions a Server accepts in
-// initialize; an unknown version is answered with the newest.
-var mcpProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
-
 // ServerConfig configures a Server. The zero value is usable; every field
 // documents its default.
 type ServerConfig struct {
@@ -762,8 +758,8 @@ func (s *Server) initialize(params json.RawMessage) any {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
 	_ = json.Unmarshal(params, &p)
-	version := mcpProtocolVersions[0]
-	for _, v := range mcpProtocolVersions {
+	version := mcpProtocolVersions()[0]
+	for _, v := range mcpProtocolVersions() {
 		if v == p.ProtocolVersion {
 			version = v
 		}

@@ -47,7 +47,7 @@ func newValidator() *validator.Validate {
 		return Parity(fl.Field().String()).Valid()
 	}))
 	must(v.RegisterValidation("protover", func(fl validator.FieldLevel) bool {
-		return CompareVersions(fl.Field().String(), MinProtocolVersion) >= 0
+		return compareVersions(fl.Field().String(), MinProtocolVersion) >= 0
 	}))
 	must(v.RegisterValidation("endpoint", func(fl validator.FieldLevel) bool {
 		return ValidEndpoint(fl.Field().String())
@@ -76,10 +76,10 @@ func ValidEndpoint(s string) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
-// CompareVersions compares two dotted versions ("2.1.0") numerically and
+// compareVersions compares two dotted versions ("2.1.0") numerically and
 // returns -1, 0 or +1. A missing component counts as 0; a version that does
 // not parse is older than any that does.
-func CompareVersions(a, b string) int {
+func compareVersions(a, b string) int {
 	pa, oka := parseVersion(a)
 	pb, okb := parseVersion(b)
 	switch {
