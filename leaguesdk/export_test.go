@@ -7,3 +7,6 @@ func BreakerState(c *Client, endpoint string) string { return c.breakerState(end
 
 // CompareVersions is compareVersions.
 var CompareVersions = compareVersions
+
+// ErrorMessage is errorMessage.
+var ErrorMessage = errorMessage

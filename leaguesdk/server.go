@@ -699,7 +699,7 @@ func (s *Server) decode(ctx context.Context, rt *route, msg json.RawMessage) (in
 func (s *Server) toRPCError(err error, msgType string) *RPCError {
 	if rl, ok := asRateLimit(err); ok {
 		e := rl.err()
-		data, _ := json.Marshal(ErrorMessage(s.cfg.ErrorType, e, s.cfg.Sender(), MessageType(msgType), s.cfg.Now()))
+		data, _ := json.Marshal(errorMessage(s.cfg.ErrorType, e, s.cfg.Sender(), MessageType(msgType), s.cfg.Now()))
 		return &RPCError{Code: RPCServerError, Message: e.Code.Name(), Data: data,
 			status: http.StatusTooManyRequests, retryAfter: rl.retryAfterSeconds()}
 	}
@@ -711,13 +711,13 @@ func (s *Server) toRPCError(err error, msgType string) *RPCError {
 	if !errors.As(err, &e) {
 		return &RPCError{Code: RPCInternalError, Message: "internal error: " + err.Error()}
 	}
-	data, _ := json.Marshal(ErrorMessage(s.cfg.ErrorType, e, s.cfg.Sender(), MessageType(msgType), s.cfg.Now()))
+	data, _ := json.Marshal(errorMessage(s.cfg.ErrorType, e, s.cfg.Sender(), MessageType(msgType), s.cfg.Now()))
 	return &RPCError{Code: RPCServerError, Message: e.Code.Name(), Data: data}
 }
 
-// ErrorMessage builds the LEAGUE_ERROR (or, for t == MsgGameError,
+// errorMessage builds the LEAGUE_ERROR (or, for t == MsgGameError,
 // GAME_ERROR) message that reports e, as sent by sender at now.
-func ErrorMessage(t MessageType, e *Error, sender string, original MessageType, now time.Time) Message {
+func errorMessage(t MessageType, e *Error, sender string, original MessageType, now time.Time) Message {
 	env := NewEnvelope(t, sender, "", "", now)
 	ctx := map[string]any{}
 	for k, v := range e.Context {
