@@ -1,7 +1,6 @@
 package leaguesdk
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -21,6 +20,8 @@ import (
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/sony/gobreaker/v2"
+
+	"github.com/agentleague/league/internal/sse"
 )
 
 // NoRetries, as RetryPolicy.MaxRetries, disables retries.
@@ -520,7 +521,7 @@ func (c *Client) exchange(ctx context.Context, endpoint string, body []byte, ses
 		return 0, nil, nil, transportError(ctx, err)
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		raw = SSEData(raw)
+		raw = sse.Data(raw)
 	}
 	return resp.StatusCode, resp.Header, raw, nil
 }
@@ -616,31 +617,6 @@ func tlsRefused(err error) bool {
 	}
 	return errors.As(err, &verify) || errors.As(err, &alert) || errors.As(err, &unknown) ||
 		errors.As(err, &host) || errors.As(err, &invalid)
-}
-
-// SSEData returns the data of the first event of a server-sent-event
-// stream that carries any (its data: lines joined by newlines). Events
-// without data, such as the priming events of MCP servers, are skipped.
-// Players built on an MCP SDK answer a JSON-RPC request this way.
-func SSEData(raw []byte) []byte {
-	var data [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 64<<10), len(raw)+1)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) == 0 {
-			if len(bytes.TrimSpace(bytes.Join(data, nil))) > 0 {
-				break
-			}
-			data = data[:0]
-			continue
-		}
-		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			// Copied: the scanner reuses its buffer.
-			data = append(data, bytes.Clone(bytes.TrimPrefix(rest, []byte(" "))))
-		}
-	}
-	return bytes.Join(data, []byte("\n"))
 }
 
 type parsedReply struct {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentleague/league/internal/sse"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -106,7 +107,7 @@ func (s *suite) do(x *exchange, req *http.Request) {
 	}
 	x.payload = x.body
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		x.sse, x.payload = true, leaguesdk.SSEData(x.body)
+		x.sse, x.payload = true, sse.Data(x.body)
 	}
 }
 

@@ -1,14 +1,14 @@
-package leaguesdk_test
+package sse_test
 
 import (
 	"bytes"
 	"strings"
 	"testing"
 
-	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/internal/sse"
 )
 
-func TestSSEData(t *testing.T) {
+func TestData(t *testing.T) {
 	// Long data lines make the scanner refill its buffer between lines,
 	// which corrupts lines that are kept without copying.
 	long := strings.Repeat("x", 70<<10)
@@ -23,7 +23,7 @@ func TestSSEData(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := leaguesdk.SSEData([]byte(tc.stream)); !bytes.Equal(got, []byte(tc.want)) {
+			if got := sse.Data([]byte(tc.stream)); !bytes.Equal(got, []byte(tc.want)) {
 				t.Fatalf("got %.80q (%d bytes), want %.80q (%d bytes)", got, len(got), tc.want, len(tc.want))
 			}
 		})
