@@ -66,24 +66,6 @@ func ExampleValidate() {
 	// E021
 }
 
-// A token is bound to one agent; it cannot speak for another.
-func ExampleTokens_Verify() {
-	var tokens leaguesdk.Tokens
-	p1 := tokens.Issue("P01")
-	tokens.Issue("P02")
-
-	id, err := tokens.Verify("player:P01", p1)
-	fmt.Println(id, err)
-	_, err = tokens.Verify("player:P02", p1) // P01's token, P02's name
-	fmt.Println(leaguesdk.CodeOf(err))
-	_, err = tokens.Verify("player:P01", "")
-	fmt.Println(leaguesdk.CodeOf(err))
-	// Output:
-	// P01 <nil>
-	// E012
-	// E011
-}
-
 func ExampleCodeOf() {
 	err := fmt.Errorf("asking P02: %w", &leaguesdk.Error{Code: leaguesdk.CodeTimeout, Message: "no reply before the deadline"})
 	code := leaguesdk.CodeOf(err)

@@ -15,13 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/leaguesdk"
 )
 
 // fuzzServer is the server FuzzServeRequest feeds: tools for the common
 // messages, one that needs a token, and one that panics on demand.
 func fuzzServer() *leaguesdk.Server {
-	var tokens leaguesdk.Tokens
+	var tokens agentkit.Tokens
 	tokens.Bind("REF01", exTokREF01)
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{
 		Sender: func() string { return "player:P01" },

@@ -39,7 +39,7 @@ type Manager struct {
 	agentLog *agentkit.AgentLog // nil with Config.NoAgentLog
 	srv      *leaguesdk.Server
 	client   *leaguesdk.Client
-	tokens   leaguesdk.Tokens
+	tokens   agentkit.Tokens
 	handler  http.Handler
 
 	// persistMu serialises the changes of state.json: it is taken before mu

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/referee"
 )
@@ -119,7 +120,7 @@ func newTestManager(t *testing.T) *testManager {
 type tokensOf struct{ token string }
 
 func (k *tokensOf) verify(sender, token string) (string, error) {
-	var tk leaguesdk.Tokens
+	var tk agentkit.Tokens
 	tk.Bind("REF01", k.token)
 	return tk.Verify(sender, token)
 }

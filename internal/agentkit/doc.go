@@ -1,8 +1,9 @@
 // Package agentkit holds the plumbing the three agents share: their
 // lifecycle (listen, advertise, serve, register or run the league, stop
 // with grace, release), registering with a manager that may not be up
-// yet, the Config convention, and the per-agent log file of the data
-// layer.
+// yet, the Config convention, the registry of the tokens a manager
+// issues (Tokens), and the agent log: its JSON-lines format (NewLogger)
+// and the per-agent log file of the data layer.
 //
 // Quick start, the skeleton of an agent:
 //
