@@ -40,7 +40,7 @@ func (a *Agent) Register(ctx context.Context) error {
 			ProtocolVersion: leaguesdk.ProtocolVersion,
 		},
 	}
-	a.log.LogAttrs(ctx, slog.LevelDebug, "sending", leaguesdk.MessageAttrs(req)...)
+	a.log.LogAttrs(ctx, slog.LevelDebug, "sending", agentkit.MessageAttrs(req)...)
 	var resp *leaguesdk.LeagueRegisterResponse
 	err := agentkit.Register(ctx, a.log, a.cfg.RegisterRetry, "player", func(ctx context.Context) (err error) {
 		ctx, cancel := context.WithTimeout(ctx, a.cfg.RegisterTimeout)
@@ -55,7 +55,7 @@ func (a *Agent) Register(ctx context.Context) error {
 		}
 		return fmt.Errorf("player: register with %s: %w", a.cfg.League, err)
 	}
-	a.log.LogAttrs(ctx, slog.LevelDebug, "received", leaguesdk.MessageAttrs(resp)...)
+	a.log.LogAttrs(ctx, slog.LevelDebug, "received", agentkit.MessageAttrs(resp)...)
 	return a.registerReply(resp)
 }
 

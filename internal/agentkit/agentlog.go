@@ -21,7 +21,7 @@ const MaxHeldLines = 1000
 
 // AgentLog is the JSON-lines log of one agent in the data layer,
 // <data root>/logs/agents/<agent_id>.log.jsonl (records made by
-// leaguesdk.NewLogger: timestamp, level, agent_id, message; tokens
+// NewLogger: timestamp, level, agent_id, message; tokens
 // redacted). An agent whose id is known only after registration creates it
 // with a provisional id (its name-based sender, "player:agent_alpha") and
 // calls Open once the id is known: the lines logged before (the last
@@ -57,7 +57,7 @@ func NewAgentLog(agentID string, level slog.Level) *AgentLog {
 }
 
 func (l *AgentLog) setID(agentID string) {
-	l.base.Store(&baseHandler{leaguesdk.NewLogger(writerFunc(l.write), agentID, l.level).Handler()})
+	l.base.Store(&baseHandler{NewLogger(writerFunc(l.write), agentID, l.level).Handler()})
 }
 
 // Logger returns a logger that writes every record of the log's level and
@@ -73,7 +73,7 @@ func (l *AgentLog) Logger(base *slog.Logger) *slog.Logger {
 	case base == nil:
 		return slog.New(&logHandler{log: l})
 	}
-	return slog.New(leaguesdk.FanOut(&logHandler{log: l}, base.Handler()))
+	return slog.New(FanOut(&logHandler{log: l}, base.Handler()))
 }
 
 // Open opens (appending) dataRoot/logs/agents/<agentID>.log.jsonl, writes
@@ -233,7 +233,7 @@ func LogCalls(log *slog.Logger) leaguesdk.Middleware {
 					slog.String("outcome", leaguesdk.Outcome(err)), slog.Duration("took", time.Since(start)))
 			}
 			if m, ok := out.(leaguesdk.Message); ok && debug && err == nil {
-				log.LogAttrs(ctx, slog.LevelDebug, "sent", leaguesdk.MessageAttrs(m)...)
+				log.LogAttrs(ctx, slog.LevelDebug, "sent", MessageAttrs(m)...)
 			}
 			return out, err
 		}

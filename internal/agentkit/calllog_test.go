@@ -24,15 +24,7 @@ func logLines(t *testing.T, path string) []map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
-		out = append(out, m)
-	}
-	return out
+	return jsonLines(t, raw)
 }
 
 // callOnce serves one GAME_OVER through a Server whose middleware logs on a
@@ -45,7 +37,7 @@ func callOnce(t *testing.T, level slog.Level) []map[string]any {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	log := leaguesdk.NewLogger(f, "player:P01", level)
+	log := agentkit.NewLogger(f, "player:P01", level)
 	var order []string
 	mark := func(next leaguesdk.HandlerFunc) leaguesdk.HandlerFunc {
 		return func(ctx context.Context, req *leaguesdk.Request) (any, error) {
