@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentleague/league/manager"
+	"github.com/agentleague/league/leaguesdk"
 )
 
 // TestAgentLogFile registers a player with a manager and checks the
@@ -23,7 +23,7 @@ func TestAgentLogFile(t *testing.T) {
 	}
 	r.Stop() // Run returns: the file is complete and closed
 
-	f, err := os.Open(filepath.Join(dir, "logs", "agents", manager.AgentID+".log.jsonl"))
+	f, err := os.Open(filepath.Join(dir, "logs", "agents", leaguesdk.LeagueManagerSender+".log.jsonl"))
 	if err != nil {
 		t.Fatalf("no agent log: %v", err)
 	}
@@ -41,7 +41,7 @@ func TestAgentLogFile(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &rec); err != nil {
 			t.Fatalf("line is not JSON: %v\n%s", err, line)
 		}
-		if rec.Timestamp == "" || rec.Level == "" || rec.AgentID != manager.AgentID || rec.Message == "" {
+		if rec.Timestamp == "" || rec.Level == "" || rec.AgentID != leaguesdk.LeagueManagerSender || rec.Message == "" {
 			t.Errorf("line does not follow the log schema: %s", line)
 		}
 		if strings.Contains(line, resp.AuthToken) {

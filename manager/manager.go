@@ -19,10 +19,6 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 )
 
-// AgentID is the manager's agent id in the data layer: its log is
-// logs/agents/league_manager.log.jsonl.
-const AgentID = "league_manager"
-
 // Manager runs one league: it registers referees and players, schedules
 // the round-robin, hands matches to referees, records their results, keeps
 // the standings, answers queries and keeps everything it needs to resume
@@ -164,8 +160,10 @@ func New(cfg Config) (*Manager, error) {
 		return nil, fmt.Errorf("manager: data root: %w", err)
 	}
 	if !cfg.NoAgentLog {
-		m.agentLog = agentkit.NewAgentLog(AgentID, cfg.AgentLogLevel)
-		if err := m.agentLog.Open(cfg.DataRoot, AgentID); err != nil {
+		// The manager's id in the data layer is its sender:
+		// logs/agents/league_manager.log.jsonl.
+		m.agentLog = agentkit.NewAgentLog(leaguesdk.LeagueManagerSender, cfg.AgentLogLevel)
+		if err := m.agentLog.Open(cfg.DataRoot, leaguesdk.LeagueManagerSender); err != nil {
 			return nil, fmt.Errorf("manager: agent log: %w", err)
 		}
 	}

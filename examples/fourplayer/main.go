@@ -230,7 +230,7 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 		MinPlayers:    o.players,
 		ReportTimeout: reportTimeout,
 		RetryDelay:    retryDelay,
-		Logger:        warnings.With("agent", manager.AgentID),
+		Logger:        warnings.With("agent", leaguesdk.LeagueManagerSender),
 		OnEvent:       out.event,
 	})
 	if err != nil {
