@@ -517,16 +517,19 @@ type PlayerStatsData struct {
 // a result that had been recorded before.
 type Ack struct {
 	Envelope
-	Status       string      `json:"status" validate:"required"`
+	Status       AckStatus   `json:"status" validate:"required"`
 	Acknowledged MessageType `json:"acknowledged,omitempty"`
 	MatchID      string      `json:"match_id,omitempty"`
 }
 
+// AckStatus is the status of an ACK.
+type AckStatus string
+
 // Ack statuses.
 const (
-	AckOK        = "OK"
-	AckRecorded  = "RECORDED"
-	AckDuplicate = "DUPLICATE"
+	AckOK        AckStatus = "OK"
+	AckRecorded  AckStatus = "RECORDED"
+	AckDuplicate AckStatus = "DUPLICATE"
 )
 
 // StartLeague (START_LEAGUE, method start_league) asks the manager to close

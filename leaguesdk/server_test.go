@@ -59,7 +59,7 @@ func newTestPeer(t *testing.T, cfg leaguesdk.ServerConfig) *testPeer {
 	leaguesdk.Handle(p.srv, leaguesdk.Tool{Name: leaguesdk.MethodChooseParityResponse, Public: true},
 		func(ctx context.Context, in *leaguesdk.ChooseParityResponse) (*leaguesdk.Ack, error) {
 			return &leaguesdk.Ack{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgAck, "referee:REF01", testToken, in.ConversationID, fixedNow),
-				Status: string(in.ParityChoice)}, nil
+				Status: leaguesdk.AckStatus(in.ParityChoice)}, nil
 		})
 	type failIn struct {
 		Mode string `json:"mode"`

@@ -127,7 +127,7 @@ func report(t testing.TB, mcp, refID, token string, s *leaguesdk.StartMatch, win
 }
 
 // ackStatus returns the Ack status of a report's reply, failing the test on an error.
-func ackStatus(t testing.TB, r *rpcReply) string {
+func ackStatus(t testing.TB, r *rpcReply) leaguesdk.AckStatus {
 	t.Helper()
 	var a leaguesdk.Ack
 	r.decode(t, &a)

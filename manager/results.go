@@ -32,7 +32,7 @@ func (m *Manager) handleReport(_ context.Context, rep *leaguesdk.MatchResultRepo
 		}
 		m.mu.Unlock()
 	}
-	ack := func(status string) *leaguesdk.Ack {
+	ack := func(status leaguesdk.AckStatus) *leaguesdk.Ack {
 		token := m.replyToken(&rep.Envelope) // the referee's own, never to anyone else
 		return &leaguesdk.Ack{
 			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgAck, leaguesdk.LeagueManagerSender, token, rep.ConversationID, m.cfg.Now()),
@@ -69,7 +69,7 @@ func (m *Manager) handleReport(_ context.Context, rep *leaguesdk.MatchResultRepo
 
 // record records res as mt's result, durably, unless a result was recorded
 // before. It returns the record and AckRecorded, or AckDuplicate.
-func (m *Manager) record(mt *match, refID string, res leaguesdk.MatchResult) (MatchRecord, string, error) {
+func (m *Manager) record(mt *match, refID string, res leaguesdk.MatchResult) (MatchRecord, leaguesdk.AckStatus, error) {
 	// One recorder per match at a time; the check is repeated under it.
 	mt.recording.Lock()
 	defer mt.recording.Unlock()

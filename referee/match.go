@@ -653,10 +653,10 @@ func (m *match) sendReport(ctx context.Context, res *Result) bool {
 	m.rec.message(Received, leaguesdk.LeagueManagerSender, leaguesdk.MethodReportMatchResult, *raw, nil)
 	var ack leaguesdk.Ack
 	_ = json.Unmarshal(*raw, &ack)
-	if s := strings.ToUpper(ack.Status); s != leaguesdk.AckRecorded && s != leaguesdk.AckDuplicate && s != leaguesdk.AckOK {
+	if s := leaguesdk.AckStatus(strings.ToUpper(string(ack.Status))); s != leaguesdk.AckRecorded && s != leaguesdk.AckDuplicate && s != leaguesdk.AckOK {
 		m.log.Warn("report answered without a RECORDED/DUPLICATE ack; taken as acknowledged",
-			slog.String("status", ack.Status))
+			slog.String("status", string(ack.Status)))
 	}
-	m.log.Info("result reported", slog.Int("attempts", attempts), slog.String("ack", ack.Status))
+	m.log.Info("result reported", slog.Int("attempts", attempts), slog.String("ack", string(ack.Status)))
 	return true
 }
