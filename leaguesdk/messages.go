@@ -544,17 +544,20 @@ type StartLeague struct {
 // league and StartLeagueAlreadyStarted when it was already running or done.
 type StartLeagueResponse struct {
 	Envelope
-	LeagueID    string `json:"league_id"`
-	Status      string `json:"status" validate:"required"`
-	Players     int    `json:"players"`
-	Referees    int    `json:"referees"`
-	TotalRounds int    `json:"total_rounds"`
+	LeagueID    string            `json:"league_id"`
+	Status      StartLeagueStatus `json:"status" validate:"required"`
+	Players     int               `json:"players"`
+	Referees    int               `json:"referees"`
+	TotalRounds int               `json:"total_rounds"`
 }
+
+// StartLeagueStatus is the status of a START_LEAGUE_RESPONSE.
+type StartLeagueStatus string
 
 // START_LEAGUE_RESPONSE statuses.
 const (
-	StartLeagueStarted        = "STARTED"
-	StartLeagueAlreadyStarted = "ALREADY_STARTED"
+	StartLeagueStarted        StartLeagueStatus = "STARTED"
+	StartLeagueAlreadyStarted StartLeagueStatus = "ALREADY_STARTED"
 )
 
 // StateQuery (STATE_QUERY) is the request of the debugging tools
