@@ -459,17 +459,20 @@ type ScheduleEntry struct {
 	GameType        string       `json:"game_type"`
 	PlayerAID       string       `json:"player_A_id"`
 	PlayerBID       string       `json:"player_B_id"`
-	Status          string       `json:"status"`
+	Status          MatchStatus  `json:"status"`
 	RefereeID       string       `json:"referee_id,omitempty"`
 	RefereeEndpoint string       `json:"referee_endpoint,omitempty"`
 	Result          *MatchResult `json:"result,omitempty"`
 }
 
+// MatchStatus is the status of a match in a schedule.
+type MatchStatus string
+
 // Match statuses in a schedule.
 const (
-	MatchPending  = "PENDING"
-	MatchRunning  = "RUNNING"
-	MatchFinished = "FINISHED"
+	MatchPending  MatchStatus = "PENDING"
+	MatchRunning  MatchStatus = "RUNNING"
+	MatchFinished MatchStatus = "FINISHED"
 )
 
 // ScheduleData is the data of a GET_SCHEDULE answer.

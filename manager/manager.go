@@ -89,10 +89,10 @@ type referee struct {
 
 // match is a scheduled match and where it stands.
 type match struct {
-	scheduledMatch                 // RefereeID: the referee planned at the round's start
-	status         string          // leaguesdk.MatchPending, matchStarting, leaguesdk.MatchRunning, leaguesdk.MatchFinished
-	referee        string          // the referee holding the match now, while starting or running
-	assignees      map[string]bool // every referee the match was given to (kept in the journal); their reports are accepted; nil until the first
+	scheduledMatch                       // RefereeID: the referee planned at the round's start
+	status         leaguesdk.MatchStatus // leaguesdk.MatchPending, matchStarting, leaguesdk.MatchRunning, leaguesdk.MatchFinished
+	referee        string                // the referee holding the match now, while starting or running
+	assignees      map[string]bool       // every referee the match was given to (kept in the journal); their reports are accepted; nil until the first
 
 	attempt   int             // the number of the latest assignment, 0 before the first
 	excluded  map[string]bool // referees that failed this match; nil until the first
@@ -121,8 +121,8 @@ func (mt *match) exclude(id string) {
 
 // Statuses of a match the manager has under way, besides the protocol's.
 const (
-	matchStarting = "STARTING" // start_match (or, on resume, the question to its referee) in flight
-	matchResuming = "RESUMING" // given out before a restart; its referee is to be asked about it
+	matchStarting leaguesdk.MatchStatus = "STARTING" // start_match (or, on resume, the question to its referee) in flight
+	matchResuming leaguesdk.MatchStatus = "RESUMING" // given out before a restart; its referee is to be asked about it
 )
 
 // standingsCache keeps each player's tally up to date one record at a

@@ -182,7 +182,7 @@ func TestDataLayer(t *testing.T) {
 		t.Fatalf("rounds.json: %+v", rounds)
 	}
 	for _, r := range rounds.Rounds {
-		if r.Status != "COMPLETED" || r.CompletedAt == nil || len(r.Matches) != 1 || r.Matches[0].Status != leaguesdk.MatchFinished ||
+		if r.Status != "COMPLETED" || r.CompletedAt == nil || len(r.Matches) != 1 || r.Matches[0].Status != string(leaguesdk.MatchFinished) ||
 			r.Matches[0].Result == "" {
 			t.Errorf("round %d in rounds.json: %+v", r.RoundID, r)
 		}

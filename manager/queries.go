@@ -366,14 +366,14 @@ func (m *Manager) writeRounds(durable bool) {
 	f := roundsFile{SchemaVersion: SchemaVersion, LastUpdated: leaguesdk.FormatTime(m.cfg.Now()), LeagueID: m.cfg.LeagueID,
 		TotalRounds: len(m.rounds), Rounds: make([]roundRecord, 0, len(m.rounds))}
 	for i, round := range m.rounds {
-		rr := roundRecord{RoundID: i + 1, Status: leaguesdk.MatchPending, MatchCount: len(round)}
+		rr := roundRecord{RoundID: i + 1, Status: roundPending, MatchCount: len(round)}
 		if t := m.roundTimes[i]; t.StartedAt != nil {
 			s := leaguesdk.FormatTime(*t.StartedAt)
-			rr.StartedAt, rr.Status = &s, leaguesdk.MatchRunning
+			rr.StartedAt, rr.Status = &s, roundRunning
 		}
 		if t := m.roundTimes[i]; t.CompletedAt != nil {
 			s := leaguesdk.FormatTime(*t.CompletedAt)
-			rr.CompletedAt, rr.Status = &s, "COMPLETED"
+			rr.CompletedAt, rr.Status = &s, roundCompleted
 			summary := m.roundSummaryLocked(i + 1)
 			rr.Summary = &summary
 		}

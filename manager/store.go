@@ -274,7 +274,7 @@ type roundsFile struct {
 // list no matches; GET_SCHEDULE gives the whole schedule.
 type roundRecord struct {
 	RoundID     int                     `json:"round_id"`
-	Status      string                  `json:"status"`
+	Status      string                  `json:"status"` // roundPending, roundRunning, roundCompleted
 	StartedAt   *string                 `json:"started_at"`
 	CompletedAt *string                 `json:"completed_at"`
 	MatchCount  int                     `json:"match_count"`
@@ -282,13 +282,20 @@ type roundRecord struct {
 	Summary     *leaguesdk.RoundSummary `json:"summary,omitempty"`
 }
 
+// Statuses of a round in rounds.json.
+const (
+	roundPending   = "PENDING"
+	roundRunning   = "RUNNING"
+	roundCompleted = "COMPLETED"
+)
+
 // roundMatch is a match of a round in rounds.json.
 type roundMatch struct {
 	MatchID   string                 `json:"match_id"`
 	PlayerA   string                 `json:"player_A_id"`
 	PlayerB   string                 `json:"player_B_id"`
 	RefereeID string                 `json:"referee_id,omitempty"`
-	Status    string                 `json:"status"`
+	Status    leaguesdk.MatchStatus  `json:"status"`
 	Result    leaguesdk.ResultStatus `json:"result,omitempty"`
 	Winner    string                 `json:"winner,omitempty"`
 }
