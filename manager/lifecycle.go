@@ -138,10 +138,10 @@ func (lc *lifecycle) Registered(id string, started bool, now time.Time) []Transi
 // adopt gives the agents of ids that the journal does not know the state
 // the league's status implies, without a transition: a league resumed from
 // files that have no lifecycle journal.
-func (lc *lifecycle) adopt(ids []string, status string) {
+func (lc *lifecycle) adopt(ids []string, status LeagueStatus) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
-	st := map[string]AgentState{StatusRegistering: StateRegistered, StatusRunning: StateActive, StatusCompleted: StateShutdown}[status]
+	st := map[LeagueStatus]AgentState{StatusRegistering: StateRegistered, StatusRunning: StateActive, StatusCompleted: StateShutdown}[status]
 	for _, id := range ids {
 		if a := lc.life(id); a.state == StateInit && st != "" {
 			a.state = st

@@ -49,7 +49,7 @@ type Manager struct {
 	standingsVersion int
 
 	mu              sync.Mutex
-	status          string
+	status          LeagueStatus
 	endpoint        string
 	openedAt        time.Time
 	startedAt       *time.Time
@@ -297,7 +297,7 @@ func (m *Manager) restore() error {
 		mt.record, mt.status = compactRecord(&rec), leaguesdk.MatchFinished
 		m.records = append(m.records, mt)
 	}
-	m.log.Info("league resumed", slog.String("league_id", m.cfg.LeagueID), slog.String("status", m.status),
+	m.log.Info("league resumed", slog.String("league_id", m.cfg.LeagueID), slog.String("status", string(m.status)),
 		slog.Int("referees", len(m.referees)), slog.Int("players", len(m.players)),
 		slog.Int("rounds_completed", m.roundsCompleted), slog.Int("results", len(m.records)))
 	return nil
@@ -572,7 +572,7 @@ func (m *Manager) Done() <-chan struct{} { return m.done }
 
 // Status returns the league's status: StatusRegistering, StatusRunning or
 // StatusCompleted.
-func (m *Manager) Status() string {
+func (m *Manager) Status() LeagueStatus {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.status

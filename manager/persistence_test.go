@@ -191,7 +191,7 @@ func TestDataLayer(t *testing.T) {
 	if err := atomicfile.ReadJSON(filepath.Join(dir, "config", "leagues", cfg.LeagueID+".json"), &lc); err != nil {
 		t.Fatal(err)
 	}
-	if lc["status"] != manager.StatusCompleted || lc["game_type"] != "even_odd" {
+	if lc["status"] != string(manager.StatusCompleted) || lc["game_type"] != "even_odd" {
 		t.Errorf("league config: %v", lc)
 	}
 	for _, f := range []string{"config/system.json", "logs/agents/league_manager.log.jsonl",

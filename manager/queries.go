@@ -137,7 +137,7 @@ func (m *Manager) nextMatchLocked(id string) *leaguesdk.NextMatch {
 type Snapshot struct {
 	LeagueID     string                    `json:"league_id"`
 	GameType     string                    `json:"game_type"`
-	Status       string                    `json:"status"`
+	Status       LeagueStatus              `json:"status"`
 	CurrentRound int                       `json:"current_round"`
 	TotalRounds  int                       `json:"total_rounds"`
 	Referees     []RefereeInfo             `json:"referees"`
@@ -401,7 +401,7 @@ func (m *Manager) writeRounds(durable bool) {
 type Progress struct {
 	// Status is the league's status (StatusRegistering, StatusRunning,
 	// StatusCompleted).
-	Status string
+	Status LeagueStatus
 	// Players and Referees are the numbers registered.
 	Players, Referees int
 	// CurrentRound is the round being played (the last one once the

@@ -21,11 +21,15 @@ import (
 // SchemaVersion is the schema_version of every file the manager writes.
 const SchemaVersion = "1.0.0"
 
-// League statuses, as Snapshot and the league's files give them.
+// LeagueStatus is the status of a league, as Status, Snapshot and the
+// league's files give it.
+type LeagueStatus string
+
+// League statuses.
 const (
-	StatusRegistering = "REGISTERING"
-	StatusRunning     = "RUNNING"
-	StatusCompleted   = "COMPLETED"
+	StatusRegistering LeagueStatus = "REGISTERING"
+	StatusRunning     LeagueStatus = "RUNNING"
+	StatusCompleted   LeagueStatus = "COMPLETED"
 )
 
 // store knows where the league's files live under the data root. Every
@@ -96,7 +100,7 @@ type leagueState struct {
 	LastUpdated     string              `json:"last_updated"`
 	LeagueID        string              `json:"league_id"`
 	GameType        string              `json:"game_type"`
-	Status          string              `json:"status"`
+	Status          LeagueStatus        `json:"status"`
 	OpenedAt        time.Time           `json:"registration_opened_at"`
 	StartedAt       *time.Time          `json:"started_at,omitempty"`
 	CompletedAt     *time.Time          `json:"completed_at,omitempty"`
@@ -302,13 +306,13 @@ type roundMatch struct {
 
 // leagueConfigFile is config/leagues/<id>.json.
 type leagueConfigFile struct {
-	SchemaVersion string `json:"schema_version"`
-	LastUpdated   string `json:"last_updated"`
-	LeagueID      string `json:"league_id"`
-	DisplayName   string `json:"display_name"`
-	GameType      string `json:"game_type"`
-	Status        string `json:"status"`
-	Endpoint      string `json:"manager_endpoint,omitempty"`
+	SchemaVersion string       `json:"schema_version"`
+	LastUpdated   string       `json:"last_updated"`
+	LeagueID      string       `json:"league_id"`
+	DisplayName   string       `json:"display_name"`
+	GameType      string       `json:"game_type"`
+	Status        LeagueStatus `json:"status"`
+	Endpoint      string       `json:"manager_endpoint,omitempty"`
 	Scoring       struct {
 		WinPoints           int          `json:"win_points"`
 		DrawPoints          int          `json:"draw_points"`

@@ -151,5 +151,5 @@ func (c progressCollector) Collect(ch chan<- prometheus.Metric) {
 		descPlayers: p.Players, descReferees: p.Referees} {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v))
 	}
-	ch <- prometheus.MustNewConstMetric(descStatus, prometheus.GaugeValue, 1, p.Status)
+	ch <- prometheus.MustNewConstMetric(descStatus, prometheus.GaugeValue, 1, string(p.Status))
 }

@@ -148,7 +148,7 @@ func TestMetricsOfAWholeLeague(t *testing.T) {
 		{"league_matches_running", nil, 0},
 		{"league_rounds_total", nil, 3},
 		{"league_players_registered", nil, 4},
-		{"league_status", map[string]string{"status": manager.StatusCompleted}, 1},
+		{"league_status", map[string]string{"status": string(manager.StatusCompleted)}, 1},
 		{"league_call_duration_seconds", map[string]string{"side": "served", "method": leaguesdk.MethodReportMatchResult}, 6},
 	})
 	// Every assignment went through the journal's group commits.
