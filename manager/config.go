@@ -72,7 +72,8 @@ type Config struct {
 	// normal league never reaches; negative disables the limit.
 	RateLimit float64
 	// Observer, when set, is told about every call the manager serves and
-	// makes and its durable writes (package metrics counts them for Prometheus). Default: none.
+	// makes, and about its durable writes when it is a WriteObserver
+	// (package metrics counts them for Prometheus). Default: none.
 	Observer leaguesdk.Observer
 	// Routes adds HTTP handlers beside the manager's own, keyed by
 	// http.ServeMux pattern (for example "GET /metrics"). Default: none.

@@ -244,8 +244,8 @@ func (m *Manager) identify(req *leaguesdk.Request) string {
 
 // observeWrites returns the function that tells o about durable writes,
 // or nil when o does not want to know.
-func observeWrites(o leaguesdk.Observer) func(leaguesdk.WriteEvent) {
-	if w, ok := o.(leaguesdk.WriteObserver); ok {
+func observeWrites(o leaguesdk.Observer) func(WriteEvent) {
+	if w, ok := o.(WriteObserver); ok {
 		return w.ObserveWrite
 	}
 	return nil

@@ -232,7 +232,7 @@ type writeCounter struct {
 
 func (c *writeCounter) ObserveCall(leaguesdk.CallEvent) {}
 
-func (c *writeCounter) ObserveWrite(e leaguesdk.WriteEvent) {
+func (c *writeCounter) ObserveWrite(e manager.WriteEvent) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.writes[e.File]++

@@ -32,12 +32,32 @@ const (
 	StatusCompleted   LeagueStatus = "COMPLETED"
 )
 
+// WriteObserver is implemented by a Config.Observer that also wants to be
+// told about the manager's durable writes.
+type WriteObserver interface {
+	// ObserveWrite is told about each durable write (one fsync).
+	ObserveWrite(WriteEvent)
+}
+
+// WriteEvent is one durable write: a group commit of a journal or an
+// atomic file replacement.
+type WriteEvent struct {
+	// File names what was written ("assignments", "standings").
+	File string
+	// Records is the number of records the write made durable.
+	Records int
+	// Bytes is the number of bytes written.
+	Bytes int
+	// Took is the time of the write and its fsync.
+	Took time.Duration
+}
+
 // store knows where the league's files live under the data root. Every
 // write goes through internal/atomicfile.
 type store struct {
 	root, league string
 	// observe, when set, is told about each durable write.
-	observe func(leaguesdk.WriteEvent)
+	observe func(WriteEvent)
 }
 
 // timed runs a durable write of n records and bytes and tells observe how
@@ -49,7 +69,7 @@ func (s store) timed(file string, records, bytes int, write func() error) error 
 	start := time.Now()
 	err := write()
 	if err == nil {
-		s.observe(leaguesdk.WriteEvent{File: file, Records: records, Bytes: bytes, Took: time.Since(start)})
+		s.observe(WriteEvent{File: file, Records: records, Bytes: bytes, Took: time.Since(start)})
 	}
 	return err
 }
@@ -196,7 +216,7 @@ func (s store) journalConfig(file string, replay func([]byte) error) journal.Con
 	cfg := journal.Config{Replay: replay}
 	if s.observe != nil {
 		cfg.OnSync = func(records, bytes int, took time.Duration) {
-			s.observe(leaguesdk.WriteEvent{File: file, Records: records, Bytes: bytes, Took: took})
+			s.observe(WriteEvent{File: file, Records: records, Bytes: bytes, Took: took})
 		}
 	}
 	return cfg

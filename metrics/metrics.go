@@ -43,7 +43,7 @@ import (
 )
 
 // Metrics is a Prometheus registry with the league's series. It
-// implements leaguesdk.Observer and leaguesdk.WriteObserver and is safe for
+// implements leaguesdk.Observer and manager.WriteObserver and is safe for
 // concurrent use.
 type Metrics struct {
 	reg          *prometheus.Registry
@@ -105,8 +105,8 @@ func (m *Metrics) ObserveCall(e leaguesdk.CallEvent) {
 	m.latency.WithLabelValues(side, e.Method).Observe(e.Took.Seconds())
 }
 
-// ObserveWrite implements leaguesdk.WriteObserver.
-func (m *Metrics) ObserveWrite(e leaguesdk.WriteEvent) {
+// ObserveWrite implements manager.WriteObserver.
+func (m *Metrics) ObserveWrite(e manager.WriteEvent) {
 	m.writes.WithLabelValues(e.File).Inc()
 	m.writeRecords.WithLabelValues(e.File).Add(float64(e.Records))
 	m.writeTime.WithLabelValues(e.File).Observe(e.Took.Seconds())
