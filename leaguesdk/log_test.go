@@ -1,7 +1,6 @@
 package leaguesdk_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,19 +13,17 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 )
 
-// logLines parses every line of out as a JSON object.
-func logLines(t *testing.T, out []byte) []map[string]any {
+// jsonLineCount returns the number of lines of out, each of which must be
+// a JSON object.
+func jsonLineCount(t *testing.T, out []byte) int {
 	t.Helper()
-	var lines []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("log line %q is not JSON: %v", sc.Text(), err)
+	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
+	for _, l := range lines {
+		if len(l) == 0 || l[0] != '{' || !json.Valid(l) {
+			t.Fatalf("log line %q is not a JSON object", l)
 		}
-		lines = append(lines, m)
 	}
-	return lines
+	return len(lines)
 }
 
 func TestRedactHelpers(t *testing.T) {
@@ -65,9 +62,8 @@ func TestServerAndClientLogs(t *testing.T) {
 	_ = c.Call(context.Background(), p.ts.URL+"/mcp", leaguesdk.MethodChooseParity, bad, nil)
 	_, _ = p.rpc(t, `{"jsonrpc":"2.0","id":1,"method":"fail","params":{"mode":"panic"}}`)
 	for name, out := range map[string][]byte{"server": mu.bytes(), "client": cw.bytes()} {
-		lines := logLines(t, out)
-		if len(lines) < 2 {
-			t.Fatalf("%s: %d lines", name, len(lines))
+		if n := jsonLineCount(t, out); n < 2 {
+			t.Fatalf("%s: %d lines", name, n)
 		}
 		if strings.Contains(string(out), call.AuthToken) || strings.Contains(string(out), bad.AuthToken) {
 			t.Fatalf("%s log has a token:\n%s", name, out)

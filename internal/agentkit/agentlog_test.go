@@ -1,9 +1,7 @@
 package agentkit
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -18,16 +16,7 @@ func readLog(t *testing.T, path string) []map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	for sc.Scan() {
-		var rec map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatalf("line %q: %v", sc.Text(), err)
-		}
-		out = append(out, rec)
-	}
-	return out
+	return jsonLines(t, raw)
 }
 
 func TestAgentLogHoldsLinesUntilTheAgentIsKnown(t *testing.T) {

@@ -24,7 +24,15 @@ func logLines(t *testing.T, path string) []map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return jsonLines(t, raw)
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // callOnce serves one GAME_OVER through a Server whose middleware logs on a

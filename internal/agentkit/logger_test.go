@@ -1,4 +1,4 @@
-package agentkit_test
+package agentkit
 
 import (
 	"bufio"
@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -38,14 +37,14 @@ func jsonLines(t *testing.T, out []byte) []map[string]any {
 
 func TestLoggerSchema(t *testing.T) {
 	var buf bytes.Buffer
-	log := agentkit.NewLogger(&buf, "P01", slog.LevelDebug)
+	log := NewLogger(&buf, "P01", slog.LevelDebug)
 	msg := &leaguesdk.ChooseParityCall{
 		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgChooseParityCall, "referee:REF01", leaguesdk.NewToken(), "conv-r1m1-001", fixedNow),
 		MatchID:  "R1M1", PlayerID: "P01", GameType: leaguesdk.GameEvenOdd,
 		Context:  leaguesdk.ParityContext{OpponentID: "P02", RoundID: 1},
 		Deadline: leaguesdk.FormatTime(fixedNow.Add(30 * time.Second)),
 	}
-	log.LogAttrs(context.Background(), slog.LevelInfo, "received", agentkit.MessageAttrs(msg)...)
+	log.LogAttrs(context.Background(), slog.LevelInfo, "received", MessageAttrs(msg)...)
 	log.Debug("plain line", "n", 3)
 	lines := jsonLines(t, buf.Bytes())
 	if len(lines) != 2 {
@@ -87,7 +86,7 @@ func TestLoggerSchema(t *testing.T) {
 	}
 	// The level filters.
 	var quiet bytes.Buffer
-	agentkit.NewLogger(&quiet, "P01", slog.LevelInfo).Debug("hidden")
+	NewLogger(&quiet, "P01", slog.LevelInfo).Debug("hidden")
 	if quiet.Len() != 0 {
 		t.Fatalf("debug line at info level: %s", quiet.String())
 	}
@@ -97,7 +96,7 @@ func TestLoggerSchema(t *testing.T) {
 func TestLoggerNeverWritesTokens(t *testing.T) {
 	tok := leaguesdk.NewToken()
 	var buf bytes.Buffer
-	log := agentkit.NewLogger(&buf, "league_manager", slog.LevelDebug).With("auth_token", tok)
+	log := NewLogger(&buf, "league_manager", slog.LevelDebug).With("auth_token", tok)
 	resp := &leaguesdk.LeagueRegisterResponse{
 		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterResponse, leaguesdk.LeagueManagerSender, tok, "c", fixedNow),
 		Status:   leaguesdk.StatusAccepted, PlayerID: "P01", LeagueID: "league_2025_even_odd",
@@ -110,7 +109,7 @@ func TestLoggerNeverWritesTokens(t *testing.T) {
 	log.Info("value message", "value", *resp)
 	log.Info("struct", "header", struct{ Token string }{tok}, "list", []string{tok})
 	log.Info("group", slog.Group("peer", slog.String("token", tok), slog.String("endpoint", "http://x/mcp?t="+tok)))
-	log.LogAttrs(context.Background(), slog.LevelInfo, "message", agentkit.MessageAttrs(resp)...)
+	log.LogAttrs(context.Background(), slog.LevelInfo, "message", MessageAttrs(resp)...)
 	log.WithGroup("g").Info("grouped", "auth_token", tok, "s", tok)
 	out := buf.String()
 	lines := jsonLines(t, buf.Bytes())
@@ -127,8 +126,8 @@ func TestLoggerNeverWritesTokens(t *testing.T) {
 
 func TestFanOut(t *testing.T) {
 	var a, b bytes.Buffer
-	h := agentkit.FanOut(
-		agentkit.NewLogger(&a, "P01", slog.LevelDebug).Handler(),
+	h := FanOut(
+		NewLogger(&a, "P01", slog.LevelDebug).Handler(),
 		slog.NewJSONHandler(&b, &slog.HandlerOptions{Level: slog.LevelWarn}),
 	)
 	log := slog.New(h).With("k", "v").WithGroup("g")
