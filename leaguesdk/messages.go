@@ -239,6 +239,9 @@ type GameJoinAck struct {
 	PlayerID         string `json:"player_id,omitempty"`
 	ArrivalTimestamp string `json:"arrival_timestamp,omitempty" validate:"omitempty,utc"`
 	Accept           bool   `json:"accept"`
+
+	noAccept      bool   // received without accept (see UnmarshalJSON)
+	invalidAccept string // accept as received, when it was not a boolean
 }
 
 // ParityContext is what a CHOOSE_PARITY_CALL tells a player about its match.
@@ -265,6 +268,8 @@ type ChooseParityResponse struct {
 	MatchID      string `json:"match_id" validate:"required"`
 	PlayerID     string `json:"player_id,omitempty"`
 	ParityChoice Parity `json:"parity_choice" validate:"required,parity"`
+
+	noChoice bool // received without a choice (see UnmarshalJSON)
 }
 
 // MoveRequest describes the move a GAME_MOVE_CALL asks for.

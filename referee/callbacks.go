@@ -27,7 +27,7 @@ type wait struct {
 	players  [2]string // both players of the match
 	playerID string
 	alias    string
-	ch       chan playerReply
+	ch       chan reply
 	rec      *recorder
 }
 
@@ -42,17 +42,17 @@ func (w *wait) names(id string) bool { return id != "" && (id == w.playerID || i
 type hub struct {
 	mu      sync.Mutex
 	waits   map[waitKey][]*wait
-	orphans map[waitKey][]playerReply
+	orphans map[waitKey][]reply
 }
 
 // expect registers a wait for player i's answer and returns it.
 func (h *hub) expect(k waitKey, players [2]string, i int, alias string, rec *recorder) *wait {
-	w := &wait{players: players, playerID: players[i], alias: alias, ch: make(chan playerReply, 1), rec: rec}
+	w := &wait{players: players, playerID: players[i], alias: alias, ch: make(chan reply, 1), rec: rec}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.waits == nil {
 		h.waits = map[waitKey][]*wait{}
-		h.orphans = map[waitKey][]playerReply{}
+		h.orphans = map[waitKey][]reply{}
 	}
 	h.waits[k] = append(h.waits[k], w)
 	h.claimLocked(k, w)
@@ -90,7 +90,7 @@ func (h *hub) learn(k waitKey, w *wait, alias string) {
 func (h *hub) claimLocked(k waitKey, w *wait) {
 	held := h.orphans[k]
 	for i, p := range held {
-		if w.names(p.PlayerID) || w.names(senderID(p)) {
+		if w.names(p.playerID) || w.names(p.senderID) {
 			select {
 			case w.ch <- p:
 				h.orphans[k] = append(held[:i:i], held[i+1:]...)
@@ -101,9 +101,48 @@ func (h *hub) claimLocked(k waitKey, w *wait) {
 	}
 }
 
-func senderID(p playerReply) string {
-	_, id := leaguesdk.SplitSender(p.Sender)
-	return id
+// reply is a player's answer as the referee reads it: the direct reply to
+// GAME_INVITATION (a GAME_JOIN_ACK) or to a move call (a
+// CHOOSE_PARITY_RESPONSE or GAME_MOVE_RESPONSE), or the same message
+// arriving later as a request of its own (callback style). The message
+// types' decoding reads every shape a player may send.
+type reply struct {
+	join     *leaguesdk.GameJoinAck          // the answer to an invitation
+	move     *leaguesdk.ChooseParityResponse // the answer to a move call
+	playerID string                          // player_id, as sent
+	senderID string                          // the id of the sender
+}
+
+func joinReply(a *leaguesdk.GameJoinAck) reply {
+	_, id := leaguesdk.SplitSender(a.Sender)
+	return reply{join: a, playerID: a.PlayerID, senderID: id}
+}
+
+func moveReply(r *leaguesdk.ChooseParityResponse) reply {
+	_, id := leaguesdk.SplitSender(r.Sender)
+	return reply{move: r, playerID: r.PlayerID, senderID: id}
+}
+
+// player returns the player a reply names: player_id, else the id of its
+// sender.
+func (p reply) player() string {
+	if p.playerID != "" {
+		return p.playerID
+	}
+	return p.senderID
+}
+
+// answers reports whether the reply holds an answer; a reply without one
+// is a bare acknowledgement, and the answer may come as a callback.
+func (p reply) answers() bool {
+	var ok bool
+	switch {
+	case p.join != nil:
+		_, ok, _ = p.join.Answer()
+	case p.move != nil:
+		_, ok, _ = p.move.Choice()
+	}
+	return ok
 }
 
 // Outcomes of hub.deliver.
@@ -115,7 +154,7 @@ const (
 
 // deliver hands a callback to the wait it answers. It returns what became
 // of it and the recorder of the match it belongs to (nil when notAwaited).
-func (h *hub) deliver(k waitKey, p playerReply) (int, *recorder) {
+func (h *hub) deliver(k waitKey, p reply) (int, *recorder) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	ws := h.waits[k]
@@ -123,7 +162,7 @@ func (h *hub) deliver(k waitKey, p playerReply) (int, *recorder) {
 		return notAwaited, nil
 	}
 	rec := ws[0].rec
-	ids := []string{p.PlayerID, senderID(p)}
+	ids := []string{p.playerID, p.senderID}
 	send := func(w *wait) int {
 		select {
 		case w.ch <- p:

@@ -1,31 +1,42 @@
 package referee
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// answer is a CHOOSE_PARITY_RESPONSE callback from sender with player_id id.
+func answer(sender, id string) reply {
+	r := &leaguesdk.ChooseParityResponse{MatchID: "R1M1", PlayerID: id, ParityChoice: leaguesdk.Odd}
+	r.Sender = sender
+	return moveReply(r)
+}
 
 func TestHubMatchesCallbacks(t *testing.T) {
 	players := [2]string{"P01", "P02"}
 	k := waitKey{"R1M1", kindMove}
 	var h hub
 
-	if got, _ := h.deliver(k, playerReply{MatchID: "R1M1", PlayerID: "P01"}); got != notAwaited {
+	if got, _ := h.deliver(k, answer("", "P01")); got != notAwaited {
 		t.Fatalf("nothing awaited: %d", got)
 	}
 	a := h.expect(k, players, 0, "", nil)
 	b := h.expect(k, players, 1, "", nil)
 
 	// By player_id, and by sender when player_id is missing.
-	if got, _ := h.deliver(k, playerReply{PlayerID: "P02"}); got != delivered || len(b.ch) != 1 {
+	if got, _ := h.deliver(k, answer("", "P02")); got != delivered || len(b.ch) != 1 {
 		t.Fatalf("by player_id: %d", got)
 	}
 	<-b.ch
-	if got, _ := h.deliver(k, playerReply{Sender: "player:P01"}); got != delivered || len(a.ch) != 1 {
+	if got, _ := h.deliver(k, answer("player:P01", "")); got != delivered || len(a.ch) != 1 {
 		t.Fatalf("by sender: %d", got)
 	}
 	<-a.ch
 
 	// An unknown id while both are awaited is held, then claimed once a
 	// direct reply shows who answers under it.
-	if got, _ := h.deliver(k, playerReply{Sender: "player:agent_x", ParityChoice: []byte(`"odd"`)}); got != held {
+	if got, _ := h.deliver(k, answer("player:agent_x", "")); got != held {
 		t.Fatalf("unknown id: %d, want held", got)
 	}
 	h.learn(k, b, "agent_x")
@@ -37,10 +48,10 @@ func TestHubMatchesCallbacks(t *testing.T) {
 	// With one player awaited, an unknown id goes to it; an id of the
 	// other player of the match does not.
 	h.done(k, a)
-	if got, _ := h.deliver(k, playerReply{PlayerID: "P01"}); got != notAwaited {
+	if got, _ := h.deliver(k, answer("", "P01")); got != notAwaited {
 		t.Fatalf("the other player's id: %d", got)
 	}
-	if got, _ := h.deliver(k, playerReply{PlayerID: "someone"}); got != delivered || len(b.ch) != 1 {
+	if got, _ := h.deliver(k, answer("", "someone")); got != delivered || len(b.ch) != 1 {
 		t.Fatalf("unknown id, one awaited: %d", got)
 	}
 	h.done(k, b)

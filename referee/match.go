@@ -213,7 +213,7 @@ func (m *match) join(ctx context.Context, i int) error {
 		rep, err := m.ask(ctx, i, kindJoin, leaguesdk.MethodHandleGameInvitation, m.invitation(i), timeout)
 		if err == nil {
 			var accept bool
-			accept, _, err = rep.joinAnswer()
+			accept, _, err = rep.join.Answer()
 			if err == nil && !accept {
 				return fmt.Errorf("%s declined the invitation", m.ids[i])
 			}
@@ -293,7 +293,7 @@ func (m *match) move(ctx context.Context, i int, mv MoveRequest) error {
 		rep, err := m.ask(ctx, i, kindMove, method, msg, timeout)
 		if err == nil {
 			var choice string
-			if choice, _, err = rep.choice(); err == nil {
+			if choice, _, err = rep.move.Choice(); err == nil {
 				m.gameMu.Lock()
 				err = m.game.Apply(m.ids[i], choice)
 				if err == nil {
@@ -341,7 +341,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // ask sends one call to player i and waits, until timeout, for its answer:
 // the direct reply, or, when the reply is a bare acknowledgement (or could
 // not be read), a callback carrying the answer.
-func (m *match) ask(ctx context.Context, i int, kind, method string, msg leaguesdk.Message, timeout time.Duration) (playerReply, error) {
+func (m *match) ask(ctx context.Context, i int, kind, method string, msg leaguesdk.Message, timeout time.Duration) (reply, error) {
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	pid, endpoint := m.ids[i], m.endpoints[i]
@@ -378,37 +378,31 @@ func (m *match) ask(ctx context.Context, i int, kind, method string, msg leagues
 			if a.err != nil {
 				m.rec.message(Received, pid, method, nil, a.err)
 				if leaguesdk.CodeOf(a.err) != leaguesdk.CodeMissingRequiredField {
-					return playerReply{}, a.err
+					return reply{}, a.err
 				}
 				callErr = a.err // unreadable reply: a callback may still come
 				continue
 			}
 			m.rec.message(Received, pid, method, a.raw, nil)
-			rep := decodeReply(a.raw)
+			rep := decodeReply(kind, a.raw)
 			m.learnAlias(k, w, i, rep)
-			var has bool
-			if kind == kindJoin {
-				_, has, _ = rep.joinAnswer()
-			} else {
-				_, has, _ = rep.choice()
-			}
-			if has {
+			if rep.answers() {
 				return rep, nil
 			}
 			m.log.Debug("bare acknowledgement; waiting for the callback", slog.String("player_id", pid),
 				slog.String("method", method))
 		case <-actx.Done():
 			if callErr != nil {
-				return playerReply{}, callErr
+				return reply{}, callErr
 			}
 			if ctx.Err() != nil {
-				return playerReply{}, ctx.Err()
+				return reply{}, ctx.Err()
 			}
 			err := leaguesdk.NewError(leaguesdk.CodeTimeout, "no answer to %s within %s", method, timeout)
 			if done == nil {
 				m.rec.message(Received, pid, method, nil, errors.New("no callback before the deadline"))
 			}
-			return playerReply{}, err
+			return reply{}, err
 		}
 	}
 }
@@ -417,8 +411,8 @@ func (m *match) ask(ctx context.Context, i int, kind, method string, msg leagues
 // the referee knows it by (a player of another implementation that kept an
 // id of its own): the answer is the called player's all the same, and
 // callbacks under that id are matched to it from now on.
-func (m *match) learnAlias(k waitKey, w *wait, i int, rep playerReply) {
-	id := rep.replyPlayer()
+func (m *match) learnAlias(k waitKey, w *wait, i int, rep reply) {
+	id := rep.player()
 	if id == "" || id == m.ids[0] || id == m.ids[1] {
 		return
 	}
@@ -431,6 +425,26 @@ func (m *match) learnAlias(k waitKey, w *wait, i int, rep playerReply) {
 			slog.String("player_id", m.ids[i]), slog.String("answers_as", id))
 	}
 	m.r.hub.learn(k, w, id)
+}
+
+// decodeReply reads a direct reply to a call of kind. A field of an
+// unexpected JSON type does not make it unreadable: the rest is read.
+func decodeReply(kind string, raw json.RawMessage) reply {
+	if kind == kindJoin {
+		a := new(leaguesdk.GameJoinAck)
+		_ = json.Unmarshal(raw, a)
+		return joinReply(a)
+	}
+	r := new(leaguesdk.ChooseParityResponse)
+	_ = json.Unmarshal(raw, r)
+	return moveReply(r)
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
 }
 
 func (m *match) envelope(t leaguesdk.MessageType) leaguesdk.Envelope {

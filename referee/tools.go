@@ -21,14 +21,18 @@ func (r *Referee) addTools() {
 		Description: "The league is over."},
 		r.leagueCompleted)
 	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodGameJoinAck, Public: true,
-		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgGameJoinAck},
-		Description:  "A player's GAME_JOIN_ACK sent as a request of its own (callback style)."},
-		r.callback(kindJoin))
+		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgGameJoinAck}, NoValidate: true,
+		Description: "A player's GAME_JOIN_ACK sent as a request of its own (callback style)."},
+		func(ctx context.Context, in *leaguesdk.GameJoinAck) (*leaguesdk.Ack, error) {
+			return r.callback(ctx, kindJoin, in.MatchID, &in.Envelope, joinReply(in))
+		})
 	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodChooseParityResponse, Public: true,
 		Aliases:      []string{"game_move_response", "make_move_response"},
-		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgChooseParityResponse, leaguesdk.MsgGameMoveResponse},
-		Description:  "A player's CHOOSE_PARITY_RESPONSE or GAME_MOVE_RESPONSE sent as a request of its own (callback style)."},
-		r.callback(kindMove))
+		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgChooseParityResponse, leaguesdk.MsgGameMoveResponse}, NoValidate: true,
+		Description: "A player's CHOOSE_PARITY_RESPONSE or GAME_MOVE_RESPONSE sent as a request of its own (callback style)."},
+		func(ctx context.Context, in *leaguesdk.ChooseParityResponse) (*leaguesdk.Ack, error) {
+			return r.callback(ctx, kindMove, in.MatchID, &in.Envelope, moveReply(in))
+		})
 }
 
 // startMatch accepts a match from the manager: only with the token the
@@ -266,34 +270,34 @@ func (r *Referee) ack(presented, conv string, t leaguesdk.MessageType, matchID s
 		Status: leaguesdk.AckOK, Acknowledged: t, MatchID: matchID}
 }
 
-// callback receives a player's answer sent as a request of its own and
-// hands it to the match waiting for it (see hub for how it is matched).
-func (r *Referee) callback(kind string) func(ctx context.Context, in *playerReply) (*leaguesdk.Ack, error) {
-	return func(ctx context.Context, in *playerReply) (*leaguesdk.Ack, error) {
-		if in.MatchID == "" {
-			return nil, &leaguesdk.Error{Code: leaguesdk.CodeMissingRequiredField, Field: "match_id",
-				Message: "missing required field match_id"}
-		}
-		outcome, rec := r.hub.deliver(waitKey{in.MatchID, kind}, *in)
-		if outcome == notAwaited {
-			r.log.Info("callback not awaited", slog.String("match_id", in.MatchID), slog.String("player_id", in.replyPlayer()),
-				slog.String("kind", kind))
-			return nil, &leaguesdk.Error{Code: leaguesdk.CodeDeadlinePassed, Field: "match_id",
-				Message: fmt.Sprintf("no %s answer is awaited from %q in match %q (deadline passed, already answered, or unknown match)",
-					kind, in.replyPlayer(), in.MatchID)}
-		}
-		if req := leaguesdk.RequestFrom(ctx); req != nil {
-			rec.message(Received, in.replyPlayer(), req.Method, req.Message, nil)
-		}
-		t := leaguesdk.MessageType(in.MessageType)
-		if t == "" {
-			t = leaguesdk.MsgGameJoinAck
-			if kind == kindMove {
-				t = leaguesdk.MsgChooseParityResponse
-			}
-		}
-		// A player's callback is answered without the referee's token:
-		// anyone can send one, and only the manager may learn it here.
-		return r.ack("", in.ConvID, t, in.MatchID), nil
+// callback receives a player's answer p to match matchID, sent with
+// envelope env as a request of its own, and hands it to the match waiting
+// for it (see hub for how it is matched). The message is read as received,
+// unvalidated: what it answers is decided by the match.
+func (r *Referee) callback(ctx context.Context, kind, matchID string, env *leaguesdk.Envelope, p reply) (*leaguesdk.Ack, error) {
+	if matchID == "" {
+		return nil, &leaguesdk.Error{Code: leaguesdk.CodeMissingRequiredField, Field: "match_id",
+			Message: "missing required field match_id"}
 	}
+	outcome, rec := r.hub.deliver(waitKey{matchID, kind}, p)
+	if outcome == notAwaited {
+		r.log.Info("callback not awaited", slog.String("match_id", matchID), slog.String("player_id", p.player()),
+			slog.String("kind", kind))
+		return nil, &leaguesdk.Error{Code: leaguesdk.CodeDeadlinePassed, Field: "match_id",
+			Message: fmt.Sprintf("no %s answer is awaited from %q in match %q (deadline passed, already answered, or unknown match)",
+				kind, p.player(), matchID)}
+	}
+	if req := leaguesdk.RequestFrom(ctx); req != nil {
+		rec.message(Received, p.player(), req.Method, req.Message, nil)
+	}
+	t := env.MessageType
+	if t == "" {
+		t = leaguesdk.MsgGameJoinAck
+		if kind == kindMove {
+			t = leaguesdk.MsgChooseParityResponse
+		}
+	}
+	// A player's callback is answered without the referee's token:
+	// anyone can send one, and only the manager may learn it here.
+	return r.ack("", env.ConversationID, t, matchID), nil
 }
