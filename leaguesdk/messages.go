@@ -233,6 +233,8 @@ type GameInvitation struct {
 }
 
 // GameJoinAck (GAME_JOIN_ACK) is a player's answer to GAME_INVITATION.
+// It is sent in the profile's shape and read tolerantly: see UnmarshalJSON
+// and Answer.
 type GameJoinAck struct {
 	Envelope
 	MatchID          string `json:"match_id" validate:"required"`
@@ -263,6 +265,8 @@ type ChooseParityCall struct {
 }
 
 // ChooseParityResponse (CHOOSE_PARITY_RESPONSE) carries a player's choice.
+// It is sent in the profile's shape and read tolerantly, GAME_MOVE_RESPONSE
+// included: see UnmarshalJSON and Choice.
 type ChooseParityResponse struct {
 	Envelope
 	MatchID      string `json:"match_id" validate:"required"`
