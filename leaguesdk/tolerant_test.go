@@ -2,6 +2,7 @@ package leaguesdk_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -149,4 +150,28 @@ func TestAnswersRoundTrip(t *testing.T) {
 			t.Fatalf("Choice() = %q, %v, %v", got, ok, err)
 		}
 	}
+}
+
+// A GAME_MOVE_RESPONSE, a choice under its alias and a bare acknowledgement
+// all decode into a ChooseParityResponse; Choice tells what was answered.
+func ExampleChooseParityResponse_Choice() {
+	for _, reply := range []string{
+		`{"message_type":"CHOOSE_PARITY_RESPONSE","match_id":"R1M1","parity_choice":"even"}`,
+		`{"message_type":"GAME_MOVE_RESPONSE","match_id":"R1M1","move_data":{"choice":"odd"}}`,
+		`{"match_id":"R1M1","choice":"odd"}`,
+		`"ok"`,
+	} {
+		var r leaguesdk.ChooseParityResponse
+		if err := json.Unmarshal([]byte(reply), &r); err != nil {
+			fmt.Println(err)
+			continue
+		}
+		choice, ok, err := r.Choice()
+		fmt.Printf("%q %v %v\n", choice, ok, err)
+	}
+	// Output:
+	// "even" true <nil>
+	// "odd" true <nil>
+	// "odd" true <nil>
+	// "" false <nil>
 }
