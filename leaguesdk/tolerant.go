@@ -78,6 +78,14 @@ func (r *ChooseParityResponse) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	type plain ChooseParityResponse
+	// The profile's shape, the common case, is decoded directly.
+	if !containsFold(b, "move_data") && !bytes.Contains(b, []byte(`\u`)) {
+		if json.Unmarshal(b, (*plain)(r)) == nil && r.ParityChoice != "" {
+			r.noChoice = false
+			return nil
+		}
+		*r = ChooseParityResponse{noChoice: true}
+	}
 	w := struct {
 		*plain
 		ParityChoice json.RawMessage `json:"parity_choice"`
@@ -130,6 +138,16 @@ func isObject(b []byte) bool {
 
 // isNull reports whether raw is absent or JSON null.
 func isNull(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "null" }
+
+// containsFold reports whether b holds the ASCII word in any case.
+func containsFold(b []byte, word string) bool {
+	for i := 0; i+len(word) <= len(b); i++ {
+		if strings.EqualFold(string(b[i:i+len(word)]), word) {
+			return true
+		}
+	}
+	return false
+}
 
 // clip shortens s to 40 bytes for an error message.
 func clip(s string) string {

@@ -69,6 +69,8 @@ func TestChooseParityResponseDecodesEveryShape(t *testing.T) {
 		{name: "null parity_choice is absent, alias not read", in: `{"parity_choice":null,"choice":"even"}`},
 		{name: "move_data", in: `{"message_type":"GAME_MOVE_RESPONSE","move_data":{"move_type":"parity","choice":"odd"}}`, choice: "odd", ok: true},
 		{name: "move_data wins", in: `{"parity_choice":"even","move_data":{"choice":"odd"}}`, choice: "odd", ok: true},
+		{name: "move_data in another case wins", in: `{"parity_choice":"even","MOVE_DATA":{"choice":"odd"}}`, choice: "odd", ok: true},
+		{name: "escaped key", in: `{"parity_choice":"even","move\u005fdata":{"choice":"odd"}}`, choice: "odd", ok: true},
 		{name: "null move_data choice", in: `{"parity_choice":"even","move_data":{"choice":null}}`, choice: "even", ok: true},
 		{name: "kept as received", in: `{"parity_choice":"EVEN"}`, choice: "EVEN", ok: true},
 		{name: "empty string", in: `{"parity_choice":""}`, choice: "", ok: true},
