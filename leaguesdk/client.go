@@ -489,7 +489,7 @@ func (c *Client) send(ctx context.Context, endpoint, method string, msgType Mess
 		return &peerAnswer{errorFromMessage(reply.message)}
 	}
 	if result != nil {
-		if err := json.Unmarshal(normalizeAliases(reply.message), result); err != nil {
+		if err := decodeMessage(reply.message, result); err != nil {
 			return &peerAnswer{&Error{Code: CodeMissingRequiredField, Message: "reply does not decode: " + err.Error(), Err: err}}
 		}
 	}

@@ -133,7 +133,8 @@ type Request struct {
 	Form WireForm
 	// ID is the JSON-RPC id as received (nil for a notification).
 	ID json.RawMessage
-	// Message is the message object as received, after alias normalisation.
+	// Message is the message object as received (tolerated variants are
+	// read by the typed decoding of Handle, not here).
 	Message json.RawMessage
 	// HTTP is the underlying HTTP request.
 	HTTP *http.Request
@@ -230,7 +231,7 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, in *I
 	r.decode = func(raw json.RawMessage) (any, MessageType, error) {
 		in := new(In)
 		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, in); err != nil {
+			if err := decodeMessage(raw, in); err != nil {
 				return nil, "", &Error{Code: CodeMissingRequiredField, Message: "message does not decode: " + err.Error(), Err: err}
 			}
 		}
@@ -266,7 +267,7 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, in *I
 }
 
 // HandleRaw adds a tool whose handler reads the message itself, from
-// req.Message (after alias normalisation), and answers any value that
+// req.Message (as received), and answers any value that
 // encodes to JSON. The message is not decoded into a type nor validated;
 // when the tool is not Public, ServerConfig.Authorize sees the envelope
 // the message claims. Tool.MessageTypes lists the message types routed to
@@ -512,7 +513,7 @@ func (s *Server) dispatch(hr *http.Request, method string, id, params json.RawMe
 				&RPCError{Code: RPCMethodNotFound, Message: "method not found: " + quote(method)})
 		}
 	}
-	return s.serve(hr, rt, form, method, id, normalizeAliases(msg), msgType, nil)
+	return s.serve(hr, rt, form, method, id, msg, msgType, nil)
 }
 
 // direct is the fast path of the most common request: a method that names
@@ -534,7 +535,7 @@ func (s *Server) direct(method string, params json.RawMessage) (rt *route, msg j
 			rt, msg, in, t = nil, nil, nil, ""
 		}
 	}()
-	msg = normalizeAliases(params)
+	msg = params
 	in, t, err := rt.decode(msg)
 	if err != nil || t == "" || !rt.types[t] {
 		return nil, nil, nil, ""
@@ -597,7 +598,6 @@ func (s *Server) unrouted(hr *http.Request, form WireForm, method, tool string, 
 	if s.cfg.Unknown == nil {
 		return nil, notFound
 	}
-	msg = normalizeAliases(msg)
 	req := &Request{Method: method, Tool: tool, Form: form, ID: id, Message: msg, HTTP: hr}
 	if msgType != "" {
 		env := new(Envelope)
@@ -817,12 +817,20 @@ func locateMessage(params json.RawMessage) (json.RawMessage, string) {
 	return params, ""
 }
 
-// aliases maps field names other implementations use to the profile's names.
+// aliases maps field names other implementations use to the profile's
+// names, for the message types that have no decoding of their own; the
+// players' answers read theirs (choice, accepted) in tolerant.go.
 var aliases = [...][2]string{
-	{"choice", "parity_choice"},
-	{"accepted", "accept"},
 	{"role", "role_in_match"},
 	{"rejection_reason", "reason"},
+}
+
+// decodeMessage is where every received message is decoded, by the server
+// for a typed tool and by the client for a typed reply: alias fields are
+// renamed to the profile's names, then the type's own decoding reads the
+// variants it tolerates (tolerant.go).
+func decodeMessage(raw json.RawMessage, v any) error {
+	return json.Unmarshal(normalizeAliases(raw), v)
 }
 
 // normalizeAliases renames alias fields of a message object to the
