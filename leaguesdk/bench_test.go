@@ -30,7 +30,7 @@ func bareEcho(w http.ResponseWriter, r *http.Request) {
 func benchParityServer() *leaguesdk.Server {
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{Sender: func() string { return "player:P01" }})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodChooseParity},
-		func(ctx context.Context, in *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
 			return &leaguesdk.ChooseParityResponse{
 				Envelope:     leaguesdk.NewEnvelope(leaguesdk.MsgChooseParityResponse, "player:P01", exTokP01, in.ConversationID, time.Now()),
 				MatchID:      in.MatchID,

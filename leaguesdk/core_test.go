@@ -14,7 +14,7 @@ func newParityServer(t *testing.T) *httptest.Server {
 	t.Helper()
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{Sender: func() string { return "player:P01" }})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodChooseParity, Aliases: []string{"parity_choose"}},
-		func(ctx context.Context, in *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
 			return &leaguesdk.ChooseParityResponse{
 				Envelope:     leaguesdk.NewEnvelope(leaguesdk.MsgChooseParityResponse, "player:P01", "tok_x", in.ConversationID, time.Now()),
 				MatchID:      in.MatchID,

@@ -8,7 +8,7 @@
 //
 //	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{Sender: func() string { return "player:P01" }})
 //	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodChooseParity},
-//		func(ctx context.Context, call *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
+//		func(ctx context.Context, req *leaguesdk.Request, call *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
 //			return &leaguesdk.ChooseParityResponse{
 //				Envelope:     leaguesdk.NewEnvelope(leaguesdk.MsgChooseParityResponse, "player:P01", token, call.ConversationID, time.Now()),
 //				MatchID:      call.MatchID,

@@ -14,7 +14,7 @@ import (
 func ExampleHandle() {
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{Sender: func() string { return "player:P01" }})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodChooseParity, Description: "Choose even or odd."},
-		func(ctx context.Context, call *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, call *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
 			return &leaguesdk.ChooseParityResponse{
 				Envelope:     leaguesdk.NewEnvelope(leaguesdk.MsgChooseParityResponse, "player:P01", "tok_2d8f6a1c9e4b7d3f0a5c8e2b6d9f1a4c", call.ConversationID, time.Now()),
 				MatchID:      call.MatchID,

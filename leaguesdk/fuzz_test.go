@@ -36,7 +36,7 @@ func fuzzServer() *leaguesdk.Server {
 		return &leaguesdk.Ack{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgAck, "player:P01", exTokP01, in.Header().ConversationID, fixedNow), Status: leaguesdk.AckOK}
 	}
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodChooseParity, Aliases: []string{"parity_choose"}},
-		func(ctx context.Context, in *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
 			if in.MatchID == "panic" {
 				panic("fuzz panic")
 			}
@@ -44,22 +44,24 @@ func fuzzServer() *leaguesdk.Server {
 				MatchID: in.MatchID, PlayerID: "P01", ParityChoice: leaguesdk.Odd}, nil
 		})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodHandleGameInvitation},
-		func(ctx context.Context, in *leaguesdk.GameInvitation) (*leaguesdk.GameJoinAck, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.GameInvitation) (*leaguesdk.GameJoinAck, error) {
 			return &leaguesdk.GameJoinAck{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgGameJoinAck, "player:P01", exTokP01, in.ConversationID, fixedNow),
 				MatchID: in.MatchID, PlayerID: "P01", Accept: true}, nil
 		})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyMatchResult},
-		func(ctx context.Context, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) { return ack(in), nil })
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
+			return ack(in), nil
+		})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyRound},
-		func(ctx context.Context, in *leaguesdk.RoundAnnouncement) (*leaguesdk.Ack, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.RoundAnnouncement) (*leaguesdk.Ack, error) {
 			return ack(in), nil
 		})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodReportMatchResult},
-		func(ctx context.Context, in *leaguesdk.MatchResultReport) (*leaguesdk.Ack, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.MatchResultReport) (*leaguesdk.Ack, error) {
 			return ack(in), nil
 		})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterPlayer, Public: true},
-		func(ctx context.Context, in *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
 			return nil, &leaguesdk.Error{Code: leaguesdk.CodeLeagueNotFound, Message: "registration closed"}
 		})
 	return srv

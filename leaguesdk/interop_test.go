@@ -129,7 +129,7 @@ func TestServerErrorAfterFirstExchange(t *testing.T) {
 func TestFlatReply(t *testing.T) {
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodChooseParity},
-		func(ctx context.Context, in *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
 			leaguesdk.RequestFrom(ctx).FlatReply = true
 			return &leaguesdk.ChooseParityResponse{
 				Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgChooseParityResponse, "player:P01", testToken, in.ConversationID, fixedNow),

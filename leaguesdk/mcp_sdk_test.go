@@ -17,7 +17,7 @@ import (
 func TestMCPSDKClient(t *testing.T) {
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{Name: "player-p01", Sender: func() string { return "player:P01" }})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodChooseParity, Description: "Choose even or odd."},
-		func(ctx context.Context, in *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
 			return &leaguesdk.ChooseParityResponse{
 				Envelope:     leaguesdk.NewEnvelope(leaguesdk.MsgChooseParityResponse, "player:P01", testToken, in.ConversationID, fixedNow),
 				MatchID:      in.MatchID,
@@ -26,7 +26,7 @@ func TestMCPSDKClient(t *testing.T) {
 			}, nil
 		})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyMatchResult},
-		func(ctx context.Context, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
 			return &leaguesdk.Ack{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgAck, "player:P01", testToken, in.ConversationID, fixedNow), Status: leaguesdk.AckOK}, nil
 		})
 	ts := httptest.NewServer(srv)

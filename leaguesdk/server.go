@@ -153,7 +153,9 @@ type Request struct {
 
 type requestKey struct{}
 
-// RequestFrom returns the Request a handler is serving, or nil outside a handler.
+// RequestFrom returns the Request a handler is serving, or nil outside a
+// handler. Handlers get it as an argument; RequestFrom is for code they
+// call that only has the context.
 func RequestFrom(ctx context.Context) *Request {
 	r, _ := ctx.Value(requestKey{}).(*Request)
 	return r
@@ -211,7 +213,9 @@ func NewServer(cfg ServerConfig) *Server {
 
 // Handle adds a tool to s whose handler takes a message of type In and
 // answers a message of type Out. The request's message is decoded into In,
-// validated with Validate when In is a Message, authorised, and passed to h.
+// validated with Validate when In is a Message, authorised, and passed to h
+// with the Request it came in (its wire form, method, JSON-RPC id, HTTP
+// request; a handler sets FlatReply on it to answer in a caller's dialect).
 // An *Error returned by h is answered as a protocol error with its code; an
 // *RPCError as itself; any other error as -32603. A panic in h is answered
 // as -32603 and the server keeps serving. Tool.NoValidate skips Validate.
@@ -219,7 +223,7 @@ func NewServer(cfg ServerConfig) *Server {
 // Handle panics when the tool's name or one of its aliases is already
 // taken (compared case-insensitively), as http.ServeMux does for a pattern
 // registered twice: the conflict is a programming error found at start.
-func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, in *In) (*Out, error)) {
+func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, req *Request, in *In) (*Out, error)) {
 	var zero In
 	types := tool.MessageTypes
 	if len(types) == 0 {
@@ -240,7 +244,7 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, in *I
 		}
 		return in, "", nil
 	}
-	r.run = func(ctx context.Context, _ *Request, v any) (any, error) {
+	r.run = func(ctx context.Context, req *Request, v any) (any, error) {
 		in := v.(*In)
 		if m, ok := any(in).(Message); ok {
 			if !tool.NoValidate {
@@ -254,7 +258,7 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, in *I
 				}
 			}
 		}
-		out, err := h(ctx, in)
+		out, err := h(ctx, req, in)
 		if err != nil {
 			return nil, err
 		}

@@ -13,7 +13,9 @@ import (
 )
 
 func TestServerToolNameTakenTwicePanics(t *testing.T) {
-	ack := func(context.Context, *leaguesdk.GameOver) (*leaguesdk.Ack, error) { return &leaguesdk.Ack{}, nil }
+	ack := func(context.Context, *leaguesdk.Request, *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
+		return &leaguesdk.Ack{}, nil
+	}
 	raw := func(context.Context, *leaguesdk.Request) (any, error) { return map[string]string{}, nil }
 	for name, add := range map[string]func(s *leaguesdk.Server){
 		"same name":            func(s *leaguesdk.Server) { leaguesdk.Handle(s, leaguesdk.Tool{Name: "notify_match_result"}, ack) },
@@ -155,7 +157,7 @@ func TestServerUnknownHook(t *testing.T) {
 func TestServerNoValidate(t *testing.T) {
 	s := leaguesdk.NewServer(leaguesdk.ServerConfig{})
 	handled := make(chan string, 2)
-	h := func(_ context.Context, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
+	h := func(_ context.Context, _ *leaguesdk.Request, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
 		handled <- in.MatchID
 		return &leaguesdk.Ack{Status: leaguesdk.AckOK}, nil
 	}

@@ -35,7 +35,7 @@ func newTestPeer(t *testing.T, cfg leaguesdk.ServerConfig) *testPeer {
 	cfg.Now = func() time.Time { return fixedNow }
 	p.srv = leaguesdk.NewServer(cfg)
 	leaguesdk.Handle(p.srv, leaguesdk.Tool{Name: leaguesdk.MethodChooseParity, Aliases: []string{"parity_choose"}, Description: "Choose a parity."},
-		func(ctx context.Context, in *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.ChooseParityCall) (*leaguesdk.ChooseParityResponse, error) {
 			p.lastReq.Store(leaguesdk.RequestFrom(ctx))
 			choice := leaguesdk.Even
 			if in.Context.OpponentID == "P03" {
@@ -49,7 +49,7 @@ func newTestPeer(t *testing.T, cfg leaguesdk.ServerConfig) *testPeer {
 			}, nil
 		})
 	leaguesdk.Handle(p.srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyMatchResult},
-		func(ctx context.Context, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
 			p.lastReq.Store(leaguesdk.RequestFrom(ctx))
 			p.gameOver.Add(1)
 			return &leaguesdk.Ack{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgAck, "player:P01", testToken, in.ConversationID, fixedNow),
@@ -57,7 +57,7 @@ func newTestPeer(t *testing.T, cfg leaguesdk.ServerConfig) *testPeer {
 		})
 	// A callback-style tool, to see alias normalisation of what it receives.
 	leaguesdk.Handle(p.srv, leaguesdk.Tool{Name: leaguesdk.MethodChooseParityResponse, Public: true},
-		func(ctx context.Context, in *leaguesdk.ChooseParityResponse) (*leaguesdk.Ack, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.ChooseParityResponse) (*leaguesdk.Ack, error) {
 			return &leaguesdk.Ack{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgAck, "referee:REF01", testToken, in.ConversationID, fixedNow),
 				Status: leaguesdk.AckStatus(in.ParityChoice)}, nil
 		})
@@ -65,7 +65,7 @@ func newTestPeer(t *testing.T, cfg leaguesdk.ServerConfig) *testPeer {
 		Mode string `json:"mode"`
 	}
 	leaguesdk.Handle(p.srv, leaguesdk.Tool{Name: "fail", Public: true},
-		func(ctx context.Context, in *failIn) (*leaguesdk.Ack, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *failIn) (*leaguesdk.Ack, error) {
 			switch in.Mode {
 			case "panic":
 				panic("handler bug")

@@ -21,7 +21,7 @@ import (
 // fails with an *Error naming the endpoint and the TLS cause.
 func TestClientTLSConfig(t *testing.T) {
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{})
-	leaguesdk.Handle(srv, leaguesdk.Tool{Name: "echo"}, func(ctx context.Context, in *map[string]any) (*map[string]any, error) {
+	leaguesdk.Handle(srv, leaguesdk.Tool{Name: "echo"}, func(ctx context.Context, _ *leaguesdk.Request, in *map[string]any) (*map[string]any, error) {
 		return in, nil
 	})
 	ts := httptest.NewTLSServer(srv)
@@ -68,7 +68,7 @@ func TestTLSPeerNames(t *testing.T) {
 	call := func(serverCert tls.Certificate, files leaguesdk.TLSFiles) error {
 		t.Helper()
 		srv := leaguesdk.NewServer(leaguesdk.ServerConfig{})
-		leaguesdk.Handle(srv, leaguesdk.Tool{Name: "echo"}, func(ctx context.Context, in *map[string]any) (*map[string]any, error) {
+		leaguesdk.Handle(srv, leaguesdk.Tool{Name: "echo"}, func(ctx context.Context, _ *leaguesdk.Request, in *map[string]any) (*map[string]any, error) {
 			return in, nil
 		})
 		ts := httptest.NewUnstartedServer(srv)

@@ -42,23 +42,23 @@ func newPeer(t testing.TB) *peer {
 		return &leaguesdk.Ack{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgAck, "player:peer", "", h.ConversationID, time.Now()),
 			Status: leaguesdk.AckOK, Acknowledged: h.MessageType}
 	}
-	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyRound}, func(_ context.Context, in *leaguesdk.RoundAnnouncement) (*leaguesdk.Ack, error) {
+	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyRound}, func(_ context.Context, _ *leaguesdk.Request, in *leaguesdk.RoundAnnouncement) (*leaguesdk.Ack, error) {
 		record(in)
 		return ack(&in.Envelope), nil
 	})
-	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodUpdateStandings}, func(_ context.Context, in *leaguesdk.LeagueStandingsUpdate) (*leaguesdk.Ack, error) {
+	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodUpdateStandings}, func(_ context.Context, _ *leaguesdk.Request, in *leaguesdk.LeagueStandingsUpdate) (*leaguesdk.Ack, error) {
 		record(in)
 		return ack(&in.Envelope), nil
 	})
-	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyRoundCompleted}, func(_ context.Context, in *leaguesdk.RoundCompleted) (*leaguesdk.Ack, error) {
+	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyRoundCompleted}, func(_ context.Context, _ *leaguesdk.Request, in *leaguesdk.RoundCompleted) (*leaguesdk.Ack, error) {
 		record(in)
 		return ack(&in.Envelope), nil
 	})
-	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyLeagueCompleted}, func(_ context.Context, in *leaguesdk.LeagueCompleted) (*leaguesdk.Ack, error) {
+	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyLeagueCompleted}, func(_ context.Context, _ *leaguesdk.Request, in *leaguesdk.LeagueCompleted) (*leaguesdk.Ack, error) {
 		record(in)
 		return ack(&in.Envelope), nil
 	})
-	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodStartMatch}, func(_ context.Context, in *leaguesdk.StartMatch) (*leaguesdk.StartMatchResponse, error) {
+	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodStartMatch}, func(_ context.Context, _ *leaguesdk.Request, in *leaguesdk.StartMatch) (*leaguesdk.StartMatchResponse, error) {
 		p.mu.Lock()
 		on := p.onStart
 		p.mu.Unlock()

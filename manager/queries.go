@@ -14,7 +14,7 @@ import (
 
 // handleQuery serves league_query. GET_NEXT_MATCH and GET_PLAYER_STATS are
 // about the player that asks unless query_params.player_id names another.
-func (m *Manager) handleQuery(_ context.Context, q *leaguesdk.LeagueQuery) (*leaguesdk.LeagueQueryResponse, error) {
+func (m *Manager) handleQuery(_ context.Context, _ *leaguesdk.Request, q *leaguesdk.LeagueQuery) (*leaguesdk.LeagueQueryResponse, error) {
 	_, senderID := leaguesdk.SplitSender(q.Sender)
 	token := m.replyToken(&q.Envelope)
 	m.mu.Lock()
@@ -73,7 +73,7 @@ func (m *Manager) handleQuery(_ context.Context, q *leaguesdk.LeagueQuery) (*lea
 }
 
 // handleGetStandings serves get_standings: the standings table as state.
-func (m *Manager) handleGetStandings(_ context.Context, q *leaguesdk.StateQuery) (*leaguesdk.StateResponse, error) {
+func (m *Manager) handleGetStandings(_ context.Context, _ *leaguesdk.Request, q *leaguesdk.StateQuery) (*leaguesdk.StateResponse, error) {
 	m.mu.Lock()
 	b, err := json.Marshal(leaguesdk.StandingsData{LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(m.roundsCompleted),
 		Standings: m.standingsWithStatesLocked()})

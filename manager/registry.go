@@ -207,7 +207,7 @@ func (m *Manager) refusalLocked(a *applicant) error {
 	return nil
 }
 
-func (m *Manager) handleRegisterPlayer(_ context.Context, req *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
+func (m *Manager) handleRegisterPlayer(_ context.Context, _ *leaguesdk.Request, req *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
 	meta := req.PlayerMeta
 	reg, err := m.register(registrationRequest{env: &req.Envelope, invalid: leaguesdk.Validate(req),
 		protocolField: "player_meta.protocol_version",
@@ -225,7 +225,7 @@ func (m *Manager) handleRegisterPlayer(_ context.Context, req *leaguesdk.LeagueR
 	return resp, nil
 }
 
-func (m *Manager) handleRegisterReferee(_ context.Context, req *leaguesdk.RefereeRegisterRequest) (*leaguesdk.RefereeRegisterResponse, error) {
+func (m *Manager) handleRegisterReferee(_ context.Context, _ *leaguesdk.Request, req *leaguesdk.RefereeRegisterRequest) (*leaguesdk.RefereeRegisterResponse, error) {
 	meta := req.RefereeMeta
 	reg, err := m.register(registrationRequest{env: &req.Envelope, invalid: leaguesdk.Validate(req),
 		protocolField: "referee_meta.protocol_version", detail: fmt.Sprintf(", up to %d matches at once", meta.MaxConcurrentMatches),
@@ -342,7 +342,7 @@ var errUnchanged = errors.New("unchanged")
 
 // handleStartLeague serves start_league: with the operator's admin token it
 // closes registration and starts the league.
-func (m *Manager) handleStartLeague(_ context.Context, in *leaguesdk.StartLeague) (*leaguesdk.StartLeagueResponse, error) {
+func (m *Manager) handleStartLeague(_ context.Context, _ *leaguesdk.Request, in *leaguesdk.StartLeague) (*leaguesdk.StartLeagueResponse, error) {
 	switch {
 	case m.cfg.AdminToken == "":
 		return nil, &leaguesdk.Error{Code: leaguesdk.CodeAuthTokenInvalid, Field: "auth_token",

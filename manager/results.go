@@ -20,7 +20,7 @@ import (
 // arrives before the new referee's, it is the result that counts, since
 // the game was played; its report after the match is recorded is a
 // DUPLICATE, never refused.
-func (m *Manager) handleReport(_ context.Context, rep *leaguesdk.MatchResultReport) (*leaguesdk.Ack, error) {
+func (m *Manager) handleReport(_ context.Context, _ *leaguesdk.Request, rep *leaguesdk.MatchResultReport) (*leaguesdk.Ack, error) {
 	_, refID := leaguesdk.SplitSender(rep.Sender)
 	if m.cfg.Insecure {
 		m.mu.Lock()

@@ -424,7 +424,7 @@ func TestRegistrationReplyReadTolerantly(t *testing.T) {
 	// A manager of another implementation: REGISTERED, no token, no league id.
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterPlayer},
-		func(ctx context.Context, in *leaguesdk.LeagueRegisterRequest) (*map[string]any, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.LeagueRegisterRequest) (*map[string]any, error) {
 			return &map[string]any{"status": "REGISTERED", "player_id": "alpha_7"}, nil
 		})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

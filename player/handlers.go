@@ -134,8 +134,7 @@ func matchOf(in any) string {
 // of the response (leaguesdk.Request.FlatReply), as does any reply to a
 // lower-case message-type method. Spec-dialect callers and MCP clients get
 // the standard response.
-func (a *Agent) answerInDialect(ctx context.Context, in any) {
-	r := leaguesdk.RequestFrom(ctx)
+func (a *Agent) answerInDialect(r *leaguesdk.Request, in any) {
 	if r == nil || r.Form == leaguesdk.FormToolsCall {
 		return
 	}
@@ -203,10 +202,10 @@ func (a *Agent) addTools() {
 // traced gives a handler's reply the token replyToken allows and the
 // dialect of its caller (answerInDialect). The call itself is logged by the
 // server's middleware (agentkit.LogCalls).
-func traced[In, Out any](a *Agent, h func(context.Context, *In) (*Out, error)) func(context.Context, *In) (*Out, error) {
-	return func(ctx context.Context, in *In) (*Out, error) {
+func traced[In, Out any](a *Agent, h func(context.Context, *In) (*Out, error)) func(context.Context, *leaguesdk.Request, *In) (*Out, error) {
+	return func(ctx context.Context, req *leaguesdk.Request, in *In) (*Out, error) {
 		token := a.replyToken(in) // decided before the handler: GAME_OVER ends a match's announcement
-		a.answerInDialect(ctx, in)
+		a.answerInDialect(req, in)
 		out, err := h(ctx, in)
 		if m, ok := any(out).(leaguesdk.Message); ok && out != nil {
 			m.Header().AuthToken = token

@@ -46,7 +46,7 @@ func (m *testManager) registrations() []leaguesdk.LeagueRegisterRequest {
 func (m *testManager) handler() http.Handler {
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{Sender: func() string { return leaguesdk.LeagueManagerSender }})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterPlayer, Public: true},
-		func(ctx context.Context, in *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
 			m.mu.Lock()
 			defer m.mu.Unlock()
 			m.regs = append(m.regs, *in)
@@ -67,7 +67,7 @@ func (m *testManager) handler() http.Handler {
 			return out, nil
 		})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodLeagueQuery},
-		func(ctx context.Context, in *leaguesdk.LeagueQuery) (*leaguesdk.LeagueQueryResponse, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.LeagueQuery) (*leaguesdk.LeagueQueryResponse, error) {
 			m.mu.Lock()
 			m.queries = append(m.queries, *in)
 			m.mu.Unlock()

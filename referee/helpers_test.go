@@ -50,7 +50,7 @@ func newTestManager(t *testing.T) *testManager {
 	m := &testManager{token: leaguesdk.NewToken(), seen: map[string]bool{}, notify: make(chan struct{}, 1)}
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{Sender: func() string { return leaguesdk.LeagueManagerSender }})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterReferee, Public: true},
-		func(ctx context.Context, in *leaguesdk.RefereeRegisterRequest) (*leaguesdk.RefereeRegisterResponse, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.RefereeRegisterRequest) (*leaguesdk.RefereeRegisterResponse, error) {
 			return &leaguesdk.RefereeRegisterResponse{
 				Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgRefereeRegisterResponse, leaguesdk.LeagueManagerSender,
 					m.token, in.ConversationID, time.Now()),
@@ -58,7 +58,7 @@ func newTestManager(t *testing.T) *testManager {
 			}, nil
 		})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterPlayer, Public: true},
-		func(ctx context.Context, in *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
 			m.mu.Lock()
 			m.players++
 			id := fmt.Sprintf("P%02d", m.players)
@@ -70,7 +70,7 @@ func newTestManager(t *testing.T) *testManager {
 			}, nil
 		})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodReportMatchResult},
-		func(ctx context.Context, in *leaguesdk.MatchResultReport) (*leaguesdk.Ack, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.MatchResultReport) (*leaguesdk.Ack, error) {
 			if _, err := (&tokensOf{m.token}).verify(in.Sender, in.AuthToken); err != nil {
 				return nil, err
 			}
@@ -217,14 +217,14 @@ func newTestPlayer(t *testing.T, b behaviour) *testPlayer {
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodChooseParity}, p.chooseParity)
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodMakeMove}, p.makeMove)
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyGameError},
-		func(ctx context.Context, in *leaguesdk.GameError) (*leaguesdk.Ack, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.GameError) (*leaguesdk.Ack, error) {
 			p.mu.Lock()
 			p.gameErrors = append(p.gameErrors, *in)
 			p.mu.Unlock()
 			return p.ack(in.ConversationID), nil
 		})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyMatchResult},
-		func(ctx context.Context, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
 			p.mu.Lock()
 			p.gameOvers = append(p.gameOvers, *in)
 			p.mu.Unlock()
@@ -256,7 +256,7 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-func (p *testPlayer) invitation(ctx context.Context, in *leaguesdk.GameInvitation) (*map[string]any, error) {
+func (p *testPlayer) invitation(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.GameInvitation) (*map[string]any, error) {
 	arrived := time.Now()
 	p.mu.Lock()
 	p.invitations = append(p.invitations, *in)
@@ -303,7 +303,7 @@ func (p *testPlayer) nextChoice() string {
 	return string(p.b.Choice)
 }
 
-func (p *testPlayer) chooseParity(ctx context.Context, in *leaguesdk.ChooseParityCall) (*map[string]any, error) {
+func (p *testPlayer) chooseParity(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.ChooseParityCall) (*map[string]any, error) {
 	arrived := time.Now()
 	p.mu.Lock()
 	p.parityCalls = append(p.parityCalls, *in)
@@ -329,7 +329,7 @@ func (p *testPlayer) chooseParity(ctx context.Context, in *leaguesdk.ChooseParit
 	return asMap(&resp), nil
 }
 
-func (p *testPlayer) makeMove(ctx context.Context, in *leaguesdk.GameMoveCall) (*map[string]any, error) {
+func (p *testPlayer) makeMove(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.GameMoveCall) (*map[string]any, error) {
 	p.mu.Lock()
 	p.moveCalls = append(p.moveCalls, *in)
 	p.mu.Unlock()

@@ -229,7 +229,7 @@ func TestRegistrationRetriedWhileManagerIsDown(t *testing.T) {
 func TestRegistrationRejectedEndsRun(t *testing.T) {
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterReferee, Public: true},
-		func(ctx context.Context, in *leaguesdk.RefereeRegisterRequest) (*leaguesdk.RefereeRegisterResponse, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.RefereeRegisterRequest) (*leaguesdk.RefereeRegisterResponse, error) {
 			return &leaguesdk.RefereeRegisterResponse{
 				Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgRefereeRegisterResponse, leaguesdk.LeagueManagerSender, "", in.ConversationID, time.Now()),
 				Status:   leaguesdk.StatusRejected, Reason: "registration closed"}, nil

@@ -23,15 +23,15 @@ func (r *Referee) addTools() {
 	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodGameJoinAck, Public: true,
 		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgGameJoinAck}, NoValidate: true,
 		Description: "A player's GAME_JOIN_ACK sent as a request of its own (callback style)."},
-		func(ctx context.Context, in *leaguesdk.GameJoinAck) (*leaguesdk.Ack, error) {
-			return r.callback(ctx, kindJoin, in.MatchID, &in.Envelope, joinReply(in))
+		func(ctx context.Context, req *leaguesdk.Request, in *leaguesdk.GameJoinAck) (*leaguesdk.Ack, error) {
+			return r.callback(ctx, req, kindJoin, in.MatchID, &in.Envelope, joinReply(in))
 		})
 	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodChooseParityResponse, Public: true,
 		Aliases:      []string{"game_move_response", "make_move_response"},
 		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgChooseParityResponse, leaguesdk.MsgGameMoveResponse}, NoValidate: true,
 		Description: "A player's CHOOSE_PARITY_RESPONSE or GAME_MOVE_RESPONSE sent as a request of its own (callback style)."},
-		func(ctx context.Context, in *leaguesdk.ChooseParityResponse) (*leaguesdk.Ack, error) {
-			return r.callback(ctx, kindMove, in.MatchID, &in.Envelope, moveReply(in))
+		func(ctx context.Context, req *leaguesdk.Request, in *leaguesdk.ChooseParityResponse) (*leaguesdk.Ack, error) {
+			return r.callback(ctx, req, kindMove, in.MatchID, &in.Envelope, moveReply(in))
 		})
 }
 
@@ -39,7 +39,7 @@ func (r *Referee) addTools() {
 // manager issued to this referee, only within capacity, and only once per
 // match id (a repeated assignment is answered ACCEPTED again, and a
 // finished match's result is reported again).
-func (r *Referee) startMatch(ctx context.Context, in *leaguesdk.StartMatch) (*leaguesdk.StartMatchResponse, error) {
+func (r *Referee) startMatch(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.StartMatch) (*leaguesdk.StartMatchResponse, error) {
 	r.mu.Lock()
 	id, token := r.id, r.token
 	r.mu.Unlock()
@@ -237,7 +237,7 @@ func stateOf(t *Transcript) MatchState {
 	return st
 }
 
-func (r *Referee) matchState(ctx context.Context, in *leaguesdk.StateQuery) (*leaguesdk.StateResponse, error) {
+func (r *Referee) matchState(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.StateQuery) (*leaguesdk.StateResponse, error) {
 	st, ok := r.MatchState(in.MatchID)
 	if !ok {
 		return nil, &leaguesdk.Error{Code: leaguesdk.CodeMatchNotFound, Field: "match_id",
@@ -253,7 +253,7 @@ func (r *Referee) matchState(ctx context.Context, in *leaguesdk.StateQuery) (*le
 		State:    b}, nil
 }
 
-func (r *Referee) leagueCompleted(ctx context.Context, in *leaguesdk.LeagueCompleted) (*leaguesdk.Ack, error) {
+func (r *Referee) leagueCompleted(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.LeagueCompleted) (*leaguesdk.Ack, error) {
 	attrs := []any{slog.String("league_id", in.LeagueID), slog.Int("total_matches", in.TotalMatches)}
 	if in.Champion != nil {
 		attrs = append(attrs, slog.String("champion", in.Champion.PlayerID))
@@ -274,7 +274,7 @@ func (r *Referee) ack(presented, conv string, t leaguesdk.MessageType, matchID s
 // envelope env as a request of its own, and hands it to the match waiting
 // for it (see hub for how it is matched). The message is read as received,
 // unvalidated: what it answers is decided by the match.
-func (r *Referee) callback(ctx context.Context, kind, matchID string, env *leaguesdk.Envelope, p reply) (*leaguesdk.Ack, error) {
+func (r *Referee) callback(ctx context.Context, req *leaguesdk.Request, kind, matchID string, env *leaguesdk.Envelope, p reply) (*leaguesdk.Ack, error) {
 	if matchID == "" {
 		return nil, &leaguesdk.Error{Code: leaguesdk.CodeMissingRequiredField, Field: "match_id",
 			Message: "missing required field match_id"}
@@ -287,7 +287,7 @@ func (r *Referee) callback(ctx context.Context, kind, matchID string, env *leagu
 			Message: fmt.Sprintf("no %s answer is awaited from %q in match %q (deadline passed, already answered, or unknown match)",
 				kind, p.player(), matchID)}
 	}
-	if req := leaguesdk.RequestFrom(ctx); req != nil {
+	if req != nil {
 		rec.message(Received, p.player(), req.Method, req.Message, nil)
 	}
 	t := env.MessageType

@@ -98,7 +98,7 @@ func standInManager(t *testing.T, playerID string) (*httptest.Server, <-chan *le
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{})
 	regs := make(chan *leaguesdk.LeagueRegisterRequest, 1)
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterPlayer},
-		func(ctx context.Context, in *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
 			select {
 			case regs <- in:
 			default:

@@ -25,7 +25,7 @@ func TestRunRegistersLogsAndStops(t *testing.T) {
 	var meta leaguesdk.RefereeMeta
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterReferee},
-		func(ctx context.Context, in *leaguesdk.RefereeRegisterRequest) (*leaguesdk.RefereeRegisterResponse, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.RefereeRegisterRequest) (*leaguesdk.RefereeRegisterResponse, error) {
 			mu.Lock()
 			meta = in.RefereeMeta
 			mu.Unlock()

@@ -20,7 +20,7 @@ func TestRateLimitAndMetrics(t *testing.T) {
 	endpoint := make(chan string, 1)
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterReferee},
-		func(ctx context.Context, in *leaguesdk.RefereeRegisterRequest) (*leaguesdk.RefereeRegisterResponse, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.RefereeRegisterRequest) (*leaguesdk.RefereeRegisterResponse, error) {
 			select {
 			case endpoint <- in.RefereeMeta.ContactEndpoint:
 			default:

@@ -55,7 +55,7 @@ func callOnce(t *testing.T, level slog.Level) []map[string]any {
 	}
 	s := leaguesdk.NewServer(leaguesdk.ServerConfig{Middleware: []leaguesdk.Middleware{agentkit.LogCalls(log), mark}})
 	leaguesdk.Handle(s, leaguesdk.Tool{Name: leaguesdk.MethodNotifyMatchResult},
-		func(_ context.Context, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
+		func(_ context.Context, _ *leaguesdk.Request, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
 			order = append(order, "handler")
 			return &leaguesdk.Ack{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgAck, "player:P01", "tok_secret_123456", in.ConversationID, time.Now()),
 				Status: leaguesdk.AckOK, Acknowledged: leaguesdk.MsgGameOver, MatchID: in.MatchID}, nil

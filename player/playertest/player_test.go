@@ -91,7 +91,7 @@ func TestThisModulesRegisteredPlayer(t *testing.T) {
 	const token = "tok_0123456789abcdef0123456789abcdef"
 	mgr := leaguesdk.NewServer(leaguesdk.ServerConfig{Sender: func() string { return leaguesdk.LeagueManagerSender }})
 	leaguesdk.Handle(mgr, leaguesdk.Tool{Name: leaguesdk.MethodRegisterPlayer},
-		func(ctx context.Context, in *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
 			return &leaguesdk.LeagueRegisterResponse{
 				Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterResponse, leaguesdk.LeagueManagerSender, token, in.ConversationID, time.Now()),
 				Status:   leaguesdk.StatusAccepted, PlayerID: "P01", LeagueID: "league_playertest"}, nil

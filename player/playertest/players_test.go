@@ -68,7 +68,7 @@ func (p *testPlayer) handler() http.Handler {
 		ErrorType: leaguesdk.MsgGameError,
 	})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodHandleGameInvitation},
-		func(ctx context.Context, in *leaguesdk.GameInvitation) (*map[string]any, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.GameInvitation) (*map[string]any, error) {
 			seen := <-p.invited
 			seen[in.MatchID] = true
 			p.invited <- seen
@@ -89,7 +89,7 @@ func (p *testPlayer) handler() http.Handler {
 			return &m, nil
 		})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodChooseParity},
-		func(ctx context.Context, in *leaguesdk.ChooseParityCall) (*map[string]any, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.ChooseParityCall) (*map[string]any, error) {
 			seen := <-p.invited
 			known := seen[in.MatchID]
 			p.invited <- seen
@@ -109,7 +109,7 @@ func (p *testPlayer) handler() http.Handler {
 			return &m, nil
 		})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodGetPlayerState},
-		func(ctx context.Context, in *leaguesdk.StateQuery) (*leaguesdk.StateResponse, error) {
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.StateQuery) (*leaguesdk.StateResponse, error) {
 			env := p.envelope(leaguesdk.MsgStateResponse, in.ConversationID)
 			if !p.leakState && !leaguesdk.TokensEqual(in.AuthToken, p.token) {
 				env.AuthToken = "" // the player's token only to its manager
@@ -128,7 +128,7 @@ func (p *testPlayer) handler() http.Handler {
 
 // acknowledge adds a tool that answers a notification with an ACK.
 func acknowledge[In any](srv *leaguesdk.Server, p *testPlayer, method string) {
-	leaguesdk.Handle(srv, leaguesdk.Tool{Name: method}, func(ctx context.Context, in *In) (*leaguesdk.Ack, error) {
+	leaguesdk.Handle(srv, leaguesdk.Tool{Name: method}, func(ctx context.Context, _ *leaguesdk.Request, in *In) (*leaguesdk.Ack, error) {
 		env := any(in).(leaguesdk.Message).Header()
 		return &leaguesdk.Ack{Envelope: p.envelope(leaguesdk.MsgAck, env.ConversationID), Status: leaguesdk.AckOK,
 			Acknowledged: env.MessageType}, nil
