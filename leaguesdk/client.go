@@ -628,14 +628,11 @@ type parsedReply struct {
 // parseReply finds the reply message in a response body: in result (itself
 // or MCP content), in params of a request-shaped reply, or at the top level.
 func parseReply(raw []byte) (*parsedReply, error) {
-	var top struct {
-		Result      json.RawMessage `json:"result"`
-		Error       *RPCError       `json:"error"`
-		Params      json.RawMessage `json:"params"`
-		MessageType string          `json:"message_type"`
-	}
-	if err := json.Unmarshal(raw, &top); err != nil {
-		return nil, err
+	top, ok := scanReply(raw)
+	if !ok {
+		if err := json.Unmarshal(raw, &top); err != nil {
+			return nil, err
+		}
 	}
 	if top.Error != nil {
 		return &parsedReply{rpcErr: top.Error}, nil

@@ -404,8 +404,12 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 			Error: &RPCError{Code: RPCParseError, Message: "reading request: " + err.Error()}})
 		return
 	}
-	var req rpcRequest
-	if err := json.Unmarshal(body, &req); err != nil {
+	req, ok := parseRequest(body)
+	if !ok {
+		req = rpcRequest{}
+		err = json.Unmarshal(body, &req)
+	}
+	if err != nil {
 		trimmed := bytes.TrimSpace(body)
 		if len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed) {
 			writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: nullID,
@@ -795,13 +799,11 @@ func (s *Server) toolsList() any {
 // itself, or params.message, params.arguments or params.payload. It returns
 // the message and its message_type ("" when none is named).
 func locateMessage(params json.RawMessage) (json.RawMessage, string) {
-	var probe struct {
-		MessageType string          `json:"message_type"`
-		Message     json.RawMessage `json:"message"`
-		Arguments   json.RawMessage `json:"arguments"`
-		Payload     json.RawMessage `json:"payload"`
+	if len(params) == 0 {
+		return params, ""
 	}
-	if len(params) == 0 || json.Unmarshal(params, &probe) != nil {
+	probe, ok := scanParams(params)
+	if !ok && probeParamsJSON(params, &probe) != nil {
 		return params, ""
 	}
 	if probe.MessageType != "" {
@@ -811,11 +813,8 @@ func locateMessage(params json.RawMessage) (json.RawMessage, string) {
 		if len(inner) == 0 || inner[0] != '{' {
 			continue
 		}
-		var t struct {
-			MessageType string `json:"message_type"`
-		}
-		if json.Unmarshal(inner, &t) == nil && t.MessageType != "" {
-			return inner, t.MessageType
+		if t := messageTypeOf(inner); t != "" {
+			return inner, t
 		}
 	}
 	return params, ""
@@ -833,8 +832,18 @@ var aliases = [...][2]string{
 // for a typed tool and by the client for a typed reply: alias fields are
 // renamed to the profile's names, then the type's own decoding reads the
 // variants it tolerates (tolerant.go).
+//
+// A type that decodes itself gets the message directly: raw is always part
+// of a request or reply that was checked whole when it arrived, and
+// encoding/json would scan it once more before handing it over. A type
+// whose UnmarshalJSON scans with internal/jsonscan (the player's view of
+// the broadcasts) then reads a large message in one pass.
 func decodeMessage(raw json.RawMessage, v any) error {
-	return json.Unmarshal(normalizeAliases(raw), v)
+	raw = normalizeAliases(raw)
+	if u, ok := v.(json.Unmarshaler); ok && len(raw) > 0 && raw[0] == '{' {
+		return u.UnmarshalJSON(raw)
+	}
+	return json.Unmarshal(raw, v)
 }
 
 // normalizeAliases renames alias fields of a message object to the

@@ -1,13 +1,17 @@
 package player
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/agentleague/league/internal/jsonscan"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -538,18 +542,84 @@ func (a *Agent) checkManager(env *leaguesdk.Envelope) {
 	}
 }
 
-func (a *Agent) onRound(ctx context.Context, in *leaguesdk.RoundAnnouncement) (*leaguesdk.Ack, error) {
+// roundAnnouncement is ROUND_ANNOUNCEMENT as the player reads it: the
+// envelope and ids decoded and validated, the matches kept as they came,
+// one element each. The round's n/2 matches reach each of the n players;
+// a player decodes and checks the matches that name it, not the others.
+type roundAnnouncement struct {
+	leaguesdk.Envelope
+	LeagueID string            `json:"league_id" validate:"required"`
+	RoundID  leaguesdk.RoundID `json:"round_id" validate:"required"`
+	Matches  rawTable          `json:"matches"`
+}
+
+// UnmarshalJSON reads the message in one pass, like standingsUpdate's.
+func (r *roundAnnouncement) UnmarshalJSON(b []byte) error {
+	rest, matches, err := jsonscan.Cut(b, "matches")
+	if err != nil {
+		return err
+	}
+	type fields roundAnnouncement // without this method
+	if err := json.Unmarshal(rest, (*fields)(r)); err != nil {
+		return err
+	}
+	return r.Matches.UnmarshalJSON(matches)
+}
+
+// matchesOf decodes and validates the announced matches that may name the
+// player id: those whose bytes hold its id, or every one when none does (a
+// peer escaping its strings differently). A match that names the player
+// and does not validate refuses the announcement.
+func (r *roundAnnouncement) matchesOf(id string) ([]leaguesdk.ScheduledMatch, error) {
+	_, bare := leaguesdk.SplitSender(id)
+	var out []leaguesdk.ScheduledMatch
+	for _, scan := range []bool{true, false} {
+		for i, raw := range r.Matches {
+			if scan != bytes.Contains(raw, []byte(bare)) {
+				continue
+			}
+			var m leaguesdk.ScheduledMatch
+			if err := json.Unmarshal(raw, &m); err != nil {
+				return nil, &leaguesdk.Error{Code: leaguesdk.CodeMissingRequiredField, Field: fmt.Sprintf("matches[%d]", i),
+					Message: fmt.Sprintf("matches[%d] does not decode: %v", i, err), Err: err}
+			}
+			if !sameID(m.PlayerAID, id) && !sameID(m.PlayerBID, id) {
+				continue
+			}
+			if err := leaguesdk.Validate(&m); err != nil {
+				var e *leaguesdk.Error
+				if errors.As(err, &e) {
+					field := fmt.Sprintf("matches[%d].%s", i, e.Field)
+					e.Message, e.Field = strings.Replace(e.Message, e.Field, field, 1), field
+				}
+				return nil, err
+			}
+			out = append(out, m)
+		}
+		if len(out) > 0 {
+			break
+		}
+	}
+	return out, nil
+}
+
+func (a *Agent) onRound(ctx context.Context, in *roundAnnouncement) (*leaguesdk.Ack, error) {
 	a.checkManager(&in.Envelope)
 	id, token := a.credentials()
 	fromManager := token != "" && leaguesdk.TokensEqual(in.AuthToken, token)
 	me := id
+	var matches []leaguesdk.ScheduledMatch
+	if me != "" {
+		var err error
+		if matches, err = in.matchesOf(me); err != nil {
+			return nil, err
+		}
+	}
 	mine := 0
-	for _, m := range in.Matches {
+	for _, m := range matches {
 		var role leaguesdk.Role
 		var opp string
 		switch {
-		case me == "":
-			continue
 		case sameID(m.PlayerAID, me):
 			role, opp = leaguesdk.PlayerA, m.PlayerBID
 		case sameID(m.PlayerBID, me):

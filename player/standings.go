@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"log/slog"
 
+	"github.com/agentleague/league/internal/jsonscan"
+
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -20,6 +22,21 @@ type standingsUpdate struct {
 	LeagueID  string            `json:"league_id" validate:"required"`
 	RoundID   leaguesdk.RoundID `json:"round_id"`
 	Standings rawTable          `json:"standings"`
+}
+
+// UnmarshalJSON reads the message in one pass over its bytes: the table is
+// cut out and split into rows by internal/jsonscan, and only the rest (the
+// envelope and the ids) is decoded by encoding/json.
+func (u *standingsUpdate) UnmarshalJSON(b []byte) error {
+	rest, table, err := jsonscan.Cut(b, "standings")
+	if err != nil {
+		return err
+	}
+	type fields standingsUpdate // without this method
+	if err := json.Unmarshal(rest, (*fields)(u)); err != nil {
+		return err
+	}
+	return u.Standings.UnmarshalJSON(table)
 }
 
 // rawTable is a standings table as it came, one element per row, each row
@@ -40,11 +57,14 @@ func (r *rawRow) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON reads an array of rows; anything else (null, an object, a
 // string) is read as an empty table rather than refused.
 func (t *rawTable) UnmarshalJSON(b []byte) error {
+	*t = nil
 	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '[' {
-		*t = nil
 		return nil
 	}
-	return json.Unmarshal(b, (*[]rawRow)(t))
+	return jsonscan.Array(b, func(row []byte) error {
+		*t = append(*t, row)
+		return nil
+	})
 }
 
 // row decodes the row of player id: the rows that name id in their bytes

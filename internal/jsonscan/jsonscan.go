@@ -1,0 +1,402 @@
+// Package jsonscan reads the structure of JSON text without decoding it:
+// it checks that text is well formed, finds where a value ends, and walks
+// the members of an object or the elements of an array, handing out the
+// bytes of each value.
+//
+// It accepts exactly the text encoding/json accepts (RFC 8259, invalid
+// UTF-8 tolerated as encoding/json tolerates it, nesting up to 10000
+// levels), in one pass with no allocation, so that a message can be
+// checked and taken apart once, and only the parts read are decoded.
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// maxDepth is encoding/json's nesting limit.
+const maxDepth = 10000
+
+// SyntaxError describes malformed JSON text.
+type SyntaxError struct {
+	Offset int    // where the text stops being valid JSON
+	Msg    string // what was wrong there
+}
+
+// Error implements error.
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("jsonscan: %s at offset %d", e.Msg, e.Offset)
+}
+
+// ErrNotObject and ErrNotArray are returned by Object and Array for a
+// well-formed value of another kind.
+var (
+	ErrNotObject = errors.New("jsonscan: not an object")
+	ErrNotArray  = errors.New("jsonscan: not an array")
+)
+
+// Valid reports whether b is one JSON value, with optional white space
+// around it.
+func Valid(b []byte) bool {
+	_, err := Value(b)
+	return err == nil
+}
+
+// Value checks that b is one JSON value with optional white space around
+// it and returns the value without the white space.
+func Value(b []byte) ([]byte, error) {
+	start := skipSpace(b, 0)
+	end, err := skip(b, start, 0)
+	if err != nil {
+		return nil, err
+	}
+	if i := skipSpace(b, end); i != len(b) {
+		return nil, &SyntaxError{i, "text after the value"}
+	}
+	return b[start:end], nil
+}
+
+// Object checks that b is a well-formed JSON object (with optional white
+// space around it) and calls fn with each member in order: key is the
+// member's name as written between its quotes, escaped reports whether it
+// holds escape sequences (then key is not the name itself: unquote it),
+// and value is the member's value without white space. An error from fn
+// stops the walk and is returned. A well-formed value that is not an
+// object returns ErrNotObject; malformed text a *SyntaxError, possibly
+// after fn has seen the members before the fault.
+func Object(b []byte, fn func(key []byte, escaped bool, value []byte) error) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		if _, err := Value(b); err != nil {
+			return err
+		}
+		return ErrNotObject
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return trailing(b, i+1)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return syntax(b, i, "object key")
+		}
+		kend, esc, err := skipString(b, i)
+		if err != nil {
+			return err
+		}
+		key := b[i+1 : kend-1]
+		i = skipSpace(b, kend)
+		if i >= len(b) || b[i] != ':' {
+			return syntax(b, i, "':' after object key")
+		}
+		vstart := skipSpace(b, i+1)
+		vend, err := skip(b, vstart, 1)
+		if err != nil {
+			return err
+		}
+		if err := fn(key, esc, b[vstart:vend]); err != nil {
+			return err
+		}
+		i = skipSpace(b, vend)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+			continue
+		}
+		if i < len(b) && b[i] == '}' {
+			return trailing(b, i+1)
+		}
+		return syntax(b, i, "',' or '}' in object")
+	}
+}
+
+// Array checks that b is a well-formed JSON array (with optional white
+// space around it) and calls fn with each element in order, without white
+// space. Errors are as for Object, with ErrNotArray for another kind of
+// value.
+func Array(b []byte, fn func(elem []byte) error) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		if _, err := Value(b); err != nil {
+			return err
+		}
+		return ErrNotArray
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return trailing(b, i+1)
+	}
+	for {
+		end, err := skip(b, i, 1)
+		if err != nil {
+			return err
+		}
+		if err := fn(b[i:end]); err != nil {
+			return err
+		}
+		i = skipSpace(b, end)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+			continue
+		}
+		if i < len(b) && b[i] == ']' {
+			return trailing(b, i+1)
+		}
+		return syntax(b, i, "',' or ']' in array")
+	}
+}
+
+// String returns the content of the JSON string s (with its quotes) when
+// it holds no escape sequence and is valid UTF-8, that is when the content
+// is the string itself; ok is false for any other value, or for a string
+// that must be unquoted with encoding/json.
+func String(s []byte) (content []byte, ok bool) {
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return nil, false
+	}
+	for _, c := range s[1 : len(s)-1] {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return nil, false
+		}
+	}
+	if !utf8.Valid(s[1 : len(s)-1]) {
+		return nil, false
+	}
+	return s[1 : len(s)-1], true
+}
+
+func trailing(b []byte, i int) error {
+	if i = skipSpace(b, i); i != len(b) {
+		return &SyntaxError{i, "text after the value"}
+	}
+	return nil
+}
+
+func syntax(b []byte, i int, want string) error {
+	if i >= len(b) {
+		return &SyntaxError{len(b), "unexpected end of input, want " + want}
+	}
+	return &SyntaxError{i, fmt.Sprintf("invalid character %q, want %s", b[i], want)}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skip returns the end of the value that starts at offset i of b, with no white space
+// before it; depth is the nesting level of the value's container.
+func skip(b []byte, i, depth int) (int, error) {
+	if i >= len(b) {
+		return 0, syntax(b, i, "a value")
+	}
+	switch c := b[i]; {
+	case c == '"':
+		end, _, err := skipString(b, i)
+		return end, err
+	case c == '{':
+		return skipObject(b, i, depth+1)
+	case c == '[':
+		return skipArray(b, i, depth+1)
+	case c == '-' || (c >= '0' && c <= '9'):
+		return skipNumber(b, i)
+	case c == 't':
+		return literal(b, i, "true")
+	case c == 'f':
+		return literal(b, i, "false")
+	case c == 'n':
+		return literal(b, i, "null")
+	}
+	return 0, syntax(b, i, "a value")
+}
+
+func literal(b []byte, i int, lit string) (int, error) {
+	for k := 0; k < len(lit); k++ {
+		if i+k >= len(b) || b[i+k] != lit[k] {
+			return 0, syntax(b, i+k, "literal "+lit)
+		}
+	}
+	return i + len(lit), nil
+}
+
+func skipObject(b []byte, i, depth int) (int, error) {
+	if depth > maxDepth {
+		return 0, &SyntaxError{i, "nesting too deep"}
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return 0, syntax(b, i, "object key")
+		}
+		end, _, err := skipString(b, i)
+		if err != nil {
+			return 0, err
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return 0, syntax(b, i, "':' after object key")
+		}
+		i = skipSpace(b, i+1)
+		if i, err = skip(b, i, depth); err != nil {
+			return 0, err
+		}
+		i = skipSpace(b, i)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+			continue
+		}
+		if i < len(b) && b[i] == '}' {
+			return i + 1, nil
+		}
+		return 0, syntax(b, i, "',' or '}' in object")
+	}
+}
+
+func skipArray(b []byte, i, depth int) (int, error) {
+	if depth > maxDepth {
+		return 0, &SyntaxError{i, "nesting too deep"}
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, nil
+	}
+	for {
+		var err error
+		if i, err = skip(b, i, depth); err != nil {
+			return 0, err
+		}
+		i = skipSpace(b, i)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+			continue
+		}
+		if i < len(b) && b[i] == ']' {
+			return i + 1, nil
+		}
+		return 0, syntax(b, i, "',' or ']' in array")
+	}
+}
+
+// skipString returns the end of the string whose quote is at offset i of b, and
+// whether it holds escape sequences.
+func skipString(b []byte, i int) (end int, escaped bool, err error) {
+	i++
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			return i + 1, escaped, nil
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(b) {
+				return 0, false, syntax(b, i+1, "escape sequence")
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				for k := 2; k < 6; k++ {
+					if i+k >= len(b) || !isHex(b[i+k]) {
+						return 0, false, syntax(b, i+k, "hexadecimal digit in \\u escape")
+					}
+				}
+				i += 6
+			default:
+				return 0, false, syntax(b, i+1, "escape sequence")
+			}
+		case c < 0x20:
+			return 0, false, &SyntaxError{i, "control character in string"}
+		default:
+			i++
+		}
+	}
+	return 0, false, syntax(b, i, "closing quote")
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func skipNumber(b []byte, i int) (int, error) {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+	default:
+		return 0, syntax(b, i, "digit")
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return 0, syntax(b, i, "digit after decimal point")
+		}
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return 0, syntax(b, i, "digit in exponent")
+		}
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+	}
+	return i, nil
+}
+
+// Cut checks that obj is a well-formed JSON object and takes its member
+// named name out of it: rest is the object without that member (a new
+// slice) and value the member's value (a slice of obj; nil when there is
+// none). name matches a key as encoding/json matches a field's name:
+// exactly, else in another case; an escaped key is unquoted first. When
+// the name appears more than once, value is the last one, which is what
+// encoding/json decodes, and rest holds none of them.
+func Cut(obj []byte, name string) (rest, value []byte, err error) {
+	rest = make([]byte, 0, len(obj))
+	rest = append(rest, '{')
+	err = Object(obj, func(key []byte, escaped bool, v []byte) error {
+		k := key
+		if escaped {
+			var s string
+			if json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &s) == nil {
+				k = []byte(s)
+			}
+		}
+		if bytes.EqualFold(k, []byte(name)) {
+			value = v
+			return nil
+		}
+		if len(rest) > 1 {
+			rest = append(rest, ',')
+		}
+		rest = append(rest, '"')
+		rest = append(rest, key...)
+		rest = append(rest, '"', ':')
+		rest = append(rest, v...)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(rest, '}'), value, nil
+}

@@ -1,0 +1,205 @@
+package jsonscan_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/agentleague/league/internal/jsonscan"
+)
+
+var corpus = []string{
+	`{}`, `[]`, `""`, `0`, `-0`, `1.5e+3`, `-12.25E-2`, `true`, `false`, `null`, ` {"a" : [1, 2, {"b": null}] } `,
+	`{"jsonrpc":"2.0","id":7,"method":"choose_parity","params":{"message_type":"CHOOSE_PARITY_CALL","context":{"round_id":1}}}`,
+	`"\u00e9\n\t\"\\\/"`, "\"caf\xc3\xa9\"", "\"\xff\xfe\"",
+	// malformed
+	``, ` `, `{`, `}`, `[1,]`, `{"a":1,}`, `{"a" 1}`, `{a:1}`, `01`, `1.`, `.5`, `-`, `1e`, `1e+`, `+1`,
+	`tru`, `nul`, `"abc`, `"\x"`, `"\u12g4"`, "\"a\x01b\"", `[1 2]`, `{"a":1}{}`, `{"a":1} x`, `[`, `{"a":}`,
+	`NaN`, `Infinity`, `'a'`, `[1,,2]`, `{"a":1,"b"}`,
+}
+
+func TestValidAgreesWithEncodingJSON(t *testing.T) {
+	for _, s := range corpus {
+		if got, want := jsonscan.Valid([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Errorf("Valid(%q) = %v, encoding/json says %v", s, got, want)
+		}
+	}
+}
+
+func TestNestingLimitIsEncodingJSONs(t *testing.T) {
+	for _, depth := range []int{10000, 10001} {
+		b := []byte(strings.Repeat("[", depth) + strings.Repeat("]", depth))
+		if got, want := jsonscan.Valid(b), json.Valid(b); got != want {
+			t.Errorf("depth %d: Valid = %v, encoding/json says %v", depth, got, want)
+		}
+	}
+}
+
+func TestObjectWalksMembersInOrder(t *testing.T) {
+	in := ` { "a" : 1 , "b\u0041" : {"x":[1,2]}, "c":"s" } `
+	var got []string
+	err := jsonscan.Object([]byte(in), func(key []byte, escaped bool, value []byte) error {
+		got = append(got, string(key)+"|"+string(value)+"|"+map[bool]string{true: "esc", false: "plain"}[escaped])
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`a|1|plain`, `b\u0041|{"x":[1,2]}|esc`, `c|"s"|plain`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("members:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestObjectAndArrayRefuseOtherKindsAndBadText(t *testing.T) {
+	noop := func([]byte, bool, []byte) error { return nil }
+	if err := jsonscan.Object([]byte(`[1]`), noop); !errors.Is(err, jsonscan.ErrNotObject) {
+		t.Errorf("Object([1]) = %v, want ErrNotObject", err)
+	}
+	if err := jsonscan.Array([]byte(`{}`), func([]byte) error { return nil }); !errors.Is(err, jsonscan.ErrNotArray) {
+		t.Errorf("Array({}) = %v, want ErrNotArray", err)
+	}
+	var se *jsonscan.SyntaxError
+	for _, s := range []string{`{"a":1,}`, `{"a":1} x`, `{"a":tru}`, `{`} {
+		if err := jsonscan.Object([]byte(s), noop); !errors.As(err, &se) {
+			t.Errorf("Object(%q) = %v, want a *SyntaxError", s, err)
+		}
+	}
+	for _, s := range []string{`[1,]`, `[1] 2`, `[`} {
+		if err := jsonscan.Array([]byte(s), func([]byte) error { return nil }); !errors.As(err, &se) {
+			t.Errorf("Array(%q) = %v, want a *SyntaxError", s, err)
+		}
+	}
+	stop := errors.New("stop")
+	n := 0
+	err := jsonscan.Array([]byte(`[1,2,3]`), func([]byte) error { n++; return stop })
+	if !errors.Is(err, stop) || n != 1 {
+		t.Errorf("Array stopped with %v after %d elements, want stop after 1", err, n)
+	}
+}
+
+func TestArrayElements(t *testing.T) {
+	var got [][]byte
+	if err := jsonscan.Array([]byte(` [ 1 , "two" , {"three":3} , [4] ] `), func(e []byte) error {
+		got = append(got, e)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]byte{[]byte(`1`), []byte(`"two"`), []byte(`{"three":3}`), []byte(`[4]`)}; !equal(got, want) {
+		t.Fatalf("elements %q, want %q", got, want)
+	}
+}
+
+func TestString(t *testing.T) {
+	for in, want := range map[string]string{`"abc"`: "abc", `""`: ""} {
+		if got, ok := jsonscan.String([]byte(in)); !ok || string(got) != want {
+			t.Errorf("String(%s) = %q, %v", in, got, ok)
+		}
+	}
+	for _, in := range []string{`"a\nb"`, `1`, `"`, `null`, "\"\xff\""} {
+		if _, ok := jsonscan.String([]byte(in)); ok {
+			t.Errorf("String(%s) ok, want not", in)
+		}
+	}
+}
+
+func equal(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzValid checks that Valid, Object and Array accept exactly what
+// encoding/json accepts, and that Object hands out every member.
+func FuzzValid(f *testing.F) {
+	for _, s := range corpus {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := json.Valid(b)
+		if got := jsonscan.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
+		}
+		var m map[string]json.RawMessage
+		objErr := json.Unmarshal(b, &m)
+		members := map[string]json.RawMessage{}
+		err := jsonscan.Object(b, func(key []byte, escaped bool, value []byte) error {
+			// encoding/json unquotes every key (invalid UTF-8 becomes U+FFFD).
+			var k string
+			if json.Unmarshal([]byte(`"`+string(key)+`"`), &k) != nil {
+				t.Fatalf("key %q does not unquote", key)
+			}
+			if _, plain := jsonscan.String([]byte(`"` + string(key) + `"`)); utf8.Valid(key) && plain == escaped {
+				t.Fatalf("key %q: escaped = %v", key, escaped)
+			}
+			members[k] = value
+			return nil
+		})
+		if (err == nil) != (objErr == nil && m != nil) {
+			t.Fatalf("Object(%q) = %v, encoding/json says %v", b, err, objErr)
+		}
+		if err == nil {
+			for k, v := range m {
+				if !bytes.Equal(bytes.TrimSpace(v), members[k]) && json.Valid(v) {
+					var x, y any
+					_ = json.Unmarshal(v, &x)
+					_ = json.Unmarshal(members[k], &y)
+					xb, _ := json.Marshal(x)
+					yb, _ := json.Marshal(y)
+					if !bytes.Equal(xb, yb) {
+						t.Fatalf("member %q = %s, encoding/json says %s", k, members[k], v)
+					}
+				}
+			}
+		}
+	})
+}
+
+func BenchmarkValid(b *testing.B) {
+	row := `{"rank":1,"player_id":"P001","display_name":"Agent Alpha","played":10,"wins":6,"draws":2,"losses":2,"points":20},`
+	msg := []byte(`{"message_type":"LEAGUE_STANDINGS_UPDATE","standings":[` + strings.Repeat(row, 200) + `{}]}`)
+	b.Run("jsonscan", func(b *testing.B) {
+		b.SetBytes(int64(len(msg)))
+		for b.Loop() {
+			if !jsonscan.Valid(msg) {
+				b.Fatal("invalid")
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.SetBytes(int64(len(msg)))
+		for b.Loop() {
+			if !json.Valid(msg) {
+				b.Fatal("invalid")
+			}
+		}
+	})
+}
+
+func TestCut(t *testing.T) {
+	for _, c := range []struct{ in, name, rest, value string }{
+		{`{"a":1,"standings":[1,2],"b":{"c":2}}`, "standings", `{"a":1,"b":{"c":2}}`, `[1,2]`},
+		{`{"Standings":[1],"a":1}`, "standings", `{"a":1}`, `[1]`},
+		{`{"st\u0061ndings":[1],"a":1}`, "standings", `{"a":1}`, `[1]`},
+		{`{"standings":[1],"standings":[2]}`, "standings", `{}`, `[2]`},
+		{` { "a" : 1 } `, "standings", `{"a":1}`, ``},
+	} {
+		rest, value, err := jsonscan.Cut([]byte(c.in), c.name)
+		if err != nil || string(rest) != c.rest || string(value) != c.value {
+			t.Errorf("Cut(%s) = %s, %s, %v; want %s, %s", c.in, rest, value, err, c.rest, c.value)
+		}
+	}
+	if _, _, err := jsonscan.Cut([]byte(`[1]`), "a"); !errors.Is(err, jsonscan.ErrNotObject) {
+		t.Errorf("Cut([1]) = %v, want ErrNotObject", err)
+	}
+}

@@ -1,0 +1,130 @@
+package leaguesdk
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+
+	"github.com/agentleague/league/internal/jsonscan"
+)
+
+// members checks that b is a well-formed JSON object and returns the
+// values of the members named names, in the same order (nil where absent;
+// the last one where a name appears twice, as encoding/json reads it). The
+// values are slices of b. ok is false when b is not a well-formed object,
+// or when a key is written in a way only encoding/json reads as one of
+// names (escaped, or in another case): the caller then decodes b with
+// encoding/json, which gives the same answer more slowly.
+func members(b []byte, names ...string) (vals [][]byte, ok bool) {
+	vals = make([][]byte, len(names))
+	err := jsonscan.Object(b, func(key []byte, escaped bool, value []byte) error {
+		if escaped {
+			return errSlowPath
+		}
+		for i, n := range names {
+			if string(key) == n {
+				vals[i] = value
+				return nil
+			}
+			if len(key) == len(n) && bytes.EqualFold(key, []byte(n)) {
+				return errSlowPath
+			}
+		}
+		return nil
+	})
+	return vals, err == nil
+}
+
+// errSlowPath stops a scan whose text encoding/json must read.
+var errSlowPath = errors.New("leaguesdk: decode with encoding/json")
+
+// scanString reads a member's value found by members into *dst: a JSON
+// string without escapes, or null or absent (left as is). ok is false for
+// anything else, which encoding/json must decode (or refuse).
+func scanString(v []byte, dst *string) bool {
+	if v == nil || string(v) == "null" {
+		return true
+	}
+	s, ok := jsonscan.String(v)
+	if ok {
+		*dst = string(s)
+	}
+	return ok
+}
+
+// parseRequest reads a JSON-RPC request object in one pass; ok is false
+// when encoding/json must read it (malformed text, a method that is not a
+// plain string, and the like).
+func parseRequest(body []byte) (req rpcRequest, ok bool) {
+	v, ok := members(body, "jsonrpc", "id", "method", "params")
+	if !ok || !scanString(v[0], &req.JSONRPC) {
+		return req, false
+	}
+	if v[2] != nil && string(v[2]) != "null" {
+		var m string
+		if !scanString(v[2], &m) {
+			return req, false
+		}
+		req.Method = &m
+	}
+	req.ID = json.RawMessage(v[1])
+	req.Params = json.RawMessage(v[3])
+	return req, true
+}
+
+// paramsProbe is what locateMessage reads of a request's params.
+type paramsProbe struct {
+	MessageType string          `json:"message_type"`
+	Message     json.RawMessage `json:"message"`
+	Arguments   json.RawMessage `json:"arguments"`
+	Payload     json.RawMessage `json:"payload"`
+}
+
+// scanParams reads params in one pass; ok is false when
+// probeParamsJSON must read them.
+func scanParams(params []byte) (p paramsProbe, ok bool) {
+	v, ok := members(params, "message_type", "message", "arguments", "payload")
+	if !ok || !scanString(v[0], &p.MessageType) {
+		return p, false
+	}
+	p.Message, p.Arguments, p.Payload = v[1], v[2], v[3]
+	return p, true
+}
+
+// probeParamsJSON is scanParams by encoding/json.
+func probeParamsJSON(params []byte, p *paramsProbe) error {
+	*p = paramsProbe{}
+	return json.Unmarshal(params, p)
+}
+
+// replyTop is what parseReply reads of a response body.
+type replyTop struct {
+	Result      json.RawMessage `json:"result"`
+	Error       *RPCError       `json:"error"`
+	Params      json.RawMessage `json:"params"`
+	MessageType string          `json:"message_type"`
+}
+
+// scanReply reads a response body in one pass; ok is false when
+// encoding/json must read it (an error reply among others).
+func scanReply(raw []byte) (top replyTop, ok bool) {
+	v, ok := members(raw, "result", "error", "params", "message_type")
+	if !ok || !scanString(v[3], &top.MessageType) || (v[1] != nil && string(v[1]) != "null") {
+		return top, false
+	}
+	top.Result, top.Params = v[0], v[2]
+	return top, true
+}
+
+// messageTypeOf returns the message_type of the JSON object msg, or ""
+// when msg is not an object with a string message_type.
+func messageTypeOf(msg []byte) string {
+	if p, ok := scanParams(msg); ok {
+		return p.MessageType
+	}
+	var p paramsProbe
+	if probeParamsJSON(msg, &p) != nil {
+		return ""
+	}
+	return p.MessageType
+}

@@ -1,0 +1,54 @@
+package leaguesdk
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+var scanSeeds = []string{
+	`{"jsonrpc":"2.0","id":1,"method":"choose_parity","params":{"message_type":"CHOOSE_PARITY_CALL","match_id":"R1M1"}}`,
+	`{"jsonrpc":"2.0","id":"a","method":null}`, `{"jsonrpc":"2.0","method":"x","params":[1]}`,
+	`{"JSONRPC":"2.0","Method":"x"}`, `{"jsonrpc":"2.0","me\u0074hod":"x"}`, `{"jsonrpc":2,"method":"x"}`,
+	`{"jsonrpc":"2.0","method":5}`, `{"jsonrpc":"2.0","method":"a\"b"}`, "{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}",
+	`{"jsonrpc":"2.0","method":"x","method":"y","id":1,"id":2}`, `[]`, `{"a":1,}`, `"x"`, `{}`,
+	`{"message":{"message_type":"GAME_INVITATION"}}`, `{"arguments":{"message_type":"A"},"message_type":"B"}`,
+	`{"message_type":7}`, `{"message_type":"\u0041"}`, `{"payload":{"message_type":null},"message":{"message_type":"X"}}`,
+	`{"result":{"message_type":"ACK"}}`, `{"error":{"code":-32000,"message":"m"}}`, `{"result":null,"params":{"a":1}}`,
+}
+
+// FuzzScanMatchesEncodingJSON checks that the one-pass readers of a
+// request, of a message's place and type, and of a reply answer what
+// encoding/json answers.
+func FuzzScanMatchesEncodingJSON(f *testing.F) {
+	for _, s := range scanSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want rpcRequest
+		wantErr := json.Unmarshal(b, &want)
+		if got, ok := parseRequest(b); ok {
+			if wantErr != nil {
+				t.Fatalf("parseRequest(%q) read what encoding/json refuses: %v", b, wantErr)
+			}
+			if got.JSONRPC != want.JSONRPC || !bytes.Equal(got.ID, want.ID) || !bytes.Equal(got.Params, want.Params) ||
+				(got.Method == nil) != (want.Method == nil) || (got.Method != nil && *got.Method != *want.Method) {
+				t.Fatalf("parseRequest(%q) = %+v, encoding/json reads %+v", b, got, want)
+			}
+		}
+
+		var wantP paramsProbe
+		wantPErr := probeParamsJSON(b, &wantP)
+		if got, ok := scanParams(b); ok && (wantPErr != nil || got.MessageType != wantP.MessageType ||
+			!bytes.Equal(got.Message, wantP.Message) || !bytes.Equal(got.Arguments, wantP.Arguments) || !bytes.Equal(got.Payload, wantP.Payload)) {
+			t.Fatalf("scanParams(%q) = %+v, encoding/json reads %+v (%v)", b, got, wantP, wantPErr)
+		}
+
+		var wantTop replyTop
+		wantTopErr := json.Unmarshal(b, &wantTop)
+		if got, ok := scanReply(b); ok && (wantTopErr != nil || wantTop.Error != nil || got.MessageType != wantTop.MessageType ||
+			!bytes.Equal(got.Result, wantTop.Result) || !bytes.Equal(got.Params, wantTop.Params)) {
+			t.Fatalf("scanReply(%q) = %+v, encoding/json reads %+v (%v)", b, got, wantTop, wantTopErr)
+		}
+	})
+}
