@@ -516,7 +516,7 @@ func (c *Client) exchange(ctx context.Context, endpoint string, body []byte, ses
 		return 0, nil, nil, transportError(ctx, err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, c.cfg.MaxReplyBytes))
+	raw, err := readAll(io.LimitReader(resp.Body, c.cfg.MaxReplyBytes), min(resp.ContentLength, c.cfg.MaxReplyBytes))
 	if err != nil {
 		return 0, nil, nil, transportError(ctx, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 
 	"github.com/agentleague/league/internal/jsonscan"
 )
@@ -127,4 +128,27 @@ func messageTypeOf(msg []byte) string {
 		return ""
 	}
 	return p.MessageType
+}
+
+// readAll reads r to its end into one buffer sized for size bytes (a
+// Content-Length; negative when unknown), where io.ReadAll would start
+// small and copy the body as it grows.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	if size < 0 || size > 16<<20 {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, 0, size+512)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"testing/iotest"
 )
 
 var scanSeeds = []string{
@@ -51,4 +52,17 @@ func FuzzScanMatchesEncodingJSON(f *testing.F) {
 			t.Fatalf("scanReply(%q) = %+v, encoding/json reads %+v (%v)", b, got, wantTop, wantTopErr)
 		}
 	})
+}
+
+func TestReadAllWhateverTheSizeHint(t *testing.T) {
+	body := bytes.Repeat([]byte("0123456789"), 300)
+	for _, hint := range []int64{-1, 0, 10, 2999, 3000, 3001, 100000, 1 << 30} {
+		got, err := readAll(iotest.OneByteReader(bytes.NewReader(body)), hint)
+		if err != nil || !bytes.Equal(got, body) {
+			t.Errorf("hint %d: read %d bytes (%v), want %d", hint, len(got), err, len(body))
+		}
+	}
+	if _, err := readAll(iotest.ErrReader(iotest.ErrTimeout), 10); err != iotest.ErrTimeout {
+		t.Errorf("error %v, want the reader's", err)
+	}
 }

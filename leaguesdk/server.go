@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"reflect"
@@ -392,7 +391,7 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 			Error: &RPCError{Code: RPCInvalidRequest, Message: fmt.Sprintf("request body larger than %d bytes", s.cfg.MaxBodyBytes)}})
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	body, err := readAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), r.ContentLength)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {

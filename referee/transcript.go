@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/atomicfile"
+	"github.com/agentleague/league/internal/jsonscan"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -163,19 +164,37 @@ func redact(msg any) json.RawMessage {
 		}
 		raw = b
 	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) == nil {
-		for _, k := range []string{"auth_token", "token", "admin_token"} {
-			if v, ok := obj[k]; ok && string(v) != `""` && string(v) != "null" {
-				obj[k] = json.RawMessage(`"` + leaguesdk.Redacted + `"`)
-			}
-		}
-		if b, err := json.Marshal(obj); err == nil {
-			raw = b
-		}
-	} else if !json.Valid(raw) {
+	if !jsonscan.Valid(raw) {
 		b, _ := json.Marshal(string(raw))
-		raw = b
+		return json.RawMessage(leaguesdk.RedactTokens(string(b)))
 	}
-	return json.RawMessage(leaguesdk.RedactTokens(string(raw)))
+	return json.RawMessage(leaguesdk.RedactTokens(string(maskTokenMembers(raw))))
+}
+
+// maskTokenMembers returns the JSON object raw with the values of its
+// auth_token, token and admin_token members replaced by leaguesdk.Redacted
+// (empty and null ones are kept), the rest byte for byte; raw itself when
+// there is nothing to mask or raw is not an object.
+func maskTokenMembers(raw []byte) []byte {
+	var out []byte
+	last := 0
+	_ = jsonscan.Object(raw, func(key []byte, escaped bool, value []byte) error {
+		switch string(key) {
+		case "auth_token", "token", "admin_token":
+		default:
+			return nil
+		}
+		if escaped || string(value) == `""` || string(value) == "null" {
+			return nil
+		}
+		at := cap(raw) - cap(value) // value is raw[at : at+len(value)]
+		out = append(out, raw[last:at]...)
+		out = append(out, `"`+leaguesdk.Redacted+`"`...)
+		last = at + len(value)
+		return nil
+	})
+	if out == nil {
+		return raw
+	}
+	return append(out, raw[last:]...)
 }
