@@ -629,7 +629,7 @@ func (m *match) report(ctx context.Context, res *Result) {
 	m.reporting = false
 	m.reported = m.reported || ok
 	m.mu.Unlock()
-	_ = m.rec.update(func(t *Transcript) { t.Reported = t.Reported || ok })
+	_ = m.rec.settle(func(t *Transcript) { t.Reported = t.Reported || ok })
 }
 
 func (m *match) sendReport(ctx context.Context, res *Result) bool {

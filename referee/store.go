@@ -30,10 +30,14 @@ const compactEvery = 512
 // record of this referee's journal for the league,
 // data/matches/<league>/.journal/<instance>.jsonl, made durable by group
 // commit: the matches that end together share one fsync. The match's own
-// file, data/matches/<league>/<match>.json, is then replaced without an
-// fsync of its own. Compaction (every compactEvery records) flushes those
-// files and drops their records; when the referee stops, the files are
-// flushed and the journal removed.
+// file, data/matches/<league>/<match>.json, is written once, when the
+// match is settled (its report answered, or the match aborted), without an
+// fsync of its own: replacing a file at each write would create and delete
+// a file system inode per write, and on ext4 the creation of inodes slows
+// down as recently deleted ones pile up. Until then the transcript is
+// served from the journal's record. Compaction (every compactEvery records)
+// writes the files still pending, flushes them and drops their records;
+// when the referee stops, the same is done and the journal removed.
 //
 // Referees may share a data root, so each holds its own journal under a
 // lock (internal/filelock). A journal whose lock nobody holds was left by a
@@ -62,10 +66,16 @@ type leagueTranscripts struct {
 	gate sync.RWMutex
 
 	mu         sync.Mutex
-	dirty      map[string][]byte // match id → newest record whose file is not yet durable
-	sinceCompa int               // records appended since the last compaction
+	dirty      map[string]*pending // match id → newest record whose file is not yet durable
+	sinceCompa int                 // records appended since the last compaction
 	compacting bool
 	wg         sync.WaitGroup // background compaction
+}
+
+// pending is a transcript record whose match file is not yet durable.
+type pending struct {
+	record  []byte
+	written bool // the match's file holds record (not yet durably)
 }
 
 func newTranscripts(root string) *transcripts {
@@ -115,7 +125,7 @@ func (s *transcripts) league(leagueID string) (*leagueTranscripts, error) {
 		lock.Release(true)
 		return nil, err
 	}
-	lt := &leagueTranscripts{dir: dir, j: j, lock: lock, dirty: map[string][]byte{}}
+	lt := &leagueTranscripts{dir: dir, j: j, lock: lock, dirty: map[string]*pending{}}
 	s.leagues[leagueID] = lt
 	return lt, nil
 }
@@ -218,9 +228,10 @@ func indented(record []byte) []byte {
 	return b.Bytes()
 }
 
-// write makes t durable and replaces its match's file. The file written
-// holds the same document as before the journal: indented JSON.
-func (s *transcripts) write(t *Transcript) error {
+// write makes t durable and, when file is set (the match is settled),
+// writes its match's file. The file holds the same document as before
+// the journal: indented JSON.
+func (s *transcripts) write(t *Transcript, file bool) error {
 	record, err := json.Marshal(t)
 	if err != nil {
 		return fmt.Errorf("referee: encode transcript: %w", err)
@@ -236,7 +247,8 @@ func (s *transcripts) write(t *Transcript) error {
 	lt.mu.Lock()
 	// Marked before the record is appended, so that a compaction running
 	// meanwhile keeps the record.
-	lt.dirty[t.MatchID] = record
+	p := &pending{record: record}
+	lt.dirty[t.MatchID] = p
 	lt.sinceCompa++
 	compact := lt.sinceCompa >= compactEvery && !lt.compacting
 	if compact {
@@ -245,11 +257,16 @@ func (s *transcripts) write(t *Transcript) error {
 	}
 	lt.mu.Unlock()
 	err = lt.j.AppendRaw(context.Background(), record)
-	if err == nil {
-		err = atomicfile.Replace(lt.path(t.MatchID), indented(record), 0o644)
-	} else {
+	switch {
+	case err == nil && file:
+		if err = atomicfile.Replace(lt.path(t.MatchID), indented(record), 0o644); err == nil {
+			lt.mu.Lock()
+			p.written = true
+			lt.mu.Unlock()
+		}
+	case err != nil:
 		lt.mu.Lock()
-		if bytes.Equal(lt.dirty[t.MatchID], record) {
+		if lt.dirty[t.MatchID] == p {
 			delete(lt.dirty, t.MatchID)
 		}
 		lt.mu.Unlock()
@@ -267,8 +284,30 @@ func (s *transcripts) write(t *Transcript) error {
 	return err
 }
 
-// compact flushes every file written so far and drops the journal records
-// they came from; records of writes still under way are kept.
+// flush writes the files of taken still pending and makes every file of
+// taken durable.
+func (lt *leagueTranscripts) flush(taken map[string]*pending) error {
+	paths := make([]string, 0, len(taken))
+	for id, p := range taken {
+		lt.mu.Lock()
+		written, record := p.written, p.record
+		lt.mu.Unlock()
+		if !written {
+			if err := atomicfile.Replace(lt.path(id), indented(record), 0o644); err != nil {
+				return err
+			}
+			lt.mu.Lock()
+			p.written = true
+			lt.mu.Unlock()
+		}
+		paths = append(paths, lt.path(id))
+	}
+	return atomicfile.Sync(paths...)
+}
+
+// compact writes and flushes every file pending so far and drops the
+// journal records they came from; records of writes still under way are
+// kept.
 func (lt *leagueTranscripts) compact() error {
 	defer func() {
 		lt.mu.Lock()
@@ -278,24 +317,20 @@ func (lt *leagueTranscripts) compact() error {
 	lt.gate.Lock()
 	lt.mu.Lock()
 	taken := lt.dirty
-	lt.dirty = map[string][]byte{}
+	lt.dirty = map[string]*pending{}
 	lt.sinceCompa = 0
 	lt.mu.Unlock()
 	lt.gate.Unlock()
 
-	paths := make([]string, 0, len(taken))
-	for id := range taken {
-		paths = append(paths, lt.path(id))
-	}
-	if err := atomicfile.Sync(paths...); err != nil {
+	if err := lt.flush(taken); err != nil {
 		lt.restore(taken)
 		return err
 	}
 	err := lt.j.Compact(func(emit func(any) error) error {
 		lt.mu.Lock()
 		defer lt.mu.Unlock()
-		for _, record := range lt.dirty {
-			if err := emit(json.RawMessage(record)); err != nil {
+		for _, p := range lt.dirty {
+			if err := emit(json.RawMessage(p.record)); err != nil {
 				return err
 			}
 		}
@@ -309,14 +344,25 @@ func (lt *leagueTranscripts) compact() error {
 
 // restore puts back the records of a failed compaction, unless a newer
 // record of the same match came meanwhile.
-func (lt *leagueTranscripts) restore(taken map[string][]byte) {
+func (lt *leagueTranscripts) restore(taken map[string]*pending) {
 	lt.mu.Lock()
 	defer lt.mu.Unlock()
-	for id, record := range taken {
+	for id, p := range taken {
 		if _, ok := lt.dirty[id]; !ok {
-			lt.dirty[id] = record
+			lt.dirty[id] = p
 		}
 	}
+}
+
+// newest returns the newest record of a match whose file is not yet
+// durable, or nil.
+func (lt *leagueTranscripts) newest(matchID string) []byte {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	if p := lt.dirty[matchID]; p != nil {
+		return p.record
+	}
+	return nil
 }
 
 // close makes every file written durable and removes the journals. Writes
@@ -335,14 +381,11 @@ func (s *transcripts) close() error {
 	for _, lt := range leagues {
 		lt.wg.Wait()
 		err := lt.j.Close()
-		lt.mu.Lock()
-		paths := make([]string, 0, len(lt.dirty))
-		for id := range lt.dirty {
-			paths = append(paths, lt.path(id))
-		}
-		lt.mu.Unlock()
 		if err == nil {
-			err = atomicfile.Sync(paths...)
+			lt.mu.Lock()
+			taken := lt.dirty
+			lt.mu.Unlock()
+			err = lt.flush(taken)
 		}
 		if err == nil {
 			if err = os.Remove(lt.j.Path()); errors.Is(err, fs.ErrNotExist) {
@@ -362,10 +405,19 @@ func (s *transcripts) close() error {
 // read returns a match's transcript, repairing its league's files first
 // when a crash left them behind the journal.
 func (s *transcripts) read(leagueID, matchID string) (*Transcript, error) {
-	if _, err := s.league(leagueID); err != nil {
+	lt, err := s.league(leagueID)
+	if err != nil {
 		return nil, err
 	}
 	var t Transcript
+	if lt != nil {
+		if record := lt.newest(matchID); record != nil {
+			if err := json.Unmarshal(record, &t); err != nil {
+				return nil, err
+			}
+			return &t, nil
+		}
+	}
 	if err := atomicfile.ReadJSON(matchFile(s.dir(leagueID), matchID), &t); err != nil {
 		return nil, err
 	}

@@ -2,7 +2,9 @@ package referee
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -48,7 +50,7 @@ func TestTranscriptFileIsRebuiltFromTheJournalAfterACrash(t *testing.T) {
 	root := t.TempDir()
 	// A live referee sharing the data root: its journal is not touched.
 	live := newTranscripts(root)
-	if err := live.write(transcriptOf("L1", "R2M1", StateFinished, false)); err != nil {
+	if err := live.write(transcriptOf("L1", "R2M1", StateFinished, false), true); err != nil {
 		t.Fatal(err)
 	}
 	s := newTranscripts(root)
@@ -57,7 +59,7 @@ func TestTranscriptFileIsRebuiltFromTheJournalAfterACrash(t *testing.T) {
 		transcriptOf("L1", "R1M2", StateFinished, false),
 		transcriptOf("L1", "R1M1", StateFinished, true),
 	} {
-		if err := s.write(tr); err != nil {
+		if err := s.write(tr, true); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -110,13 +112,13 @@ func TestRecoveryKeepsANewerFile(t *testing.T) {
 	s := newTranscripts(root)
 	old := transcriptOf("L1", "R1M1", StateFinished, false)
 	old.LastUpdated = "2026-01-01T00:00:00Z"
-	if err := s.write(old); err != nil {
+	if err := s.write(old, true); err != nil {
 		t.Fatal(err)
 	}
 	newer := transcriptOf("L1", "R1M1", StateFinished, true)
 	newer.LastUpdated = "2026-01-01T00:00:05Z"
 	s2 := newTranscripts(root)
-	if err := s2.write(newer); err != nil {
+	if err := s2.write(newer, true); err != nil {
 		t.Fatal(err)
 	}
 	lt, _ := s.league("L1")
@@ -148,11 +150,11 @@ func TestTranscriptJournalIsCompacted(t *testing.T) {
 			defer wg.Done()
 			for i := w; i < matches; i += 8 {
 				id := fmt.Sprintf("M%d", i)
-				if err := s.write(transcriptOf("L1", id, StateFinished, false)); err != nil {
+				if err := s.write(transcriptOf("L1", id, StateFinished, false), true); err != nil {
 					t.Error(err)
 					return
 				}
-				if err := s.write(transcriptOf("L1", id, StateFinished, true)); err != nil {
+				if err := s.write(transcriptOf("L1", id, StateFinished, true), true); err != nil {
 					t.Error(err)
 					return
 				}
@@ -184,10 +186,48 @@ func TestTranscriptJournalIsCompacted(t *testing.T) {
 		}
 	}
 	// After close a write still reaches a durable file.
-	if err := s.write(transcriptOf("L1", "late", StateAborted, false)); err != nil {
+	if err := s.write(transcriptOf("L1", "late", StateAborted, false), true); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ReadTranscript(root, "L1", "late"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A finished match's transcript is durable in the journal at once, but its
+// file is written only when the match is settled (its report answered),
+// once: until then reads are served from the journal's record, and a
+// referee that stops first writes the file.
+func TestMatchFileIsWrittenOnceWhenSettled(t *testing.T) {
+	root := t.TempDir()
+	s := newTranscripts(root)
+	if err := s.write(transcriptOf("L1", "R1M1", StateFinished, false), false); err != nil {
+		t.Fatal(err)
+	}
+	lt, _ := s.league("L1")
+	if _, err := os.Stat(lt.path("R1M1")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("file of an unsettled match: %v, want none yet", err)
+	}
+	if got, err := s.read("L1", "R1M1"); err != nil || got.State != StateFinished {
+		t.Fatalf("read before the file: %+v, %v", got, err)
+	}
+	if n := journalLines(t, root, "L1"); n != 1 {
+		t.Fatalf("journal holds %d records, want 1", n)
+	}
+	if err := s.write(transcriptOf("L1", "R1M1", StateFinished, true), true); err != nil {
+		t.Fatal(err)
+	}
+	if tr, err := ReadTranscript(root, "L1", "R1M1"); err != nil || !tr.Reported {
+		t.Fatalf("file after settling: %+v, %v", tr, err)
+	}
+	// Stopping writes the files of matches not yet settled.
+	if err := s.write(transcriptOf("L1", "R1M2", StateFinished, false), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+	if tr, err := ReadTranscript(root, "L1", "R1M2"); err != nil || tr.State != StateFinished {
+		t.Fatalf("file of the unsettled match after close: %+v, %v", tr, err)
 	}
 }

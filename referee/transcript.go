@@ -118,10 +118,13 @@ func (r *recorder) state(s State, note string) error {
 	defer r.mu.Unlock()
 	r.t.State = s
 	r.t.Lifecycle = append(r.t.Lifecycle, LifecycleEntry{State: s, At: r.at(), Note: note})
-	if s != StateFinished && s != StateAborted {
-		return nil
+	switch s {
+	case StateFinished: // durable now; its file once the report is answered
+		return r.flushLocked(false)
+	case StateAborted: // settled: no report follows
+		return r.flushLocked(true)
 	}
-	return r.flushLocked()
+	return nil
 }
 
 // set changes the transcript with f without writing it.
@@ -131,17 +134,18 @@ func (r *recorder) set(f func(t *Transcript)) {
 	f(&r.t)
 }
 
-// update changes the transcript with f and writes it.
-func (r *recorder) update(f func(t *Transcript)) error {
+// settle changes the transcript with f and writes it, with its match's
+// file: the match is settled.
+func (r *recorder) settle(f func(t *Transcript)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	f(&r.t)
-	return r.flushLocked()
+	return r.flushLocked(true)
 }
 
-func (r *recorder) flushLocked() error {
+func (r *recorder) flushLocked(file bool) error {
 	r.t.LastUpdated = leaguesdk.FormatTime(r.now())
-	err := r.store.write(&r.t)
+	err := r.store.write(&r.t, file)
 	if err != nil && r.err == nil {
 		r.err = err
 		return err
