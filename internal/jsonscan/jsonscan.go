@@ -372,8 +372,9 @@ func skipNumber(b []byte, i int) (int, error) {
 // the name appears more than once, value is the last one, which is what
 // encoding/json decodes, and rest holds none of them.
 func Cut(obj []byte, name string) (rest, value []byte, err error) {
-	rest = make([]byte, 0, len(obj))
-	rest = append(rest, '{')
+	type span struct{ from, to int }
+	var keep []span // the other members, key to value, as offsets in obj
+	size := 2
 	err = Object(obj, func(key []byte, escaped bool, v []byte) error {
 		k := key
 		if escaped {
@@ -386,17 +387,23 @@ func Cut(obj []byte, name string) (rest, value []byte, err error) {
 			value = v
 			return nil
 		}
-		if len(rest) > 1 {
-			rest = append(rest, ',')
-		}
-		rest = append(rest, '"')
-		rest = append(rest, key...)
-		rest = append(rest, '"', ':')
-		rest = append(rest, v...)
+		// key and v are slices of obj: their offsets follow from their
+		// capacities.
+		sp := span{cap(obj) - cap(key) - 1, cap(obj) - cap(v) + len(v)}
+		keep = append(keep, sp)
+		size += sp.to - sp.from + 1
 		return nil
 	})
 	if err != nil {
 		return nil, nil, err
+	}
+	rest = make([]byte, 0, size)
+	rest = append(rest, '{')
+	for i, sp := range keep {
+		if i > 0 {
+			rest = append(rest, ',')
+		}
+		rest = append(rest, obj[sp.from:sp.to]...)
 	}
 	return append(rest, '}'), value, nil
 }

@@ -149,6 +149,11 @@ func FuzzValid(f *testing.F) {
 			t.Fatalf("Object(%q) = %v, encoding/json says %v", b, err, objErr)
 		}
 		if err == nil {
+			rest, _, cutErr := jsonscan.Cut(b, "a")
+			var rm map[string]json.RawMessage
+			if cutErr != nil || json.Unmarshal(rest, &rm) != nil || len(rm) != len(m)-count(m, "a") {
+				t.Fatalf("Cut(%q) = %s, %v: not the object without a", b, rest, cutErr)
+			}
 			for k, v := range m {
 				if !bytes.Equal(bytes.TrimSpace(v), members[k]) && json.Valid(v) {
 					var x, y any
@@ -192,7 +197,7 @@ func TestCut(t *testing.T) {
 		{`{"Standings":[1],"a":1}`, "standings", `{"a":1}`, `[1]`},
 		{`{"st\u0061ndings":[1],"a":1}`, "standings", `{"a":1}`, `[1]`},
 		{`{"standings":[1],"standings":[2]}`, "standings", `{}`, `[2]`},
-		{` { "a" : 1 } `, "standings", `{"a":1}`, ``},
+		{` { "a" : 1 } `, "standings", `{"a" : 1}`, ``},
 	} {
 		rest, value, err := jsonscan.Cut([]byte(c.in), c.name)
 		if err != nil || string(rest) != c.rest || string(value) != c.value {
@@ -202,4 +207,15 @@ func TestCut(t *testing.T) {
 	if _, _, err := jsonscan.Cut([]byte(`[1]`), "a"); !errors.Is(err, jsonscan.ErrNotObject) {
 		t.Errorf("Cut([1]) = %v, want ErrNotObject", err)
 	}
+}
+
+// count is the number of keys of m that encoding/json matches with name.
+func count(m map[string]json.RawMessage, name string) int {
+	n := 0
+	for k := range m {
+		if strings.EqualFold(k, name) {
+			n++
+		}
+	}
+	return n
 }
