@@ -84,7 +84,19 @@ func (s *scheduler) reclaimExpired(now time.Time) []Event {
 // attempt. Each is STARTING afterwards. It also returns the ids of the
 // pending matches that no referee can take at all, which wait (with a
 // growing pause) and may go to any referee again afterwards.
+//
+// A pass looks at the referees once (which are usable now, which have
+// room), not once per match: the manager makes a pass at every report, so
+// per-match work over every referee would cost a round matches² ×
+// referees.
 func (s *scheduler) assign(now time.Time) (jobs []startJob, stranded []string) {
+	var refs []*referee // usable now
+	for _, ref := range s.referees() {
+		if !now.Before(ref.downUntil) && s.usable(ref) {
+			refs = append(refs, ref)
+		}
+	}
+	room := hasRoom(refs)
 	for _, mt := range s.matches {
 		switch {
 		case mt.status == matchResuming:
@@ -93,8 +105,10 @@ func (s *scheduler) assign(now time.Time) (jobs []startJob, stranded []string) {
 			continue
 		case mt.status != leaguesdk.MatchPending, now.Before(mt.notBefore):
 			continue
+		case !room && len(refs) > 0 && len(mt.excluded) == 0:
+			continue // every referee is full; one will take it once it has room
 		}
-		ref, anyEligible := s.pickReferee(mt, now)
+		ref, anyEligible := pickReferee(mt, refs)
 		if ref == nil {
 			if !anyEligible {
 				mt.backoff = min(max(2*mt.backoff, s.retryDelay), s.maxRetryDelay)
@@ -105,6 +119,9 @@ func (s *scheduler) assign(now time.Time) (jobs []startJob, stranded []string) {
 			continue
 		}
 		ref.active++
+		if ref.active >= ref.MaxConcurrentMatches {
+			room = hasRoom(refs)
+		}
 		mt.status, mt.referee, mt.RefereeID = matchStarting, ref.ID, ref.ID
 		mt.assign(ref.ID)
 		mt.attempt++
@@ -145,17 +162,27 @@ func (s *scheduler) nextWake(now time.Time) time.Time {
 	return next
 }
 
-// pickReferee returns the referee to give mt to: among the referees with
+// hasRoom reports whether any of refs can take one more match.
+func hasRoom(refs []*referee) bool {
+	for _, ref := range refs {
+		if ref.active < ref.MaxConcurrentMatches {
+			return true
+		}
+	}
+	return false
+}
+
+// pickReferee returns the referee to give mt to: among the usable referees with
 // room, the least loaded for its capacity (active/capacity, the same
 // measure planRoundLocked uses, so a round dispatched to idle referees goes
 // where ROUND_ANNOUNCEMENT said); among equals its planned referee, then
 // the one with the most free places, then the first registered. It returns
 // nil and whether any referee could take the match once it has room.
-func (s *scheduler) pickReferee(mt *match, now time.Time) (*referee, bool) {
+func pickReferee(mt *match, usable []*referee) (*referee, bool) {
 	var best *referee
 	anyEligible := false
-	for _, ref := range s.referees() {
-		if mt.excluded[ref.ID] || now.Before(ref.downUntil) || !s.usable(ref) {
+	for _, ref := range usable {
+		if mt.excluded[ref.ID] {
 			continue
 		}
 		anyEligible = true

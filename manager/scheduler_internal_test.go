@@ -195,3 +195,23 @@ func TestWaitUntilReadsTheManagersClock(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A pass asks about each referee once, whatever the number of matches
+// waiting: the manager makes a pass at every report.
+func TestSchedulerPassLooksAtEachRefereeOnce(t *testing.T) {
+	a, b := testReferee("REF01", 2), testReferee("REF02", 2)
+	s := testScheduler(40, a, b)
+	asked := 0
+	s.usable = func(*referee) bool { asked++; return true }
+	jobs, _ := s.assign(t0)
+	if len(jobs) != 4 {
+		t.Fatalf("assign gave out %d matches, want the referees' 4 places", len(jobs))
+	}
+	if asked != 2 {
+		t.Fatalf("a pass over 40 matches asked about the referees %d times, want 2", asked)
+	}
+	asked = 0
+	if jobs, _ := s.assign(t0); len(jobs) != 0 || asked != 2 {
+		t.Fatalf("a pass with every referee full: %d jobs, %d questions; want 0 and 2", len(jobs), asked)
+	}
+}

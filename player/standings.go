@@ -61,7 +61,7 @@ func (t *rawTable) UnmarshalJSON(b []byte) error {
 	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '[' {
 		return nil
 	}
-	return jsonscan.Array(b, func(row []byte) error {
+	return jsonscan.Elements(b, func(row []byte) error { // b is part of a message checked whole
 		*t = append(*t, row)
 		return nil
 	})

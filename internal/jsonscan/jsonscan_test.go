@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -130,6 +132,29 @@ func FuzzValid(f *testing.F) {
 		if got := jsonscan.Valid(b); got != want {
 			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
 		}
+		// The walks that trust their input never fail on it when it is
+		// well-formed, agree with the checking ones, and never panic.
+		var checked, trusted []string
+		collect := func(to *[]string) func([]byte, bool, []byte) error {
+			return func(k []byte, esc bool, v []byte) error {
+				*to = append(*to, fmt.Sprintf("%s|%v|%s", k, esc, v))
+				return nil
+			}
+		}
+		errChecked := jsonscan.Object(b, collect(&checked))
+		errTrusted := jsonscan.Members(b, collect(&trusted))
+		if want && (errChecked == nil) != (errTrusted == nil) || errChecked == nil && !slices.Equal(checked, trusted) {
+			t.Fatalf("Members(%q) = %q, %v; Object gives %q, %v", b, trusted, errTrusted, checked, errChecked)
+		}
+		checked, trusted = nil, nil
+		elem := func(to *[]string) func([]byte) error {
+			return func(e []byte) error { *to = append(*to, string(e)); return nil }
+		}
+		errChecked = jsonscan.Array(b, elem(&checked))
+		errTrusted = jsonscan.Elements(b, elem(&trusted))
+		if want && (errChecked == nil) != (errTrusted == nil) || errChecked == nil && !slices.Equal(checked, trusted) {
+			t.Fatalf("Elements(%q) = %q, %v; Array gives %q, %v", b, trusted, errTrusted, checked, errChecked)
+		}
 		var m map[string]json.RawMessage
 		objErr := json.Unmarshal(b, &m)
 		members := map[string]json.RawMessage{}
@@ -218,4 +243,22 @@ func count(m map[string]json.RawMessage, name string) int {
 		}
 	}
 	return n
+}
+
+func BenchmarkTable(b *testing.B) {
+	row := `{"rank":1,"player_id":"P001","display_name":"Agent Alpha","played":10,"wins":6,"draws":2,"losses":2,"points":20}`
+	table := []byte(`[` + strings.Repeat(row+",", 999) + row + `]`)
+	count := func([]byte) error { return nil }
+	b.Run("Array", func(b *testing.B) {
+		b.SetBytes(int64(len(table)))
+		for b.Loop() {
+			_ = jsonscan.Array(table, count)
+		}
+	})
+	b.Run("Elements", func(b *testing.B) {
+		b.SetBytes(int64(len(table)))
+		for b.Loop() {
+			_ = jsonscan.Elements(table, count)
+		}
+	})
 }
