@@ -97,6 +97,13 @@ type ClientConfig struct {
 	Observer Observer
 	// MaxIdleConnsPerHost sizes the default client's pool. Default 64.
 	MaxIdleConnsPerHost int
+	// MaxIdleConns caps the idle connections the default client keeps over
+	// all peers; an idle connection is closed after 90 s either way.
+	// Default 4 × MaxIdleConnsPerHost; negative: no cap, for a client that
+	// calls a known set of peers again and again (the manager calls every
+	// agent of its league each round: a cap below their number would open
+	// a connection per call).
+	MaxIdleConns int
 	// Timeout is the deadline of a call whose context has none. Default 10 s.
 	Timeout time.Duration
 	// Retry is the retry policy.
@@ -148,6 +155,12 @@ func NewClient(cfg ClientConfig) *Client {
 	if cfg.MaxIdleConnsPerHost <= 0 {
 		cfg.MaxIdleConnsPerHost = 64
 	}
+	switch {
+	case cfg.MaxIdleConns == 0:
+		cfg.MaxIdleConns = 4 * cfg.MaxIdleConnsPerHost
+	case cfg.MaxIdleConns < 0:
+		cfg.MaxIdleConns = 0 // net/http's "no limit"
+	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
@@ -173,7 +186,7 @@ func NewClient(cfg ClientConfig) *Client {
 		c.http = &http.Client{Transport: &http.Transport{
 			Proxy:               http.ProxyFromEnvironment,
 			DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			MaxIdleConns:        4 * cfg.MaxIdleConnsPerHost,
+			MaxIdleConns:        cfg.MaxIdleConns,
 			MaxIdleConnsPerHost: cfg.MaxIdleConnsPerHost,
 			IdleConnTimeout:     90 * time.Second,
 			TLSClientConfig:     cfg.TLSConfig.Clone(),

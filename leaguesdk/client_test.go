@@ -743,3 +743,47 @@ func TestClientCancelDuringRetryPause(t *testing.T) {
 	}
 	mustClientError(t, err, leaguesdk.CodeConnectionError, peer.url, 1)
 }
+
+// A client that calls the same many peers round after round keeps a
+// connection to each when MaxIdleConns is negative; with the default cap
+// (4 × MaxIdleConnsPerHost) it opens new ones.
+func TestClientMaxIdleConnsKeepsAConnectionPerPeer(t *testing.T) {
+	const peers, rounds = 12, 3
+	var opened atomic.Int64
+	var urls []string
+	for range peers {
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+		}))
+		srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+			if s == http.StateNew {
+				opened.Add(1)
+			}
+		}
+		srv.Start()
+		t.Cleanup(srv.Close)
+		urls = append(urls, srv.URL+"/mcp")
+	}
+	for _, c := range []struct {
+		maxIdle int
+		atMost  int64
+		atLeast int64
+	}{{-1, peers, peers}, {0, peers * rounds, peers + 1}} {
+		opened.Store(0)
+		client := leaguesdk.NewClient(leaguesdk.ClientConfig{MaxIdleConnsPerHost: 1, MaxIdleConns: c.maxIdle,
+			Retry: leaguesdk.RetryPolicy{MaxRetries: -1}})
+		for range rounds {
+			for _, u := range urls {
+				if err := client.Call(context.Background(), u, "ping_tool", map[string]any{}, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		client.Close()
+		if n := opened.Load(); n < c.atLeast || n > c.atMost {
+			t.Errorf("MaxIdleConns %d: %d connections for %d calls to %d peers, want %d to %d",
+				c.maxIdle, n, peers*rounds, peers, c.atLeast, c.atMost)
+		}
+	}
+}

@@ -202,9 +202,11 @@ func New(cfg Config) (*Manager, error) {
 	m.client = leaguesdk.NewClient(leaguesdk.ClientConfig{
 		Timeout:   cfg.BroadcastTimeout,
 		TLSConfig: cfg.ClientTLS,
-		Retry:     leaguesdk.RetryPolicy{MaxRetries: 2, Delay: min(500*time.Millisecond, cfg.BroadcastTimeout/4)},
-		Logger:    m.log,
-		Observer:  cfg.Observer,
+		// A connection kept to every agent: each round calls all of them.
+		MaxIdleConns: -1,
+		Retry:        leaguesdk.RetryPolicy{MaxRetries: 2, Delay: min(500*time.Millisecond, cfg.BroadcastTimeout/4)},
+		Logger:       m.log,
+		Observer:     cfg.Observer,
 	})
 	m.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{
 		Name:         "league-manager",
