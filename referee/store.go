@@ -229,7 +229,8 @@ func indented(record []byte) []byte {
 }
 
 // write makes t durable and, when file is set (the match is settled),
-// writes its match's file. The file holds the same document as before
+// writes its match's file; the settled record is then made durable with
+// the journal's next group commit rather than waited for. The file holds the same document as before
 // the journal: indented JSON.
 func (s *transcripts) write(t *Transcript, file bool) error {
 	record, err := json.Marshal(t)
@@ -256,7 +257,14 @@ func (s *transcripts) write(t *Transcript, file bool) error {
 		lt.wg.Add(1)
 	}
 	lt.mu.Unlock()
-	err = lt.j.AppendRaw(context.Background(), record)
+	if file {
+		// Nothing waits on the settled record (its result is already
+		// durable, and acknowledged or abandoned): it shares the next
+		// group commit instead of paying one.
+		err = lt.j.AppendLazy(record)
+	} else {
+		err = lt.j.AppendRaw(context.Background(), record)
+	}
 	switch {
 	case err == nil && file:
 		if err = atomicfile.Replace(lt.path(t.MatchID), indented(record), 0o644); err == nil {

@@ -50,7 +50,7 @@ func TestTranscriptFileIsRebuiltFromTheJournalAfterACrash(t *testing.T) {
 	root := t.TempDir()
 	// A live referee sharing the data root: its journal is not touched.
 	live := newTranscripts(root)
-	if err := live.write(transcriptOf("L1", "R2M1", StateFinished, false), true); err != nil {
+	if err := live.write(transcriptOf("L1", "R2M1", StateFinished, false), false); err != nil {
 		t.Fatal(err)
 	}
 	s := newTranscripts(root)

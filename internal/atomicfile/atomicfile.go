@@ -27,11 +27,34 @@ func Replace(path string, data []byte, perm os.FileMode) error {
 	return write(path, data, perm, false)
 }
 
+// syncfsFrom is the number of paths from which Sync syncs their file
+// systems whole rather than each file.
+const syncfsFrom = 16
+
 // Sync flushes each file in paths, and each directory holding one, to stable
 // storage: what Replace wrote is then as durable as what WriteFile writes. A
 // file or directory that no longer exists (removed since) has nothing to
 // flush and is passed over.
+//
+// From syncfsFrom paths on, where the system has syncfs(2) (Linux), the
+// files' file systems are synced whole instead, one call each.
 func Sync(paths ...string) error {
+	if len(paths) >= syncfsFrom {
+		seen := map[string]bool{}
+		var dirs []string
+		for _, p := range paths {
+			if d := filepath.Dir(p); !seen[d] {
+				seen[d] = true
+				dirs = append(dirs, d)
+			}
+		}
+		if ok, err := syncFileSystems(dirs); ok || (err != nil && !errors.Is(err, fs.ErrNotExist)) {
+			if err != nil {
+				return fmt.Errorf("atomicfile: sync %v: %w", dirs, err)
+			}
+			return nil
+		}
+	}
 	dirs := map[string]bool{}
 	for _, p := range paths {
 		f, err := os.Open(p)

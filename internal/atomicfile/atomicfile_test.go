@@ -341,3 +341,24 @@ func TestConcurrentWritersLeaveOneCompleteDocument(t *testing.T) {
 		})
 	}
 }
+
+// Sync of many files (synced by file system where the system can) and of
+// a few (file by file) both pass over files removed since they were
+// written.
+func TestSyncManyAndFewFiles(t *testing.T) {
+	for _, n := range []int{3, 40} {
+		dir := t.TempDir()
+		var paths []string
+		for i := range n {
+			p := filepath.Join(dir, fmt.Sprintf("f%d.json", i))
+			if err := atomicfile.Replace(p, []byte(`{}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			paths = append(paths, p)
+		}
+		paths = append(paths, filepath.Join(dir, "removed.json"), filepath.Join(t.TempDir(), "gone", "x.json"))
+		if err := atomicfile.Sync(paths...); err != nil {
+			t.Errorf("Sync of %d files: %v", n, err)
+		}
+	}
+}

@@ -416,3 +416,38 @@ func TestNothingAcknowledgedIsLostOnSIGKILL(t *testing.T) {
 	}
 	t.Logf("%d records acknowledged before SIGKILL, %d in the journal after it", len(acked), len(seen))
 }
+
+// A lazy record asks for no group commit of its own: it is written with
+// the next Append's, or by Close.
+func TestLazyRecordsRideOnTheNextGroupCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	j := open(t, path, journal.Config{})
+	for i := range 3 {
+		if err := j.AppendLazy([]byte(fmt.Sprintf(`{"seq":%d}`, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := j.Stats(); st.Syncs != 0 || j.Pending() != 3 {
+		t.Fatalf("after 3 lazy records: %d syncs, %d pending; want 0 and 3", st.Syncs, j.Pending())
+	}
+	if err := j.Append(context.Background(), rec{Seq: 3}); err != nil {
+		t.Fatal(err)
+	}
+	// Stats count a group commit before its appenders return.
+	if st := j.Stats(); st.Syncs != 1 || st.Records != 4 {
+		t.Fatalf("%d group commits of %d records, want one of 4", st.Syncs, st.Records)
+	}
+	if err := j.AppendLazy([]byte(`{"seq":4}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := reopen(t, path)
+	if len(got) != 5 || got[4].Seq != 4 {
+		t.Fatalf("replayed %v, want seq 0 to 4", got)
+	}
+	if err := j.AppendLazy([]byte(`{}`)); !errors.Is(err, journal.ErrClosed) {
+		t.Fatalf("lazy append after Close: %v, want ErrClosed", err)
+	}
+}

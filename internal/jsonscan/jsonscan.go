@@ -486,7 +486,7 @@ func Elements(b []byte, fn func(elem []byte) error) error {
 // the well-formed JSON they were promised.
 var ErrMalformed = errors.New("jsonscan: malformed JSON")
 
-// skipTrusted returns the end of the well-formed value starting at b[i].
+// skipTrusted returns the end of the well-formed value at offset i of b.
 func skipTrusted(b []byte, i int) int {
 	if i >= len(b) {
 		return i
