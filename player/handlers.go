@@ -555,7 +555,8 @@ type roundAnnouncement struct {
 
 // UnmarshalJSON reads the message in one pass, like standingsUpdate's.
 func (r *roundAnnouncement) UnmarshalJSON(b []byte) error {
-	rest, matches, err := jsonscan.Cut(b, "matches")
+	var matches rawTable
+	rest, list, err := jsonscan.Cut(b, "matches", matches.collect)
 	if err != nil {
 		return err
 	}
@@ -563,7 +564,8 @@ func (r *roundAnnouncement) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(rest, (*fields)(r)); err != nil {
 		return err
 	}
-	return r.Matches.UnmarshalJSON(matches)
+	r.Matches = matches.within(list)
+	return nil
 }
 
 // matchesOf decodes and validates the announced matches that may name the

@@ -28,7 +28,8 @@ type standingsUpdate struct {
 // cut out and split into rows by internal/jsonscan, and only the rest (the
 // envelope and the ids) is decoded by encoding/json.
 func (u *standingsUpdate) UnmarshalJSON(b []byte) error {
-	rest, table, err := jsonscan.Cut(b, "standings")
+	var rows rawTable
+	rest, table, err := jsonscan.Cut(b, "standings", rows.collect)
 	if err != nil {
 		return err
 	}
@@ -36,7 +37,8 @@ func (u *standingsUpdate) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(rest, (*fields)(u)); err != nil {
 		return err
 	}
-	return u.Standings.UnmarshalJSON(table)
+	u.Standings = rows.within(table)
+	return nil
 }
 
 // rawTable is a standings table as it came, one element per row, each row
@@ -52,6 +54,29 @@ type rawRow []byte
 func (r *rawRow) UnmarshalJSON(b []byte) error {
 	*r = b
 	return nil
+}
+
+// collect adds one row; it is Cut's element function.
+func (t *rawTable) collect(row []byte) error {
+	*t = append(*t, row)
+	return nil
+}
+
+// within returns the rows of t that are part of table: Cut hands out the
+// elements of every member it takes, and a message naming the table twice
+// keeps the last one, as encoding/json does.
+func (t rawTable) within(table []byte) rawTable {
+	if len(t) == 0 || len(table) == 0 || table[0] != '[' {
+		return nil
+	}
+	start, end := cap(table), cap(table)-len(table) // offsets from the end of the message
+	out := t[:0]
+	for _, row := range t {
+		if cap(row) <= start && cap(row) > end {
+			out = append(out, row)
+		}
+	}
+	return out
 }
 
 // UnmarshalJSON reads an array of rows; anything else (null, an object, a

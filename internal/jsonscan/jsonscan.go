@@ -364,123 +364,8 @@ func skipNumber(b []byte, i int) (int, error) {
 	return i, nil
 }
 
-// Cut takes the member named name out of the JSON object obj, which must
-// be well-formed (Cut walks it with Members): rest is the object without
-// that member (a new slice) and value the member's value (a slice of obj;
-// nil when there is none). name matches a key as encoding/json matches a field's name:
-// exactly, else in another case; an escaped key is unquoted first. When
-// the name appears more than once, value is the last one, which is what
-// encoding/json decodes, and rest holds none of them.
-func Cut(obj []byte, name string) (rest, value []byte, err error) {
-	type span struct{ from, to int }
-	var keep []span // the other members, key to value, as offsets in obj
-	size := 2
-	err = Members(obj, func(key []byte, escaped bool, v []byte) error {
-		k := key
-		if escaped {
-			var s string
-			if json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &s) == nil {
-				k = []byte(s)
-			}
-		}
-		if bytes.EqualFold(k, []byte(name)) {
-			value = v
-			return nil
-		}
-		// key and v are slices of obj: their offsets follow from their
-		// capacities.
-		sp := span{cap(obj) - cap(key) - 1, cap(obj) - cap(v) + len(v)}
-		keep = append(keep, sp)
-		size += sp.to - sp.from + 1
-		return nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	rest = make([]byte, 0, size)
-	rest = append(rest, '{')
-	for i, sp := range keep {
-		if i > 0 {
-			rest = append(rest, ',')
-		}
-		rest = append(rest, obj[sp.from:sp.to]...)
-	}
-	return append(rest, '}'), value, nil
-}
 
-// Members is Object for text already known to be well-formed JSON (a
-// part of a message that was checked whole when it arrived): it finds
-// where each member ends without checking what lies between, several
-// times faster. On malformed text it may hand out wrong values or return
-// ErrMalformed, but it never reads outside b.
-func Members(b []byte, fn func(key []byte, escaped bool, value []byte) error) error {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return ErrNotObject
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return nil
-	}
-	for i < len(b) && b[i] == '"' {
-		kend, esc := endOfString(b, i)
-		key := b[i+1 : max(kend-1, i+1)]
-		i = skipSpace(b, kend)
-		if i >= len(b) || b[i] != ':' {
-			return ErrMalformed
-		}
-		vstart := skipSpace(b, i+1)
-		vend := skipTrusted(b, vstart)
-		if vend <= vstart {
-			return ErrMalformed
-		}
-		if err := fn(key, esc, b[vstart:vend]); err != nil {
-			return err
-		}
-		i = skipSpace(b, vend)
-		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-			continue
-		}
-		if i < len(b) && b[i] == '}' {
-			return nil
-		}
-		break
-	}
-	return ErrMalformed
-}
 
-// Elements is Array for text already known to be well-formed JSON, as
-// Members is Object.
-func Elements(b []byte, fn func(elem []byte) error) error {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '[' {
-		return ErrNotArray
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return nil
-	}
-	for i < len(b) {
-		end := skipTrusted(b, i)
-		if end <= i {
-			return ErrMalformed
-		}
-		if err := fn(b[i:end]); err != nil {
-			return err
-		}
-		i = skipSpace(b, end)
-		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-			continue
-		}
-		if i < len(b) && b[i] == ']' {
-			return nil
-		}
-		break
-	}
-	return ErrMalformed
-}
 
 // ErrMalformed is returned by Members and Elements for text that is not
 // the well-formed JSON they were promised.
@@ -545,4 +430,156 @@ func endOfString(b []byte, i int) (end int, escaped bool) {
 		j++
 	}
 	return len(b), escaped
+}
+
+// Members is Object for text already known to be well-formed JSON (a
+// part of a message that was checked whole when it arrived): it finds
+// where each member ends without checking what lies between. On malformed
+// text it may hand out wrong values or return ErrMalformed, but it never
+// reads outside b.
+func Members(b []byte, fn func(key []byte, escaped bool, value []byte) error) error {
+	return walkMembers(b, func(key []byte, escaped bool, start int) (int, error) {
+		end := skipTrusted(b, start)
+		if end <= start {
+			return 0, ErrMalformed
+		}
+		return end, fn(key, escaped, b[start:end])
+	})
+}
+
+// Elements is Array for text already known to be well-formed JSON, as
+// Members is Object.
+func Elements(b []byte, fn func(elem []byte) error) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return ErrNotArray
+	}
+	_, err := walkElements(b, i, fn)
+	return err
+}
+
+// Cut takes the member named name out of the JSON object obj, which must
+// be well-formed (Cut walks it as Members does): rest is the object
+// without that member (a new slice) and value the member's value (a slice
+// of obj; nil when there is none). name matches a key as encoding/json
+// matches a field's name: exactly, else in another case; an escaped key
+// is unquoted first. When the name appears more than once, value is the
+// last one, which is what encoding/json decodes, and rest holds none of
+// them.
+//
+// When elem is not nil and the value is an array, elem is called with
+// each of its elements as the walk passes them (as Elements would, but
+// without a second pass over the value); an error from elem stops Cut.
+func Cut(obj []byte, name string, elem func(elem []byte) error) (rest, value []byte, err error) {
+	type span struct{ from, to int }
+	var keep []span // the other members, key to value, as offsets in obj
+	size := 2
+	err = walkMembers(obj, func(key []byte, escaped bool, start int) (int, error) {
+		k := key
+		if escaped {
+			var s string
+			if json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &s) == nil {
+				k = []byte(s)
+			}
+		}
+		if bytes.EqualFold(k, []byte(name)) {
+			var end int
+			var err error
+			if elem != nil && start < len(obj) && obj[start] == '[' {
+				end, err = walkElements(obj, start, elem)
+			} else if end = skipTrusted(obj, start); end <= start {
+				err = ErrMalformed
+			}
+			if err == nil {
+				value = obj[start:end]
+			}
+			return end, err
+		}
+		end := skipTrusted(obj, start)
+		if end <= start {
+			return 0, ErrMalformed
+		}
+		// key is a slice of obj: its offset follows from its capacity.
+		sp := span{cap(obj) - cap(key) - 1, end}
+		keep = append(keep, sp)
+		size += sp.to - sp.from + 1
+		return end, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	rest = make([]byte, 0, size)
+	rest = append(rest, '{')
+	for i, sp := range keep {
+		if i > 0 {
+			rest = append(rest, ',')
+		}
+		rest = append(rest, obj[sp.from:sp.to]...)
+	}
+	return append(rest, '}'), value, nil
+}
+
+// walkMembers walks the members of the well-formed object b: value is
+// called with each key and the offset where its value starts, and returns
+// where the value ends.
+func walkMembers(b []byte, value func(key []byte, escaped bool, start int) (end int, err error)) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return ErrNotObject
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return nil
+	}
+	for i < len(b) && b[i] == '"' {
+		kend, esc := endOfString(b, i)
+		key := b[i+1 : max(kend-1, i+1)]
+		i = skipSpace(b, kend)
+		if i >= len(b) || b[i] != ':' {
+			return ErrMalformed
+		}
+		vstart := skipSpace(b, i+1)
+		vend, err := value(key, esc, vstart)
+		if err != nil {
+			return err
+		}
+		i = skipSpace(b, vend)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+			continue
+		}
+		if i < len(b) && b[i] == '}' {
+			return nil
+		}
+		break
+	}
+	return ErrMalformed
+}
+
+// walkElements walks the elements of the well-formed array that starts
+// at offset i of b, and returns where the array ends.
+func walkElements(b []byte, i int, fn func(elem []byte) error) (int, error) {
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, nil
+	}
+	for i < len(b) {
+		end := skipTrusted(b, i)
+		if end <= i {
+			return 0, ErrMalformed
+		}
+		if err := fn(b[i:end]); err != nil {
+			return 0, err
+		}
+		i = skipSpace(b, end)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+			continue
+		}
+		if i < len(b) && b[i] == ']' {
+			return i + 1, nil
+		}
+		break
+	}
+	return 0, ErrMalformed
 }

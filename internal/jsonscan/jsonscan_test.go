@@ -158,6 +158,7 @@ func FuzzValid(f *testing.F) {
 		var m map[string]json.RawMessage
 		objErr := json.Unmarshal(b, &m)
 		members := map[string]json.RawMessage{}
+		walked := 0
 		err := jsonscan.Object(b, func(key []byte, escaped bool, value []byte) error {
 			// encoding/json unquotes every key (invalid UTF-8 becomes U+FFFD).
 			var k string
@@ -168,13 +169,20 @@ func FuzzValid(f *testing.F) {
 				t.Fatalf("key %q: escaped = %v", key, escaped)
 			}
 			members[k] = value
+			walked++
 			return nil
 		})
 		if (err == nil) != (objErr == nil && m != nil) {
 			t.Fatalf("Object(%q) = %v, encoding/json says %v", b, err, objErr)
 		}
 		if err == nil {
-			rest, _, cutErr := jsonscan.Cut(b, "a")
+			var elems []string
+			rest, value, cutErr := jsonscan.Cut(b, "a", func(e []byte) error { elems = append(elems, string(e)); return nil })
+			var want []string
+			_ = jsonscan.Elements(value, func(e []byte) error { want = append(want, string(e)); return nil })
+			if walked == 1 && !slices.Equal(elems, want) { // one member, named a: its elements only
+				t.Fatalf("Cut(%q) handed out %q, Elements gives %q", b, elems, want)
+			}
 			var rm map[string]json.RawMessage
 			if cutErr != nil || json.Unmarshal(rest, &rm) != nil || len(rm) != len(m)-count(m, "a") {
 				t.Fatalf("Cut(%q) = %s, %v: not the object without a", b, rest, cutErr)
@@ -224,12 +232,12 @@ func TestCut(t *testing.T) {
 		{`{"standings":[1],"standings":[2]}`, "standings", `{}`, `[2]`},
 		{` { "a" : 1 } `, "standings", `{"a" : 1}`, ``},
 	} {
-		rest, value, err := jsonscan.Cut([]byte(c.in), c.name)
+		rest, value, err := jsonscan.Cut([]byte(c.in), c.name, nil)
 		if err != nil || string(rest) != c.rest || string(value) != c.value {
 			t.Errorf("Cut(%s) = %s, %s, %v; want %s, %s", c.in, rest, value, err, c.rest, c.value)
 		}
 	}
-	if _, _, err := jsonscan.Cut([]byte(`[1]`), "a"); !errors.Is(err, jsonscan.ErrNotObject) {
+	if _, _, err := jsonscan.Cut([]byte(`[1]`), "a", nil); !errors.Is(err, jsonscan.ErrNotObject) {
 		t.Errorf("Cut([1]) = %v, want ErrNotObject", err)
 	}
 }
@@ -261,4 +269,23 @@ func BenchmarkTable(b *testing.B) {
 			_ = jsonscan.Elements(table, count)
 		}
 	})
+}
+
+// Cut hands out the elements of the array it takes in the same pass.
+func TestCutHandsOutTheElements(t *testing.T) {
+	var got []string
+	collect := func(e []byte) error { got = append(got, string(e)); return nil }
+	rest, value, err := jsonscan.Cut([]byte(`{"a":1,"rows":[{"x":"]"}, 2 ,[3]],"b":[4]}`), "rows", collect)
+	if err != nil || string(rest) != `{"a":1,"b":[4]}` || string(value) != `[{"x":"]"}, 2 ,[3]]` ||
+		strings.Join(got, "|") != `{"x":"]"}|2|[3]` {
+		t.Fatalf("Cut = %s, %s, %v, elements %q", rest, value, err, got)
+	}
+	got = nil
+	if _, value, err := jsonscan.Cut([]byte(`{"rows":"none"}`), "rows", collect); err != nil || string(value) != `"none"` || got != nil {
+		t.Fatalf("Cut of a string member = %s, %v, elements %q; want the string and no elements", value, err, got)
+	}
+	stop := errors.New("stop")
+	if _, _, err := jsonscan.Cut([]byte(`{"rows":[1,2]}`), "rows", func([]byte) error { return stop }); !errors.Is(err, stop) {
+		t.Fatalf("Cut with a failing element function = %v, want its error", err)
+	}
 }
