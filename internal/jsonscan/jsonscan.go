@@ -364,9 +364,6 @@ func skipNumber(b []byte, i int) (int, error) {
 	return i, nil
 }
 
-
-
-
 // ErrMalformed is returned by Members and Elements for text that is not
 // the well-formed JSON they were promised.
 var ErrMalformed = errors.New("jsonscan: malformed JSON")
