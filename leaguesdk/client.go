@@ -493,8 +493,7 @@ func (c *Client) send(ctx context.Context, endpoint, method string, msgType Mess
 		name, _ := json.Marshal(method)
 		reqParams, _ = json.Marshal(map[string]json.RawMessage{"name": name, "arguments": params})
 	}
-	body := appendRequest(make([]byte, 0, len(reqParams)+64), id, reqMethod, reqParams) // shared.go
-	reply, _, err := c.request(ctx, endpoint, body, sess)
+	reply, _, err := c.request(ctx, endpoint, requestParts(id, reqMethod, reqParams), sess) // shared.go
 	if err != nil {
 		return err
 	}
@@ -513,11 +512,20 @@ func (c *Client) send(ctx context.Context, endpoint, method string, msgType Mess
 // session sess if it is not nil, and returns the answer's status, headers
 // and body (the data of its first event when it is an event stream).
 // Transport failures come back as *Error.
-func (c *Client) exchange(ctx context.Context, endpoint string, body []byte, sess *mcpSession) (int, http.Header, []byte, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+func (c *Client) exchange(ctx context.Context, endpoint string, body [][]byte, sess *mcpSession) (int, http.Header, []byte, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, nil)
 	if err != nil {
 		return 0, nil, nil, &Error{Code: CodeConnectionError, Message: "bad endpoint: " + err.Error(), Err: err}
 	}
+	// The body is its parts one after the other, not copied into one.
+	for _, part := range body {
+		hreq.ContentLength += int64(len(part))
+	}
+	hreq.GetBody = func() (io.ReadCloser, error) {
+		parts := append(net.Buffers(nil), body...) // reading consumes a net.Buffers
+		return io.NopCloser(&parts), nil
+	}
+	hreq.Body, _ = hreq.GetBody()
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json, text/event-stream")
 	hreq.Header.Set("User-Agent", c.cfg.UserAgent)
@@ -541,7 +549,7 @@ func (c *Client) exchange(ctx context.Context, endpoint string, body []byte, ses
 
 // request makes one exchange and reads its JSON-RPC reply; a JSON-RPC error
 // comes back as an error the peer answered (*peerAnswer).
-func (c *Client) request(ctx context.Context, endpoint string, body []byte, sess *mcpSession) (*parsedReply, http.Header, error) {
+func (c *Client) request(ctx context.Context, endpoint string, body [][]byte, sess *mcpSession) (*parsedReply, http.Header, error) {
 	status, header, raw, err := c.exchange(ctx, endpoint, body, sess)
 	if err != nil {
 		return nil, nil, err

@@ -123,16 +123,25 @@ func (s *SharedMessage) typOrNil() MessageType {
 // compact JSON as json.Marshal writes it; the result is byte for byte what
 // json.Marshal writes for the request, without scanning params again.
 func appendRequest(dst []byte, id int64, method string, params []byte) []byte {
-	m, _ := json.Marshal(method)
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = strconv.AppendInt(dst, id, 10)
-	dst = append(dst, `,"method":`...)
-	dst = append(dst, m...)
-	dst = append(dst, `,"params":`...)
-	if len(params) == 0 {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, params...)
+	for _, part := range requestParts(id, method, params) {
+		dst = append(dst, part...)
 	}
-	return append(dst, '}')
+	return dst
+}
+
+// requestParts returns the JSON-RPC request of appendRequest as three
+// parts, the second params itself, so that a large message is sent
+// without being copied into a request body first.
+func requestParts(id int64, method string, params []byte) [][]byte {
+	m, _ := json.Marshal(method)
+	head := make([]byte, 0, 48+len(m))
+	head = append(head, `{"jsonrpc":"2.0","id":`...)
+	head = strconv.AppendInt(head, id, 10)
+	head = append(head, `,"method":`...)
+	head = append(head, m...)
+	head = append(head, `,"params":`...)
+	if len(params) == 0 {
+		params = []byte("null")
+	}
+	return [][]byte{head, params, []byte("}")}
 }
