@@ -1,7 +1,6 @@
 package player
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -575,9 +574,10 @@ func (r *roundAnnouncement) UnmarshalJSON(b []byte) error {
 func (r *roundAnnouncement) matchesOf(id string) ([]leaguesdk.ScheduledMatch, error) {
 	_, bare := leaguesdk.SplitSender(id)
 	var out []leaguesdk.ScheduledMatch
+	holding := r.Matches.holding([]byte(bare))
 	for _, scan := range []bool{true, false} {
 		for i, raw := range r.Matches {
-			if scan != bytes.Contains(raw, []byte(bare)) {
+			if _, held := slices.BinarySearch(holding, i); scan != held {
 				continue
 			}
 			var m leaguesdk.ScheduledMatch

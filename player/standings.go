@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"sort"
 
 	"github.com/agentleague/league/internal/jsonscan"
 
@@ -98,20 +99,65 @@ func (t *rawTable) UnmarshalJSON(b []byte) error {
 // decode or lacks a player_id counts as absent.
 func (t rawTable) row(id string) (leaguesdk.StandingRow, bool) {
 	quoted, _ := json.Marshal(id)
-	for _, scan := range []bool{true, false} {
+	for _, i := range t.holding(quoted) {
+		if row, ok := t[i].decode(); ok && row.PlayerID == id {
+			return row, true
+		}
+	}
+	if id != "" {
 		for _, r := range t {
-			if scan && !bytes.Contains(r, quoted) {
-				continue
-			}
 			if row, ok := r.decode(); ok && row.PlayerID == id {
 				return row, true
 			}
 		}
-		if id == "" {
-			break
-		}
 	}
 	return leaguesdk.StandingRow{}, false
+}
+
+// holding returns, in order, the indexes of the rows whose bytes hold
+// needle. The rows of a table are consecutive parts of one message, so the
+// table is searched at once rather than row by row.
+func (t rawTable) holding(needle []byte) []int {
+	if len(t) == 0 {
+		return nil
+	}
+	// off is a row's offset from the first row's start: rows are slices
+	// of one message, so their capacities tell where they begin.
+	base := cap(t[0])
+	off := func(i int) int { return base - cap(t[i]) }
+	all := t[0][:base]
+	for i := 1; i < len(t); i++ {
+		if o := off(i); o < off(i-1)+len(t[i-1]) || len(t[i]) == 0 || o >= base || &all[o] != &t[i][0] {
+			return t.holdingEach(needle) // not laid out as one message
+		}
+	}
+	last := len(t) - 1
+	span := t[0][:off(last)+len(t[last])]
+	var out []int
+	for at := 0; ; {
+		k := bytes.Index(span[at:], needle)
+		if k < 0 {
+			return out
+		}
+		at += k
+		// The row that starts last at or before at.
+		i := sort.Search(len(t), func(i int) bool { return off(i) > at }) - 1
+		if i >= 0 && at+len(needle) <= off(i)+len(t[i]) && (len(out) == 0 || out[len(out)-1] != i) {
+			out = append(out, i)
+		}
+		at++
+	}
+}
+
+// holdingEach is holding, searching row by row.
+func (t rawTable) holdingEach(needle []byte) []int {
+	var out []int
+	for i, r := range t {
+		if bytes.Contains(r, needle) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // rows decodes the table, leaving out rows that do not decode or name no

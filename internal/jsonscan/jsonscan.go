@@ -406,25 +406,18 @@ func skipTrusted(b []byte, i int) int {
 }
 
 // endOfString returns the end of the string whose opening quote is at
-// offset i of b, found by searching for the closing quote, and whether
-// the string holds escape sequences.
+// offset i of b, and whether the string holds escape sequences.
 func endOfString(b []byte, i int) (end int, escaped bool) {
-	j := i + 1
-	for j < len(b) {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return len(b), escaped
+	// Strings of messages are short (ids, names, times): a loop over the
+	// bytes beats a search call per string.
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			return j + 1, escaped
+		case '\\':
+			escaped = true
+			j++ // the escaped byte; \u's hex digits hold no quote
 		}
-		j += k
-		n := 0 // backslashes just before the quote
-		for p := j - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return j + 1, escaped || bytes.IndexByte(b[i+1:j], '\\') >= 0
-		}
-		escaped = true
-		j++
 	}
 	return len(b), escaped
 }
