@@ -508,6 +508,10 @@ func (c *Client) send(ctx context.Context, endpoint, method string, msgType Mess
 	return nil
 }
 
+// joinBodyUpTo is the size up to which a request's parts are joined into
+// one buffer before they are sent.
+const joinBodyUpTo = 64 << 10
+
 // exchange posts one JSON-RPC body to endpoint, with the headers of the MCP
 // session sess if it is not nil, and returns the answer's status, headers
 // and body (the data of its first event when it is an event stream).
@@ -517,13 +521,24 @@ func (c *Client) exchange(ctx context.Context, endpoint string, body [][]byte, s
 	if err != nil {
 		return 0, nil, nil, &Error{Code: CodeConnectionError, Message: "bad endpoint: " + err.Error(), Err: err}
 	}
-	// The body is its parts one after the other, not copied into one.
 	for _, part := range body {
 		hreq.ContentLength += int64(len(part))
 	}
-	hreq.GetBody = func() (io.ReadCloser, error) {
-		parts := append(net.Buffers(nil), body...) // reading consumes a net.Buffers
-		return io.NopCloser(&parts), nil
+	if hreq.ContentLength <= joinBodyUpTo {
+		// One buffer: net/http sends a body it knows to be in memory
+		// with its headers, in one write.
+		joined := make([]byte, 0, hreq.ContentLength)
+		for _, part := range body {
+			joined = append(joined, part...)
+		}
+		hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(joined)), nil }
+	} else {
+		// A large body (a broadcast table) is sent as its parts rather
+		// than copied into one buffer first.
+		hreq.GetBody = func() (io.ReadCloser, error) {
+			parts := append(net.Buffers(nil), body...) // reading consumes a net.Buffers
+			return io.NopCloser(&parts), nil
+		}
 	}
 	hreq.Body, _ = hreq.GetBody()
 	hreq.Header.Set("Content-Type", "application/json")

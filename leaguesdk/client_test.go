@@ -787,3 +787,38 @@ func TestClientMaxIdleConnsKeepsAConnectionPerPeer(t *testing.T) {
 		}
 	}
 }
+
+// A request is sent whole whatever its size: small ones in one buffer,
+// large ones (a broadcast table) as their parts.
+func TestClientSendsSmallAndLargeBodiesWhole(t *testing.T) {
+	var got [][]byte
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, b)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	defer srv.Close()
+	client := leaguesdk.NewClient(leaguesdk.ClientConfig{})
+	defer client.Close()
+	for _, n := range []int{10, 200 << 10} {
+		params := map[string]string{"blob": strings.Repeat("x", n)}
+		if err := client.Call(context.Background(), srv.URL+"/mcp", "store", params, nil); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		last := got[len(got)-1]
+		mu.Unlock()
+		var req struct {
+			JSONRPC string            `json:"jsonrpc"`
+			Method  string            `json:"method"`
+			Params  map[string]string `json:"params"`
+		}
+		if err := json.Unmarshal(last, &req); err != nil || req.Method != "store" || req.JSONRPC != "2.0" || len(req.Params["blob"]) != n {
+			t.Fatalf("a %d-byte message arrived as %d bytes (%v): method %q, blob of %d", n, len(last), err, req.Method, len(req.Params["blob"]))
+		}
+	}
+}
