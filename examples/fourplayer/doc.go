@@ -18,6 +18,9 @@
 //	-progress   match (a line per match), round (one line per round: matches done, matches/s, time left),
 //	            or auto (the default: per match up to 10 players)
 //	-exit       exit once the league has completed (default: keep serving until Ctrl-C)
+//	-manager    run no manager: join the manager at this endpoint (http://host:port/mcp) with the
+//	            referees and players, and follow its league through its GET /api/state; the manager
+//	            is started on its own with -min-players set to -players (see docs/PERFORMANCE.md)
 //
 // The manager's dashboard is at http://127.0.0.1:8000/. Once the league has
 // completed and the champion is printed, every agent keeps serving, so the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -40,6 +42,7 @@ type options struct {
 	referees  int
 	exit      bool
 	progress  string // "match", "round" or "auto"
+	manager   string // a manager's endpoint to join instead of running one
 	ports     ports
 }
 
@@ -57,6 +60,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.referees, "referees", 2, "number of referees (at least 1; at most 100 on the fixed ports)")
 	fs.StringVar(&o.progress, "progress", "auto", "match: a line per match; round: one line per round (round r of R, matches done, matches/s, time left); auto: per match up to 10 players")
 	fs.BoolVar(&o.exit, "exit", false, "exit once the league has completed, instead of serving the dashboard until Ctrl-C")
+	fs.StringVar(&o.manager, "manager", "", "run no manager: register the referees and players with the manager at this endpoint (http://host:port/mcp), started with -min-players set to -players, and follow its league")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: fourplayer [flags]\n\nRuns a whole Even/Odd league (manager, referees, players) in one process over loopback HTTP.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -66,6 +70,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if o.manager != "" {
+		if u, err := url.Parse(o.manager); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return o, fmt.Errorf("-manager must be an endpoint such as http://127.0.0.1:8000/mcp, not %q", o.manager)
+		}
 	}
 	if o.players < 2 {
 		return o, fmt.Errorf("-players must be at least 2, not %d", o.players)
@@ -157,9 +166,14 @@ func openListeners(o options) (*listeners, error) {
 		return nil
 	}
 	var managers []net.Listener
-	err := openRun(&managers, o.ports.manager, 1)
+	var err error
+	if o.manager == "" {
+		err = openRun(&managers, o.ports.manager, 1)
+	}
 	if err == nil {
-		ls.manager = managers[0]
+		if len(managers) > 0 {
+			ls.manager = managers[0]
+		}
 		err = openRun(&ls.referees, o.ports.referee, o.referees)
 	}
 	if err == nil {
@@ -217,26 +231,12 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 	// root, logs/agents/<agent_id>.log.jsonl.
 	warnings := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: leaguesdk.RedactAttr}))
 
-	// A new league each run: the data root keeps the earlier ones, and a
-	// manager given the id of a finished league would only resume it.
-	leagueID := "league_" + time.Now().UTC().Format("20060102_150405") + "_even_odd"
-	mtr := metrics.New() // the manager's calls and writes, at GET /metrics
-	mgr, err := manager.New(manager.Config{
-		Observer:      mtr,
-		Routes:        map[string]http.Handler{"GET /metrics": mtr.Handler()},
-		LeagueID:      leagueID,
-		Listener:      ls.manager,
-		DataRoot:      o.data,
-		MinPlayers:    o.players,
-		ReportTimeout: reportTimeout,
-		RetryDelay:    retryDelay,
-		Logger:        warnings.With("agent", leaguesdk.LeagueManagerSender),
-		OnEvent:       out.event,
-	})
-	if err != nil {
-		return err
+	var mgr *manager.Manager
+	if o.manager == "" {
+		if mgr, err = newManager(o, ls.manager, out, warnings); err != nil {
+			return err
+		}
 	}
-	mtr.WatchManager(mgr)
 
 	// One history store for every player: the results of the players
 	// whose matches end together share one fsync. It closes after the
@@ -258,11 +258,16 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 		ag.wg.Wait() // every agent has stopped when runLeague returns
 	}()
 
-	leagueURL := endpoint(ls.manager)
+	leagueURL := o.manager
 	began := time.Now()
-	out.printf("Even/Odd league: 1 manager, %d referees, %d players — data and logs under %s\n", o.referees, o.players, o.data)
-	out.printf("manager   listening on %s   dashboard: http://%s/\n", leagueURL, ls.manager.Addr())
-	ag.start(ctx, "manager", mgr.Run)
+	if mgr != nil {
+		leagueURL = endpoint(ls.manager)
+		out.printf("Even/Odd league: 1 manager, %d referees, %d players — data and logs under %s\n", o.referees, o.players, o.data)
+		out.printf("manager   listening on %s   dashboard: http://%s/\n", leagueURL, ls.manager.Addr())
+		ag.start(ctx, "manager", mgr.Run)
+	} else {
+		out.printf("Even/Odd league: %d referees, %d players of the manager at %s — data and logs under %s\n", o.referees, o.players, leagueURL, o.data)
+	}
 
 	for i, ln := range ls.referees {
 		ref, err := referee.New(referee.Config{
@@ -310,6 +315,9 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 		}
 	}
 
+	if mgr == nil {
+		return followLeague(ctx, o, out, ag.errc, stdout, began)
+	}
 	if err := wait(ctx, mgr.Done(), ag.errc, "the league to complete"); err != nil {
 		return err
 	}
@@ -547,4 +555,89 @@ func (p *progress) final(rows []leaguesdk.StandingRow, champ *leaguesdk.Champion
 		name = p.names[champ.PlayerID]
 	}
 	fmt.Fprintf(w, "\nChampion: %s %s with %d points\n", champ.PlayerID, name, champ.Points)
+}
+
+// newManager returns the league's manager, for a league of a new id: the
+// data root keeps the earlier ones, and a manager given the id of a
+// finished league would only resume it.
+func newManager(o options, ln net.Listener, out *progress, warnings *slog.Logger) (*manager.Manager, error) {
+	leagueID := "league_" + time.Now().UTC().Format("20060102_150405") + "_even_odd"
+	mtr := metrics.New() // the manager's calls and writes, at GET /metrics
+	mgr, err := manager.New(manager.Config{
+		Observer:      mtr,
+		Routes:        map[string]http.Handler{"GET /metrics": mtr.Handler()},
+		LeagueID:      leagueID,
+		Listener:      ln,
+		DataRoot:      o.data,
+		MinPlayers:    o.players,
+		ReportTimeout: reportTimeout,
+		RetryDelay:    retryDelay,
+		Logger:        warnings.With("agent", leaguesdk.LeagueManagerSender),
+		OnEvent:       out.event,
+	})
+	if err != nil {
+		return nil, err
+	}
+	mtr.WatchManager(mgr)
+	return mgr, nil
+}
+
+// followLeague follows the league of a manager elsewhere (-manager) by
+// its GET /api/state until the league completes, printing a line per
+// round, then the final standings. With -exit it returns then; otherwise
+// the referees and players keep serving until Ctrl-C.
+func followLeague(ctx context.Context, o options, out *progress, errc <-chan error, stdout io.Writer, began time.Time) error {
+	u, _ := url.Parse(o.manager) // checked by parseFlags
+	u.Path, u.RawQuery = "/api/state", ""
+	state := u.String()
+	client := &http.Client{Timeout: 10 * time.Second}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	lastRound := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("stopped while waiting for the league to complete: %w", context.Cause(ctx))
+		case err := <-errc:
+			return err
+		case <-tick.C:
+		}
+		var snap manager.Snapshot
+		resp, err := client.Get(state)
+		if err == nil {
+			err = json.NewDecoder(resp.Body).Decode(&snap)
+			resp.Body.Close()
+		}
+		if err != nil {
+			continue // the manager may be restarting; its league goes on
+		}
+		out.mu.Lock()
+		out.done = snap.Totals.Finished
+		if out.started.IsZero() && snap.Status != manager.StatusRegistering {
+			out.started = time.Now()
+		}
+		out.mu.Unlock()
+		round := snap.CurrentRound
+		if snap.Status == manager.StatusCompleted {
+			round = snap.TotalRounds
+		}
+		if round > lastRound {
+			lastRound = round
+			out.printf("%s\n", out.roundLine(round, time.Since(out.started)))
+		}
+		if snap.Status == manager.StatusCompleted {
+			out.final(snap.Standings, snap.Champion)
+			out.printf("\nThe league took %.1f s here.\n", time.Since(began).Seconds())
+			if o.exit {
+				return nil
+			}
+			out.printf("\nThe referees and players keep serving — press Ctrl-C to stop (-exit stops at the end instead).\n")
+			select {
+			case <-ctx.Done():
+				return nil
+			case err := <-errc:
+				return err
+			}
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentleague/league/manager"
 )
 
 // syncBuffer is a strings.Builder safe for the agents' goroutines.
@@ -154,6 +157,7 @@ func TestRunRefusesBadFlags(t *testing.T) {
 		{"-referees", "101"},  // into the players' ports
 		{"-referees", "0"},
 		{"-progress", "sometimes"},
+		{"-manager", "localhost:8000"},
 		{"-unknown"},
 		{"stray"},
 	} {
@@ -275,5 +279,52 @@ func TestRunKeepsServingTheDashboardUntilInterrupted(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("run did not return after its context ended")
+	}
+}
+
+// TestRunJoinsAManagerElsewhere runs the referees and players of a league
+// whose manager runs on its own (-manager), as the 1000-player measurement
+// of the manager's heap does: the league completes and the final table
+// comes from the manager's GET /api/state.
+func TestRunJoinsAManagerElsewhere(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := manager.New(manager.Config{Listener: ln, DataRoot: t.TempDir(), MinPlayers: 6, LeagueID: "league_elsewhere",
+		Logger: slog.New(slog.DiscardHandler), NoAgentLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	mctx, stopManager := context.WithCancel(ctx)
+	mgrDone := make(chan error, 1)
+	go func() { mgrDone <- mgr.Run(mctx) }()
+	defer func() {
+		stopManager()
+		if err := <-mgrDone; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+
+	var stdout, stderr syncBuffer
+	code := run(ctx, []string{"-ephemeral", "-exit", "-players", "6", "-referees", "2", "-data", t.TempDir(),
+		"-manager", "http://" + ln.Addr().String() + "/mcp"}, &stdout, &stderr)
+	out := stdout.String()
+	if code != 0 {
+		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr.String())
+	}
+	select {
+	case <-mgr.Done():
+	default:
+		t.Fatal("run returned before the manager's league completed")
+	}
+	if !regexp.MustCompile(`(?m)^round 5 of 5: 15/15 matches`).MatchString(out) || !strings.Contains(out, "Final standings") ||
+		!strings.Contains(out, "Champion: P0") {
+		t.Errorf("no last round line, final table or champion:\n%s", out)
+	}
+	if strings.Contains(out, "dashboard") {
+		t.Errorf("a run without a manager of its own announces a dashboard:\n%s", out)
 	}
 }
