@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -92,7 +93,7 @@ type match struct {
 	scheduledMatch                       // RefereeID: the referee planned at the round's start
 	status         leaguesdk.MatchStatus // leaguesdk.MatchPending, matchStarting, leaguesdk.MatchRunning, leaguesdk.MatchFinished
 	referee        string                // the referee holding the match now, while starting or running
-	assignees      map[string]bool       // every referee the match was given to (kept in the journal); their reports are accepted; nil until the first
+	assignees      []string              // every referee the match was given to (kept in the journal); their reports are accepted. A slice: most matches have one, and a league holds n²/2 matches
 
 	attempt   int             // the number of the latest assignment, 0 before the first
 	excluded  map[string]bool // referees that failed this match; nil until the first
@@ -105,11 +106,13 @@ type match struct {
 
 // assign records that mt was given to referee id.
 func (mt *match) assign(id string) {
-	if mt.assignees == nil {
-		mt.assignees = make(map[string]bool, 1)
+	if !mt.assigned(id) {
+		mt.assignees = append(mt.assignees, id)
 	}
-	mt.assignees[id] = true
 }
+
+// assigned reports whether mt was ever given to referee id.
+func (mt *match) assigned(id string) bool { return slices.Contains(mt.assignees, id) }
 
 // exclude records that referee id failed mt.
 func (mt *match) exclude(id string) {

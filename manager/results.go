@@ -137,7 +137,7 @@ func (m *Manager) reportableLocked(rep *leaguesdk.MatchResultReport, refID strin
 	}
 	// The set of referees the match was given to, restored from the
 	// assignment journal after a restart (see restoreAssignments).
-	if !mt.assignees[refID] {
+	if !mt.assigned(refID) {
 		return nil, &leaguesdk.Error{Code: leaguesdk.CodeAuthTokenInvalid, Field: "sender",
 			Message: fmt.Sprintf("match %s was not given to referee %s; only its referee may report its result", mt.MatchID, refID)}
 	}

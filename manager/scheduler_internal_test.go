@@ -18,7 +18,7 @@ func testScheduler(n int, refs ...*referee) *scheduler {
 	for i := range n {
 		id := "R1M" + string(rune('1'+i))
 		s.matches = append(s.matches, &match{scheduledMatch: scheduledMatch{MatchID: id, RoundID: 1, PlayerA: "P01", PlayerB: "P02"},
-			status: leaguesdk.MatchPending, assignees: map[string]bool{}, excluded: map[string]bool{}})
+			status: leaguesdk.MatchPending, excluded: map[string]bool{}})
 	}
 	return s
 }
@@ -47,7 +47,7 @@ func TestSchedulerAssignsWithinCapacity(t *testing.T) {
 		t.Errorf("referees %v, want REF02 REF01 REF02", got)
 	}
 	for _, j := range jobs {
-		if j.mt.status != matchStarting || j.attempt != 1 || j.resume || !j.mt.assignees[j.ref.id] {
+		if j.mt.status != matchStarting || j.attempt != 1 || j.resume || !j.mt.assigned(j.ref.id) {
 			t.Errorf("%s: status %s attempt %d resume %v", j.mt.MatchID, j.mt.status, j.attempt, j.resume)
 		}
 	}
@@ -90,7 +90,7 @@ func TestSchedulerReclaimsOnExpiry(t *testing.T) {
 	if len(jobs) != 1 || jobs[0].ref.id != "REF02" || jobs[0].attempt != 2 {
 		t.Fatalf("reassigned: %+v, want REF02 as attempt 2", jobs)
 	}
-	if !mt.assignees["REF01"] || !mt.assignees["REF02"] {
+	if !mt.assigned("REF01") || !mt.assigned("REF02") {
 		t.Errorf("assignees %v: both referees' reports are to be accepted", mt.assignees)
 	}
 }
@@ -104,7 +104,7 @@ func TestSchedulerResumes(t *testing.T) {
 	s := testScheduler(2, a, b)
 	for _, mt := range s.matches {
 		mt.status, mt.referee, mt.attempt = matchResuming, "REF01", 3
-		mt.assignees["REF01"] = true
+		mt.assign("REF01")
 		a.active++
 	}
 	jobs, _ := s.assign(t0)

@@ -55,6 +55,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"strconv"
@@ -99,6 +100,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	tiebreakers := fs.String("tiebreakers", "points,wins,draws,player_id", "standings order, comma-separated (head_to_head is available)")
 	insecure := fs.Bool("insecure", false, "do not authenticate agents' messages (trusted networks only)")
 	verbose := fs.Bool("v", false, "log every call on stderr as well")
+	profile := fs.Bool("pprof", false, "serve the Go runtime's profiles at GET /debug/pprof/ (heap, profile, goroutine…)")
 	startURL := fs.String("start-league", "", "run no manager: ask the manager at this endpoint to start its league now (needs -admin-token)")
 	startLeagueTimeout := fs.Duration("start-league-timeout", time.Minute, "how long -start-league keeps trying to reach the manager")
 	maxFails := fs.Int("max-fails", manager.DefaultMaxFails, "consecutive failures after which a suspended agent is shut down (negative: never)")
@@ -174,7 +176,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		MaxFails:           *maxFails,
 		ProbeInterval:      *probeInterval,
 		Observer:           mtr,
-		Routes:             map[string]http.Handler{"GET /metrics": mtr.Handler()},
+		Routes:             routes(mtr.Handler(), *profile),
 	})
 	if err != nil {
 		ln.Close()
@@ -248,4 +250,17 @@ func formatTable(rows []leaguesdk.StandingRow) string {
 		fmt.Fprintf(&b, "  %-4d %-8s %-20.20s %6d %4d %4d %4d %6d\n", r.Rank, r.PlayerID, r.DisplayName, r.Played, r.Wins, r.Draws, r.Losses, r.Points)
 	}
 	return b.String()
+}
+
+// routes are the manager's extra HTTP routes: GET /metrics, and with
+// -pprof the runtime's profiles under GET /debug/pprof/.
+func routes(metrics http.Handler, profile bool) map[string]http.Handler {
+	r := map[string]http.Handler{"GET /metrics": metrics}
+	if profile {
+		r["GET /debug/pprof/"] = http.HandlerFunc(pprof.Index)
+		r["GET /debug/pprof/profile"] = http.HandlerFunc(pprof.Profile)
+		r["GET /debug/pprof/symbol"] = http.HandlerFunc(pprof.Symbol)
+		r["GET /debug/pprof/trace"] = http.HandlerFunc(pprof.Trace)
+	}
+	return r
 }
