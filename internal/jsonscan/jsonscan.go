@@ -75,41 +75,11 @@ func Object(b []byte, fn func(key []byte, escaped bool, value []byte) error) err
 		}
 		return ErrNotObject
 	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return trailing(b, i+1)
+	end, err := skipObject(b, i, 1, fn)
+	if err != nil {
+		return err
 	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return syntax(b, i, "object key")
-		}
-		kend, esc, err := skipString(b, i)
-		if err != nil {
-			return err
-		}
-		key := b[i+1 : kend-1]
-		i = skipSpace(b, kend)
-		if i >= len(b) || b[i] != ':' {
-			return syntax(b, i, "':' after object key")
-		}
-		vstart := skipSpace(b, i+1)
-		vend, err := skip(b, vstart, 1)
-		if err != nil {
-			return err
-		}
-		if err := fn(key, esc, b[vstart:vend]); err != nil {
-			return err
-		}
-		i = skipSpace(b, vend)
-		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-			continue
-		}
-		if i < len(b) && b[i] == '}' {
-			return trailing(b, i+1)
-		}
-		return syntax(b, i, "',' or '}' in object")
-	}
+	return trailing(b, end)
 }
 
 // Array checks that b is a well-formed JSON array (with optional white
@@ -124,28 +94,11 @@ func Array(b []byte, fn func(elem []byte) error) error {
 		}
 		return ErrNotArray
 	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return trailing(b, i+1)
+	end, err := skipArray(b, i, 1, fn)
+	if err != nil {
+		return err
 	}
-	for {
-		end, err := skip(b, i, 1)
-		if err != nil {
-			return err
-		}
-		if err := fn(b[i:end]); err != nil {
-			return err
-		}
-		i = skipSpace(b, end)
-		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-			continue
-		}
-		if i < len(b) && b[i] == ']' {
-			return trailing(b, i+1)
-		}
-		return syntax(b, i, "',' or ']' in array")
-	}
+	return trailing(b, end)
 }
 
 // String returns the content of the JSON string s (with its quotes) when
@@ -204,9 +157,9 @@ func skip(b []byte, i, depth int) (int, error) {
 		end, _, err := skipString(b, i)
 		return end, err
 	case c == '{':
-		return skipObject(b, i, depth+1)
+		return skipObject(b, i, depth+1, nil)
 	case c == '[':
-		return skipArray(b, i, depth+1)
+		return skipArray(b, i, depth+1, nil)
 	case c == '-' || (c >= '0' && c <= '9'):
 		return skipNumber(b, i)
 	case c == 't':
@@ -228,7 +181,7 @@ func literal(b []byte, i int, lit string) (int, error) {
 	return i + len(lit), nil
 }
 
-func skipObject(b []byte, i, depth int) (int, error) {
+func skipObject(b []byte, i, depth int, fn func(key []byte, escaped bool, value []byte) error) (int, error) {
 	if depth > maxDepth {
 		return 0, &SyntaxError{i, "nesting too deep"}
 	}
@@ -240,17 +193,23 @@ func skipObject(b []byte, i, depth int) (int, error) {
 		if i >= len(b) || b[i] != '"' {
 			return 0, syntax(b, i, "object key")
 		}
-		end, _, err := skipString(b, i)
+		kend, esc, err := skipString(b, i)
 		if err != nil {
 			return 0, err
 		}
-		i = skipSpace(b, end)
+		key := b[i+1 : kend-1]
+		i = skipSpace(b, kend)
 		if i >= len(b) || b[i] != ':' {
 			return 0, syntax(b, i, "':' after object key")
 		}
-		i = skipSpace(b, i+1)
-		if i, err = skip(b, i, depth); err != nil {
+		vstart := skipSpace(b, i+1)
+		if i, err = skip(b, vstart, depth); err != nil {
 			return 0, err
+		}
+		if fn != nil {
+			if err := fn(key, esc, b[vstart:i]); err != nil {
+				return 0, err
+			}
 		}
 		i = skipSpace(b, i)
 		if i < len(b) && b[i] == ',' {
@@ -264,7 +223,7 @@ func skipObject(b []byte, i, depth int) (int, error) {
 	}
 }
 
-func skipArray(b []byte, i, depth int) (int, error) {
+func skipArray(b []byte, i, depth int, fn func(elem []byte) error) (int, error) {
 	if depth > maxDepth {
 		return 0, &SyntaxError{i, "nesting too deep"}
 	}
@@ -273,9 +232,15 @@ func skipArray(b []byte, i, depth int) (int, error) {
 		return i + 1, nil
 	}
 	for {
+		start := i
 		var err error
 		if i, err = skip(b, i, depth); err != nil {
 			return 0, err
+		}
+		if fn != nil {
+			if err := fn(b[start:i]); err != nil {
+				return 0, err
+			}
 		}
 		i = skipSpace(b, i)
 		if i < len(b) && b[i] == ',' {
