@@ -375,9 +375,14 @@ func (m *Manager) recordRound(e roundEvent) {
 func (m *Manager) setSchedule(rounds [][]scheduledMatch) {
 	m.rounds = make([][]*match, len(rounds))
 	for i, round := range rounds {
-		for _, sm := range round {
-			mt := &match{scheduledMatch: sm, status: leaguesdk.MatchPending}
-			m.rounds[i] = append(m.rounds[i], mt)
+		// A round's matches in one allocation: a league holds n²/2 of
+		// them for its whole life.
+		slab := make([]match, len(round))
+		m.rounds[i] = make([]*match, len(round))
+		for j, sm := range round {
+			mt := &slab[j]
+			mt.scheduledMatch, mt.status = sm, leaguesdk.MatchPending
+			m.rounds[i][j] = mt
 			m.matchByID[sm.MatchID] = mt
 		}
 	}

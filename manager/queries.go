@@ -1,9 +1,11 @@
 package manager
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -358,42 +360,102 @@ func (m *Manager) writeStandings(durable bool) {
 	}
 }
 
-// writeRounds writes data/leagues/<id>/rounds.json.
+// writeRounds writes data/leagues/<id>/rounds.json. The file holds every
+// match of the rounds started (n²/2 at the end of a league: tens of
+// megabytes at 1000 players), so it is streamed a round at a time, each
+// round read under the lock on its own, rather than built in memory
+// whole: the document is the same, indented as json.MarshalIndent writes it.
 func (m *Manager) writeRounds(durable bool) {
 	m.roundsMu.Lock()
 	defer m.roundsMu.Unlock()
 	m.mu.Lock()
-	f := roundsFile{SchemaVersion: SchemaVersion, LastUpdated: leaguesdk.FormatTime(m.cfg.Now()), LeagueID: m.cfg.LeagueID,
-		TotalRounds: len(m.rounds), Rounds: make([]roundRecord, 0, len(m.rounds))}
-	for i, round := range m.rounds {
-		rr := roundRecord{RoundID: i + 1, Status: roundPending, MatchCount: len(round)}
-		if t := m.roundTimes[i]; t.StartedAt != nil {
-			s := leaguesdk.FormatTime(*t.StartedAt)
-			rr.StartedAt, rr.Status = &s, roundRunning
-		}
-		if t := m.roundTimes[i]; t.CompletedAt != nil {
-			s := leaguesdk.FormatTime(*t.CompletedAt)
-			rr.CompletedAt, rr.Status = &s, roundCompleted
-			summary := m.roundSummaryLocked(i + 1)
-			rr.Summary = &summary
-		}
-		if rr.StartedAt != nil {
-			rr.Matches = make([]roundMatch, 0, len(round))
-			for _, mt := range round {
-				e := m.entryLocked(mt)
-				rm := roundMatch{MatchID: e.MatchID, PlayerA: e.PlayerAID, PlayerB: e.PlayerBID, RefereeID: e.RefereeID, Status: e.Status}
-				if e.Result != nil {
-					rm.Result, rm.Winner = e.Result.Status, string(e.Result.Winner)
-				}
-				rr.Matches = append(rr.Matches, rm)
-			}
-		}
-		f.Rounds = append(f.Rounds, rr)
-	}
+	head := roundsFile{SchemaVersion: SchemaVersion, LastUpdated: leaguesdk.FormatTime(m.cfg.Now()), LeagueID: m.cfg.LeagueID,
+		TotalRounds: len(m.rounds), Rounds: []roundRecord{}}
+	n := len(m.rounds)
 	m.mu.Unlock()
-	if err := m.writeView(m.store.roundsPath(), f, durable); err != nil {
+	err := atomicfile.Stream(m.store.roundsPath(), 0o644, durable, func(w io.Writer) error {
+		return writeRoundsFile(w, head, n, func(i int) roundRecord {
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			return m.roundRecordLocked(i)
+		})
+	})
+	if err != nil {
 		m.log.Warn("cannot write the rounds file", slog.String("error", err.Error()))
 	}
+}
+
+// writeRoundsFile writes head with the n rounds round(0), round(1)… as
+// its rounds, as json.MarshalIndent(file, "", "  ") writes the whole.
+func writeRoundsFile(w io.Writer, head roundsFile, n int, round func(i int) roundRecord) error {
+	hb, err := json.MarshalIndent(head, "", "  ")
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		_, err := w.Write(append(hb, '\n'))
+		return err
+	}
+	hb = bytes.TrimSuffix(hb, []byte("[]\n}")) // head's rounds are empty: "rounds": []
+	if _, err := w.Write(append(hb, '[')); err != nil {
+		return err
+	}
+	for i := range n {
+		rb, err := json.MarshalIndent(round(i), "    ", "  ")
+		if err != nil {
+			return err
+		}
+		sep := ",\n    "
+		if i == 0 {
+			sep = "\n    "
+		}
+		if _, err := io.WriteString(w, sep); err != nil {
+			return err
+		}
+		if _, err := w.Write(rb); err != nil {
+			return err
+		}
+	}
+	_, err = io.WriteString(w, "\n  ]\n}\n")
+	return err
+}
+
+// roundRecordLocked returns round i+1 as rounds.json shows it. Results are
+// read from their compact form, not rebuilt. m.mu must be held.
+func (m *Manager) roundRecordLocked(i int) roundRecord {
+	round := m.rounds[i]
+	rr := roundRecord{RoundID: i + 1, Status: roundPending, MatchCount: len(round)}
+	if t := m.roundTimes[i]; t.StartedAt != nil {
+		s := leaguesdk.FormatTime(*t.StartedAt)
+		rr.StartedAt, rr.Status = &s, roundRunning
+	}
+	if t := m.roundTimes[i]; t.CompletedAt != nil {
+		s := leaguesdk.FormatTime(*t.CompletedAt)
+		rr.CompletedAt, rr.Status = &s, roundCompleted
+		summary := m.roundSummaryLocked(i + 1)
+		rr.Summary = &summary
+	}
+	if rr.StartedAt == nil {
+		return rr
+	}
+	rr.Matches = make([]roundMatch, 0, len(round))
+	for _, mt := range round {
+		rm := roundMatch{MatchID: mt.MatchID, PlayerA: mt.PlayerA, PlayerB: mt.PlayerB, RefereeID: mt.RefereeID, Status: mt.status}
+		switch r := mt.record; {
+		case r != nil:
+			rm.RefereeID, rm.Status, rm.Result = r.referee, leaguesdk.MatchFinished, r.status
+			switch r.winner {
+			case 1:
+				rm.Winner = mt.PlayerA
+			case 2:
+				rm.Winner = mt.PlayerB
+			}
+		case mt.status == matchStarting, mt.status == matchResuming:
+			rm.Status = leaguesdk.MatchRunning
+		}
+		rr.Matches = append(rr.Matches, rm)
+	}
+	return rr
 }
 
 // Progress counts where the league stands, cheaply enough to be read often

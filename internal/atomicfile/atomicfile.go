@@ -1,9 +1,11 @@
 package atomicfile
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,7 +17,7 @@ import (
 // 0o755. On failure the temporary file is removed and any previous file at
 // path is left as it was.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
-	return write(path, data, perm, true)
+	return write(path, perm, true, func(w io.Writer) error { _, err := w.Write(data); return err })
 }
 
 // Replace replaces the file at path with data by the same rename as
@@ -24,7 +26,21 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 // empty or old. It is for views of data kept durably elsewhere (a journal)
 // that are rebuilt from it on start; Sync makes such files durable later.
 func Replace(path string, data []byte, perm os.FileMode) error {
-	return write(path, data, perm, false)
+	return write(path, perm, false, func(w io.Writer) error { _, err := w.Write(data); return err })
+}
+
+// Stream replaces the file at path with what fill writes, through a
+// buffer, by the same rename as WriteFile (durable) or Replace (not
+// durable), so that a large file is written without being built in
+// memory first. An error from fill leaves any previous file as it was.
+func Stream(path string, perm os.FileMode, durable bool, fill func(w io.Writer) error) error {
+	return write(path, perm, durable, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		if err := fill(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 }
 
 // syncfsFrom is the number of paths from which Sync syncs their file
@@ -81,7 +97,7 @@ func Sync(paths ...string) error {
 	return nil
 }
 
-func write(path string, data []byte, perm os.FileMode, durable bool) (err error) {
+func write(path string, perm os.FileMode, durable bool, fill func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("atomicfile: write %s: %w", path, err)
@@ -103,7 +119,7 @@ func write(path string, data []byte, perm os.FileMode, durable bool) (err error)
 		err = fmt.Errorf("atomicfile: write %s: %w", path, err)
 	}()
 
-	if _, err := tmp.Write(data); err != nil {
+	if err := fill(tmp); err != nil {
 		return err
 	}
 	if durable {

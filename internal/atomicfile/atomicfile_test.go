@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -360,5 +361,41 @@ func TestSyncManyAndFewFiles(t *testing.T) {
 		if err := atomicfile.Sync(paths...); err != nil {
 			t.Errorf("Sync of %d files: %v", n, err)
 		}
+	}
+}
+
+// Stream writes what its function writes; a function that fails leaves
+// the previous file as it was and no temporary file behind.
+func TestStreamWritesOrLeavesThePreviousFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rounds.json")
+	for _, durable := range []bool{true, false} {
+		want := strings.Repeat("0123456789", 20000) // past the write buffer
+		if err := atomicfile.Stream(path, 0o644, durable, func(w io.Writer) error {
+			for i := 0; i < len(want); i += 1000 {
+				if _, err := io.WriteString(w, want[i:i+1000]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(path); err != nil || string(got) != want {
+			t.Fatalf("durable %v: read %d bytes (%v), want %d", durable, len(got), err, len(want))
+		}
+	}
+	boom := errors.New("boom")
+	if err := atomicfile.Stream(path, 0o644, true, func(w io.Writer) error {
+		_, _ = io.WriteString(w, "partial")
+		return boom
+	}); !errors.Is(err, boom) {
+		t.Fatalf("Stream = %v, want the function's error", err)
+	}
+	if got, _ := os.ReadFile(path); len(got) != 200000 {
+		t.Fatalf("the failed stream changed the file: %d bytes", len(got))
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("%d entries in the directory, want the file alone", len(entries))
 	}
 }
