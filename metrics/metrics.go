@@ -26,8 +26,14 @@
 //	matches_running, matches_finished, matches_scheduled, round_current, rounds_total,
 //	players_registered, referees_registered  the manager's progress (WatchManager)
 //	referee_matches_running                 a referee's matches in play (WatchReferee)
+//	heap_live_bytes                         the process's heap reachable at the last garbage collection
+//	heap_live_peak_bytes                    the most heap_live_bytes has been since New, sampled at
+//	                                        the end of every garbage collection
 //
-// plus the Go runtime and process collectors.
+// plus the Go runtime and process collectors (go_memstats_heap_inuse_bytes
+// and process_resident_memory_bytes among them). The live heap is what the
+// process's data needs; between collections the heap holds garbage too,
+// up to about twice the live heap under the default GOGC of 100.
 package metrics
 
 import (
@@ -53,10 +59,12 @@ type Metrics struct {
 	writes       *prometheus.CounterVec
 	writeRecords *prometheus.CounterVec
 	writeTime    *prometheus.HistogramVec
+	heap         *heapWatch
 }
 
 // New returns a Metrics with its own registry, holding the league's
-// series and the Go runtime and process collectors.
+// series, the live heap and its peak, and the Go runtime and process
+// collectors.
 func New() *Metrics {
 	reg := prometheus.NewRegistry()
 	m := &Metrics{
@@ -78,8 +86,9 @@ func New() *Metrics {
 		writeTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "league_write_duration_seconds",
 			Help:    "Time of a durable write and its fsync, by file.",
 			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1}}, []string{"file"}),
+		heap: newHeapWatch(),
 	}
-	reg.MustRegister(m.served, m.made, m.latency, m.rateLimited, m.writes, m.writeRecords, m.writeTime,
+	reg.MustRegister(m.served, m.made, m.latency, m.rateLimited, m.writes, m.writeRecords, m.writeTime, m.heap,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -220,4 +221,50 @@ func newServer(t *testing.T, h http.Handler) string {
 	go func() { _ = s.Serve(ln) }()
 	t.Cleanup(func() { _ = s.Close() })
 	return "http://" + ln.Addr().String()
+}
+
+// TestHeapPeakIsSampledAtEveryCollection holds 64 MiB through one garbage
+// collection and drops it before the next: the peak of the live heap keeps
+// the 64 MiB though no scrape happened while they were live, and the live
+// figure falls back.
+func TestHeapPeakIsSampledAtEveryCollection(t *testing.T) {
+	const block = 64 << 20
+	mm := metrics.New()
+	srv := newServer(t, mm.Handler())
+	runtime.GC()
+	before, ok := value(scrape(t, srv), "league_heap_live_bytes", nil)
+	if !ok || before <= 0 {
+		t.Fatalf("league_heap_live_bytes = %v (found %v), want a positive figure", before, ok)
+	}
+
+	held := make([]byte, block)
+	for i := range held {
+		held[i] = 1
+	}
+	runtime.GC()
+	// The sample runs just after the collection, on the runtime's cleanup
+	// goroutine; wait for it, without a scrape that would sample too.
+	deadline := time.Now().Add(30 * time.Second)
+	for float64(metrics.HeapPeak(mm)) < before+block {
+		if time.Now().After(deadline) {
+			t.Fatalf("the peak stayed at %d after a collection with %v + %d bytes live", metrics.HeapPeak(mm), before, block)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	runtime.KeepAlive(held)
+	held = nil
+	runtime.GC()
+
+	m := scrape(t, srv)
+	live, _ := value(m, "league_heap_live_bytes", nil)
+	peak, _ := value(m, "league_heap_live_peak_bytes", nil)
+	if live >= before+block/2 {
+		t.Errorf("league_heap_live_bytes = %v after the block was dropped, want below %v", live, before+block/2)
+	}
+	if peak < before+block {
+		t.Errorf("league_heap_live_peak_bytes = %v, want at least %v", peak, before+block)
+	}
+	if _, ok := m["go_memstats_heap_inuse_bytes"]; !ok {
+		t.Error("go_memstats_heap_inuse_bytes is missing")
+	}
 }
