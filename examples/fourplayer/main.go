@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -42,8 +40,14 @@ type options struct {
 	referees  int
 	exit      bool
 	progress  string // "match", "round" or "auto"
-	manager   string // a manager's endpoint to join instead of running one
 	ports     ports
+
+	// manager, when set, is the endpoint of a manager already running:
+	// the command runs none and follows that one's league.
+	manager string
+	// managerWait is how long to wait for that manager to answer before
+	// registering the agents with it.
+	managerWait time.Duration
 }
 
 // ports are the fixed ports of the exercise: the manager's, the first
@@ -51,16 +55,16 @@ type options struct {
 type ports struct{ manager, referee, player int }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
-	o := options{ports: ports{manager: 8000, referee: 8001, player: 8101}}
+	o := options{ports: ports{manager: 8000, referee: 8001, player: 8101}, managerWait: time.Minute}
 	fs := flag.NewFlagSet("fourplayer", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.data, "data", "./league-data", "data root: the league's config, data and logs are written under it")
 	fs.BoolVar(&o.ephemeral, "ephemeral", false, "listen on free ports instead of 8000, 8001…, 8101…")
 	fs.IntVar(&o.players, "players", 4, "number of players (at least 2; past what the fixed ports hold, use -ephemeral)")
 	fs.IntVar(&o.referees, "referees", 2, "number of referees (at least 1; at most 100 on the fixed ports)")
-	fs.StringVar(&o.progress, "progress", "auto", "match: a line per match; round: one line per round (round r of R, matches done, matches/s, time left); auto: per match up to 10 players")
+	fs.StringVar(&o.progress, "progress", "auto", "match: a line per match; round: one line per round (round r of R, matches done, matches/s, time left); auto: per match up to 10 players of a manager of its own, else per round")
 	fs.BoolVar(&o.exit, "exit", false, "exit once the league has completed, instead of serving the dashboard until Ctrl-C")
-	fs.StringVar(&o.manager, "manager", "", "run no manager: register the referees and players with the manager at this endpoint (http://host:port/mcp), started with -min-players set to -players, and follow its league")
+	fs.StringVar(&o.manager, "manager", "", "run no manager: register the referees and players with the manager at this endpoint (http://host:port/mcp), started with -min-players set to -players, and follow its league (per round unless -progress match)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: fourplayer [flags]\n\nRuns a whole Even/Odd league (manager, referees, players) in one process over loopback HTTP.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -71,16 +75,16 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	if o.manager != "" {
-		if u, err := url.Parse(o.manager); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return o, fmt.Errorf("-manager must be an endpoint such as http://127.0.0.1:8000/mcp, not %q", o.manager)
-		}
-	}
 	if o.players < 2 {
 		return o, fmt.Errorf("-players must be at least 2, not %d", o.players)
 	}
 	if o.referees < 1 {
 		return o, fmt.Errorf("-referees must be at least 1, not %d", o.referees)
+	}
+	if o.manager != "" {
+		if err := checkManagerURL(o.manager); err != nil {
+			return o, err
+		}
 	}
 	// The fixed ports: referees from 8001 up to the players' 8101, players
 	// from 8101 up to the last port.
@@ -94,7 +98,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	switch o.progress {
 	case "auto":
 		o.progress = "match"
-		if o.players > 10 {
+		if o.players > 10 || o.manager != "" {
 			o.progress = "round"
 		}
 	case "match", "round":
@@ -165,15 +169,15 @@ func openListeners(o options) (*listeners, error) {
 		}
 		return nil
 	}
-	var managers []net.Listener
 	var err error
-	if o.manager == "" {
+	if o.manager == "" { // else the manager runs elsewhere
+		var managers []net.Listener
 		err = openRun(&managers, o.ports.manager, 1)
-	}
-	if err == nil {
-		if len(managers) > 0 {
+		if err == nil {
 			ls.manager = managers[0]
 		}
+	}
+	if err == nil {
 		err = openRun(&ls.referees, o.ports.referee, o.referees)
 	}
 	if err == nil {
@@ -231,7 +235,7 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 	// root, logs/agents/<agent_id>.log.jsonl.
 	warnings := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: leaguesdk.RedactAttr}))
 
-	var mgr *manager.Manager
+	var mgr *manager.Manager // nil with -manager
 	if o.manager == "" {
 		if mgr, err = newManager(o, ls.manager, out, warnings); err != nil {
 			return err
@@ -258,15 +262,22 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 		ag.wg.Wait() // every agent has stopped when runLeague returns
 	}()
 
-	leagueURL := o.manager
 	began := time.Now()
+	var leagueURL string
+	var remote *remoteManager
 	if mgr != nil {
 		leagueURL = endpoint(ls.manager)
 		out.printf("Even/Odd league: 1 manager, %d referees, %d players — data and logs under %s\n", o.referees, o.players, o.data)
 		out.printf("manager   listening on %s   dashboard: http://%s/\n", leagueURL, ls.manager.Addr())
 		ag.start(ctx, "manager", mgr.Run)
 	} else {
-		out.printf("Even/Odd league: %d referees, %d players of the manager at %s — data and logs under %s\n", o.referees, o.players, leagueURL, o.data)
+		leagueURL, remote = o.manager, newRemoteManager(o.manager)
+		defer remote.close()
+		out.printf("Even/Odd league: the manager at %s, %d referees, %d players — data and logs of the referees and players under %s\n",
+			leagueURL, o.referees, o.players, o.data)
+		if err := remote.waitUp(ctx, o.managerWait, out); err != nil {
+			return err
+		}
 	}
 
 	for i, ln := range ls.referees {
@@ -287,6 +298,9 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 		// One at a time, so that REF01 is the first referee, REF02 the second…
 		if err := wait(ctx, ref.Registered(), ag.errc, refereeName(i)+" to register"); err != nil {
 			return err
+		}
+		if remote != nil { // what the manager's own event shows in one process
+			out.event(manager.Event{Kind: manager.EventRefereeRegistered, AgentID: ref.ID(), DisplayName: refereeName(i), Endpoint: endpoint(ln)})
 		}
 	}
 
@@ -313,15 +327,23 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 		if err := wait(ctx, p.Registered(), ag.errc, e.name+" to register"); err != nil {
 			return err
 		}
+		if remote != nil {
+			out.event(manager.Event{Kind: manager.EventPlayerRegistered, AgentID: p.ID(), DisplayName: e.name, Endpoint: endpoint(ls.players[i])})
+		}
 	}
 
-	if mgr == nil {
-		return followLeague(ctx, o, out, ag.errc, stdout, began)
+	if remote != nil {
+		final, err := remote.follow(ctx, out, ag.errc)
+		if err != nil {
+			return err
+		}
+		out.final(final.Standings, final.Champion)
+	} else {
+		if err := wait(ctx, mgr.Done(), ag.errc, "the league to complete"); err != nil {
+			return err
+		}
+		out.final(mgr.Standings(), mgr.Champion())
 	}
-	if err := wait(ctx, mgr.Done(), ag.errc, "the league to complete"); err != nil {
-		return err
-	}
-	out.final(mgr.Standings(), mgr.Champion())
 	abs, err := filepath.Abs(o.data)
 	if err != nil {
 		abs = o.data
@@ -331,9 +353,13 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 	if o.exit {
 		return nil
 	}
-	// The dashboard URL printed at the start stays good: every agent keeps
-	// serving (the manager answers queries and /api/state) until Ctrl-C.
-	out.printf("\nThe dashboard stays up at http://%s/ — press Ctrl-C to stop (-exit stops at the end instead).\n", ls.manager.Addr())
+	if remote != nil {
+		out.printf("\nThe referees and players keep serving until Ctrl-C (-exit stops at the end instead); the manager at %s is left running.\n", leagueURL)
+	} else {
+		// The dashboard URL printed at the start stays good: every agent keeps
+		// serving (the manager answers queries and /api/state) until Ctrl-C.
+		out.printf("\nThe dashboard stays up at http://%s/ — press Ctrl-C to stop (-exit stops at the end instead).\n", ls.manager.Addr())
+	}
 	select {
 	case <-ctx.Done():
 		return nil
@@ -580,64 +606,4 @@ func newManager(o options, ln net.Listener, out *progress, warnings *slog.Logger
 	}
 	mtr.WatchManager(mgr)
 	return mgr, nil
-}
-
-// followLeague follows the league of a manager elsewhere (-manager) by
-// its GET /api/state until the league completes, printing a line per
-// round, then the final standings. With -exit it returns then; otherwise
-// the referees and players keep serving until Ctrl-C.
-func followLeague(ctx context.Context, o options, out *progress, errc <-chan error, stdout io.Writer, began time.Time) error {
-	u, _ := url.Parse(o.manager) // checked by parseFlags
-	u.Path, u.RawQuery = "/api/state", ""
-	state := u.String()
-	client := &http.Client{Timeout: 10 * time.Second}
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	lastRound := 0
-	for {
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("stopped while waiting for the league to complete: %w", context.Cause(ctx))
-		case err := <-errc:
-			return err
-		case <-tick.C:
-		}
-		var snap manager.Snapshot
-		resp, err := client.Get(state)
-		if err == nil {
-			err = json.NewDecoder(resp.Body).Decode(&snap)
-			resp.Body.Close()
-		}
-		if err != nil {
-			continue // the manager may be restarting; its league goes on
-		}
-		out.mu.Lock()
-		out.done = snap.Totals.Finished
-		if out.started.IsZero() && snap.Status != manager.StatusRegistering {
-			out.started = time.Now()
-		}
-		out.mu.Unlock()
-		round := snap.CurrentRound
-		if snap.Status == manager.StatusCompleted {
-			round = snap.TotalRounds
-		}
-		if round > lastRound {
-			lastRound = round
-			out.printf("%s\n", out.roundLine(round, time.Since(out.started)))
-		}
-		if snap.Status == manager.StatusCompleted {
-			out.final(snap.Standings, snap.Champion)
-			out.printf("\nThe league took %.1f s here.\n", time.Since(began).Seconds())
-			if o.exit {
-				return nil
-			}
-			out.printf("\nThe referees and players keep serving — press Ctrl-C to stop (-exit stops at the end instead).\n")
-			select {
-			case <-ctx.Done():
-				return nil
-			case err := <-errc:
-				return err
-			}
-		}
-	}
 }

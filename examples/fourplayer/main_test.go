@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -158,6 +159,8 @@ func TestRunRefusesBadFlags(t *testing.T) {
 		{"-referees", "0"},
 		{"-progress", "sometimes"},
 		{"-manager", "localhost:8000"},
+		{"-manager", "127.0.0.1:8000"},      // no scheme
+		{"-manager", "ftp://127.0.0.1/mcp"}, // not HTTP
 		{"-unknown"},
 		{"stray"},
 	} {
@@ -326,5 +329,141 @@ func TestRunJoinsAManagerElsewhere(t *testing.T) {
 	}
 	if strings.Contains(out, "dashboard") {
 		t.Errorf("a run without a manager of its own announces a dashboard:\n%s", out)
+	}
+}
+
+// startManager runs a real manager on a free port with its data in a
+// directory of its own, until the test ends, and returns it with its
+// endpoint.
+func startManager(t *testing.T, minPlayers int) (*manager.Manager, string, string) {
+	t.Helper()
+	data := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := manager.New(manager.Config{Listener: ln, DataRoot: data, MinPlayers: minPlayers, RegistrationWindow: -1})
+	if err != nil {
+		ln.Close()
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("the manager's Run: %v", err)
+		}
+	})
+	return mgr, "http://" + ln.Addr().String() + "/mcp", data
+}
+
+// With -manager and -progress match, the league the manager runs is
+// shown, through its GET /api/state, as a manager of the command's own
+// would show it: registrations, every round and match, the final table.
+func TestRunJoinsAManagerOfItsOwn(t *testing.T) {
+	mgr, url, managerData := startManager(t, 4)
+	data := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var stdout, stderr syncBuffer
+	code := run(ctx, []string{"-manager", url, "-ephemeral", "-exit", "-players", "4", "-referees", "1", "-progress", "match", "-data", data}, &stdout, &stderr)
+	out := stdout.String()
+	if code != 0 {
+		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr.String())
+	}
+	select {
+	case <-mgr.Done():
+	default:
+		t.Fatalf("the command exited before the manager's league completed:\n%s", out)
+	}
+	for _, want := range []string{
+		"the manager at " + url, "REF01 Referee Alpha", "P01   Random Rita", "P04   Hannah History",
+		"Round 1\n", "Round 2\n", "Round 3\n", "Round 3 completed", "Final standings",
+		"Champion: " + mgr.Champion().PlayerID,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, " vs "); n != 6 {
+		t.Errorf("%d matches shown as assigned, want 6:\n%s", n, out)
+	}
+	results := regexp.MustCompile(`(?m)^  R\dM\d +P0\d .* (even|odd|no choice), P0\d .*; number \d+ → .*$`).FindAllString(out, -1)
+	if len(results) != 6 {
+		t.Errorf("got %d match results, want 6:\n%s", len(results), out)
+	}
+	if table := regexp.MustCompile(`(?m)^  [1-4] +P0[1-4] .* 3 +\d +\d +\d +\d+$`).FindAllString(out, -1); len(table) != 4 {
+		t.Errorf("the final table has %d rows of 3 matches each, want 4:\n%s", len(table), out)
+	}
+
+	// The manager's files are under its own data root; the players' and
+	// the referee's under the command's.
+	if files, _ := filepath.Glob(filepath.Join(managerData, "data", "leagues", "*", "standings.json")); len(files) != 1 {
+		t.Errorf("the manager's data root holds %v, want one standings.json", files)
+	}
+	if files, _ := filepath.Glob(filepath.Join(data, "data", "leagues", "*")); len(files) != 0 {
+		t.Errorf("the command's data root holds a league of a manager: %v", files)
+	}
+	if files, _ := filepath.Glob(filepath.Join(data, "data", "matches", "*", "R*M*.json")); len(files) != 6 {
+		t.Errorf("the referee wrote %d match files, want 6: %v", len(files), files)
+	}
+	for p := 1; p <= 4; p++ {
+		var h struct {
+			Matches []json.RawMessage `json:"matches"`
+		}
+		b, err := os.ReadFile(filepath.Join(data, "data", "players", fmt.Sprintf("P%02d", p), "history.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &h)
+		}
+		if err != nil || len(h.Matches) != 3 {
+			t.Errorf("P%02d's history.json holds %d matches, want 3 (%v)", p, len(h.Matches), err)
+		}
+	}
+}
+
+// A league joined with -manager is shown per round (the default with
+// -manager), a line per round with the matches done at its end.
+func TestRunJoinsAManagerOfItsOwnShownPerRound(t *testing.T) {
+	_, url, _ := startManager(t, 6)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var stdout, stderr syncBuffer
+	code := run(ctx, []string{"-manager", url, "-ephemeral", "-exit", "-players", "6", "-referees", "2", "-data", t.TempDir()}, &stdout, &stderr)
+	out := stdout.String()
+	if code != 0 {
+		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr.String())
+	}
+	lines := regexp.MustCompile(`(?m)^round (\d+) of 5: (\d+)/15 matches, \d+ matches/s, about \S+ left$`).FindAllStringSubmatch(out, -1)
+	if len(lines) != 5 {
+		t.Fatalf("%d round lines, want 5:\n%s", len(lines), out)
+	}
+	for i, l := range lines {
+		if want := []string{strconv.Itoa(i + 1), strconv.Itoa(3 * (i + 1))}; l[1] != want[0] || l[2] != want[1] {
+			t.Errorf("round line %q, want round %s with %s matches done", l[0], want[0], want[1])
+		}
+	}
+	if !strings.Contains(out, "6 players registered") || strings.Contains(out, " vs ") || !strings.Contains(out, "Champion: ") {
+		t.Errorf("no registration count, per-match lines, or no champion:\n%s", out)
+	}
+}
+
+// A manager that does not answer is waited for, and then given up on.
+func TestRunGivesUpOnAManagerThatDoesNotAnswer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String() + "/mcp"
+	ln.Close() // nothing listens there now
+	var stdout, stderr syncBuffer
+	o := options{data: t.TempDir(), players: 2, referees: 1, ephemeral: true, progress: "match", manager: url, managerWait: 300 * time.Millisecond}
+	err = runLeague(context.Background(), o, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "no manager answers at http://"+ln.Addr().String()) {
+		t.Fatalf("runLeague = %v, want it to say that no manager answers", err)
+	}
+	if !strings.Contains(stdout.String(), "waiting for the manager") {
+		t.Errorf("no word about waiting:\n%s", stdout.String())
 	}
 }
