@@ -8,6 +8,7 @@
 //	go run ./examples/fourplayer -ephemeral      # free ports instead
 //	go run ./examples/fourplayer -players 6 -referees 3 -data /tmp/league
 //	go run ./examples/fourplayer -ephemeral -players 200 -referees 10 -exit   # one line per round
+//	go run ./examples/fourplayer -manager http://127.0.0.1:8000/mcp -ephemeral -players 200 -referees 10 -exit
 //
 // Flags:
 //
@@ -16,11 +17,18 @@
 //	-players    number of players, at least 2 (4); strategies random, always_even, always_odd, history in turn
 //	-referees   number of referees, at least 1 (2)
 //	-progress   match (a line per match), round (one line per round: matches done, matches/s, time left),
-//	            or auto (the default: per match up to 10 players)
+//	            or auto (the default: per match up to 10 players; per round with -manager)
 //	-exit       exit once the league has completed (default: keep serving until Ctrl-C)
 //	-manager    run no manager: join the manager at this endpoint (http://host:port/mcp) with the
 //	            referees and players, and follow its league through its GET /api/state; the manager
 //	            is started on its own with -min-players set to -players (see docs/PERFORMANCE.md)
+//
+// With -manager the manager is a process of its own, so its memory and
+// CPU can be read apart from the agents' (its GET /metrics serves
+// league_heap_live_bytes and league_heap_live_peak_bytes). The command
+// waits up to a minute for that manager to answer, so both may be started
+// together; a manager that stops answering later is polled again, since it
+// may be restarting.
 //
 // The manager's dashboard is at http://127.0.0.1:8000/. Once the league has
 // completed and the champion is printed, every agent keeps serving, so the
