@@ -232,6 +232,7 @@ func TestHeapPeakIsSampledAtEveryCollection(t *testing.T) {
 	mm := metrics.New()
 	srv := newServer(t, mm.Handler())
 	runtime.GC()
+	runtime.GC()
 	before, ok := value(scrape(t, srv), "league_heap_live_bytes", nil)
 	if !ok || before <= 0 {
 		t.Fatalf("league_heap_live_bytes = %v (found %v), want a positive figure", before, ok)
@@ -245,7 +246,9 @@ func TestHeapPeakIsSampledAtEveryCollection(t *testing.T) {
 	// The sample runs just after the collection, on the runtime's cleanup
 	// goroutine; wait for it, without a scrape that would sample too.
 	deadline := time.Now().Add(30 * time.Second)
-	for float64(metrics.HeapPeak(mm)) < before+block {
+	// The heap beside the block may shrink meanwhile (what earlier tests
+	// left is collected), never by half the block.
+	for float64(metrics.HeapPeak(mm)) < before+block/2 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the peak stayed at %d after a collection with %v + %d bytes live", metrics.HeapPeak(mm), before, block)
 		}
@@ -261,8 +264,8 @@ func TestHeapPeakIsSampledAtEveryCollection(t *testing.T) {
 	if live >= before+block/2 {
 		t.Errorf("league_heap_live_bytes = %v after the block was dropped, want below %v", live, before+block/2)
 	}
-	if peak < before+block {
-		t.Errorf("league_heap_live_peak_bytes = %v, want at least %v", peak, before+block)
+	if peak < before+block/2 {
+		t.Errorf("league_heap_live_peak_bytes = %v, want at least %v", peak, before+block/2)
 	}
 	if _, ok := m["go_memstats_heap_inuse_bytes"]; !ok {
 		t.Error("go_memstats_heap_inuse_bytes is missing")

@@ -113,18 +113,7 @@ func TestRunPlaysAWholeLeagueAndWritesTheDataLayer(t *testing.T) {
 	}
 	// The players' shared history store is closed: every history.json
 	// holds the player's three matches, and no journal is left.
-	for p := 1; p <= 4; p++ {
-		var h struct {
-			Matches []json.RawMessage `json:"matches"`
-		}
-		b, err := os.ReadFile(filepath.Join(data, "data", "players", fmt.Sprintf("P%02d", p), "history.json"))
-		if err == nil {
-			err = json.Unmarshal(b, &h)
-		}
-		if err != nil || len(h.Matches) != 3 {
-			t.Errorf("P%02d's history.json holds %d matches, want 3 (%v)", p, len(h.Matches), err)
-		}
-	}
+	checkHistories(t, data)
 	if left, _ := filepath.Glob(filepath.Join(data, "data", "players", ".journal", "*.jsonl")); len(left) > 0 {
 		t.Errorf("the players' history journals are left after the league: %v", left)
 	}
@@ -311,18 +300,8 @@ func TestRunJoinsAManagerElsewhere(t *testing.T) {
 		}
 	}()
 
-	var stdout, stderr syncBuffer
-	code := run(ctx, []string{"-ephemeral", "-exit", "-players", "6", "-referees", "2", "-data", t.TempDir(),
-		"-manager", "http://" + ln.Addr().String() + "/mcp"}, &stdout, &stderr)
-	out := stdout.String()
-	if code != 0 {
-		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr.String())
-	}
-	select {
-	case <-mgr.Done():
-	default:
-		t.Fatal("run returned before the manager's league completed")
-	}
+	out := runJoining(ctx, t, mgr, "-ephemeral", "-exit", "-players", "6", "-referees", "2", "-data", t.TempDir(),
+		"-manager", "http://"+ln.Addr().String()+"/mcp")
 	if !regexp.MustCompile(`(?m)^round 5 of 5: 15/15 matches`).MatchString(out) || !strings.Contains(out, "Final standings") ||
 		!strings.Contains(out, "Champion: P0") {
 		t.Errorf("no last round line, final table or champion:\n%s", out)
@@ -330,6 +309,39 @@ func TestRunJoinsAManagerElsewhere(t *testing.T) {
 	if strings.Contains(out, "dashboard") {
 		t.Errorf("a run without a manager of its own announces a dashboard:\n%s", out)
 	}
+	// Shown per round, the default with -manager: a line per round with
+	// the matches done at its end, and no line per match.
+	lines := regexp.MustCompile(`(?m)^round (\d+) of 5: (\d+)/15 matches, \d+ matches/s, about \S+ left$`).FindAllStringSubmatch(out, -1)
+	if len(lines) != 5 {
+		t.Fatalf("%d round lines, want 5:\n%s", len(lines), out)
+	}
+	for i, l := range lines {
+		if want := []string{strconv.Itoa(i + 1), strconv.Itoa(3 * (i + 1))}; l[1] != want[0] || l[2] != want[1] {
+			t.Errorf("round line %q, want round %s with %s matches done", l[0], want[0], want[1])
+		}
+	}
+	if !strings.Contains(out, "6 players registered") || strings.Contains(out, " vs ") {
+		t.Errorf("no registration count, or per-match lines:\n%s", out)
+	}
+}
+
+// runJoining runs the command with args, which join mgr with -manager and
+// -exit, and returns its output once it has exited 0 after mgr's league
+// completed.
+func runJoining(ctx context.Context, t *testing.T, mgr *manager.Manager, args ...string) string {
+	t.Helper()
+	var stdout, stderr syncBuffer
+	code := run(ctx, args, &stdout, &stderr)
+	out := stdout.String()
+	if code != 0 {
+		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr.String())
+	}
+	select {
+	case <-mgr.Done():
+	default:
+		t.Fatalf("run returned before the manager's league completed:\n%s", out)
+	}
+	return out
 }
 
 // startManager runs a real manager on a free port with its data in a
@@ -367,17 +379,7 @@ func TestRunJoinsAManagerOfItsOwn(t *testing.T) {
 	data := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var stdout, stderr syncBuffer
-	code := run(ctx, []string{"-manager", url, "-ephemeral", "-exit", "-players", "4", "-referees", "1", "-progress", "match", "-data", data}, &stdout, &stderr)
-	out := stdout.String()
-	if code != 0 {
-		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr.String())
-	}
-	select {
-	case <-mgr.Done():
-	default:
-		t.Fatalf("the command exited before the manager's league completed:\n%s", out)
-	}
+	out := runJoining(ctx, t, mgr, "-manager", url, "-ephemeral", "-exit", "-players", "4", "-referees", "1", "-progress", "match", "-data", data)
 	for _, want := range []string{
 		"the manager at " + url, "REF01 Referee Alpha", "P01   Random Rita", "P04   Hannah History",
 		"Round 1\n", "Round 2\n", "Round 3\n", "Round 3 completed", "Final standings",
@@ -409,44 +411,7 @@ func TestRunJoinsAManagerOfItsOwn(t *testing.T) {
 	if files, _ := filepath.Glob(filepath.Join(data, "data", "matches", "*", "R*M*.json")); len(files) != 6 {
 		t.Errorf("the referee wrote %d match files, want 6: %v", len(files), files)
 	}
-	for p := 1; p <= 4; p++ {
-		var h struct {
-			Matches []json.RawMessage `json:"matches"`
-		}
-		b, err := os.ReadFile(filepath.Join(data, "data", "players", fmt.Sprintf("P%02d", p), "history.json"))
-		if err == nil {
-			err = json.Unmarshal(b, &h)
-		}
-		if err != nil || len(h.Matches) != 3 {
-			t.Errorf("P%02d's history.json holds %d matches, want 3 (%v)", p, len(h.Matches), err)
-		}
-	}
-}
-
-// A league joined with -manager is shown per round (the default with
-// -manager), a line per round with the matches done at its end.
-func TestRunJoinsAManagerOfItsOwnShownPerRound(t *testing.T) {
-	_, url, _ := startManager(t, 6)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	var stdout, stderr syncBuffer
-	code := run(ctx, []string{"-manager", url, "-ephemeral", "-exit", "-players", "6", "-referees", "2", "-data", t.TempDir()}, &stdout, &stderr)
-	out := stdout.String()
-	if code != 0 {
-		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr.String())
-	}
-	lines := regexp.MustCompile(`(?m)^round (\d+) of 5: (\d+)/15 matches, \d+ matches/s, about \S+ left$`).FindAllStringSubmatch(out, -1)
-	if len(lines) != 5 {
-		t.Fatalf("%d round lines, want 5:\n%s", len(lines), out)
-	}
-	for i, l := range lines {
-		if want := []string{strconv.Itoa(i + 1), strconv.Itoa(3 * (i + 1))}; l[1] != want[0] || l[2] != want[1] {
-			t.Errorf("round line %q, want round %s with %s matches done", l[0], want[0], want[1])
-		}
-	}
-	if !strings.Contains(out, "6 players registered") || strings.Contains(out, " vs ") || !strings.Contains(out, "Champion: ") {
-		t.Errorf("no registration count, per-match lines, or no champion:\n%s", out)
-	}
+	checkHistories(t, data)
 }
 
 // A manager that does not answer is waited for, and then given up on.
@@ -465,5 +430,23 @@ func TestRunGivesUpOnAManagerThatDoesNotAnswer(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "waiting for the manager") {
 		t.Errorf("no word about waiting:\n%s", stdout.String())
+	}
+}
+
+// checkHistories checks that the history.json of each of the four players
+// under data holds the player's three matches.
+func checkHistories(t *testing.T, data string) {
+	t.Helper()
+	for p := 1; p <= 4; p++ {
+		var h struct {
+			Matches []json.RawMessage `json:"matches"`
+		}
+		b, err := os.ReadFile(filepath.Join(data, "data", "players", fmt.Sprintf("P%02d", p), "history.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &h)
+		}
+		if err != nil || len(h.Matches) != 3 {
+			t.Errorf("P%02d's history.json holds %d matches, want 3 (%v)", p, len(h.Matches), err)
+		}
 	}
 }
