@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentleague/league/leaguesdk"
@@ -108,32 +109,37 @@ func (m *Manager) playerTargetsLocked() []target {
 // returns when all have finished. A target that fails is logged and
 // reported as a warning; it never holds the others up.
 func (m *Manager) broadcast(ctx context.Context, what string, targets []target, send func(ctx context.Context, t target) error) {
-	sem := make(chan struct{}, maxParallelCalls)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var failed []string
-	for _, t := range targets {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			cctx, cancel := context.WithTimeout(ctx, m.cfg.BroadcastTimeout)
-			defer cancel()
-			err := send(cctx, t)
-			switch {
-			case err == nil:
-				m.agentAnswered(t.id, what+" answered")
-			case ctx.Err() == nil:
-				m.agentFailed(t.id, what+": "+err.Error())
+	var next atomic.Int64
+	one := func(t target) {
+		cctx, cancel := context.WithTimeout(ctx, m.cfg.BroadcastTimeout)
+		defer cancel()
+		err := send(cctx, t)
+		switch {
+		case err == nil:
+			m.agentAnswered(t.id, what+" answered")
+		case ctx.Err() == nil:
+			m.agentFailed(t.id, what+": "+err.Error())
+		}
+		if err != nil && ctx.Err() == nil {
+			m.log.Warn("broadcast failed", slog.String("what", what), slog.String("agent_id", t.id),
+				slog.String("endpoint", t.endpoint), slog.String("error", err.Error()))
+			mu.Lock()
+			failed = append(failed, fmt.Sprintf("%s (%s)", t.id, leaguesdk.CodeOf(err)))
+			mu.Unlock()
+		}
+	}
+	// maxParallelCalls workers take the targets in turn: a goroutine per
+	// target would grow a fresh stack through the whole client call for
+	// each of a 1000-player league's recipients, twice a round.
+	for range min(maxParallelCalls, len(targets)) {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(len(targets)); i = next.Add(1) - 1 {
+				one(targets[i])
 			}
-			if err != nil && ctx.Err() == nil {
-				m.log.Warn("broadcast failed", slog.String("what", what), slog.String("agent_id", t.id),
-					slog.String("endpoint", t.endpoint), slog.String("error", err.Error()))
-				mu.Lock()
-				failed = append(failed, fmt.Sprintf("%s (%s)", t.id, leaguesdk.CodeOf(err)))
-				mu.Unlock()
-			}
-		}()
+		})
 	}
 	wg.Wait()
 	if len(failed) > 0 {
@@ -201,8 +207,8 @@ func (m *Manager) planRoundLocked(r int) {
 	load := map[string]int{}
 	for _, mt := range m.rounds[r-1] {
 		if mt.record == nil && mt.status == matchResuming {
-			mt.RefereeID = mt.referee
-			load[mt.referee]++
+			mt.RefereeID = mt.holder()
+			load[mt.holder()]++
 		}
 	}
 	for _, mt := range m.rounds[r-1] {
@@ -431,7 +437,7 @@ func (m *Manager) roundSummaryLocked(r int) leaguesdk.RoundSummary {
 			continue
 		}
 		s.TotalMatches++
-		switch mt.record.status {
+		switch mt.record.status.Value() {
 		case leaguesdk.ResultDraw:
 			s.Draws++
 		case leaguesdk.ResultTechnicalLoss:
@@ -494,7 +500,7 @@ func (m *Manager) completeLeague(ctx context.Context) error {
 	for _, ref := range m.referees {
 		targets = append(targets, target{id: ref.ID, sender: leaguesdk.RefereeSender(ref.ID), endpoint: ref.Endpoint, token: ref.AuthToken})
 	}
-	rounds, matches := len(m.rounds), len(m.matchByID)
+	rounds, matches := len(m.rounds), m.matches
 	ids := m.allAgentIDsLocked()
 	m.mu.Unlock()
 	m.broadcast(ctx, "LEAGUE_COMPLETED", targets, func(ctx context.Context, t target) error {

@@ -57,7 +57,8 @@ type Manager struct {
 	completedAt     *time.Time
 	registry        // registry.go: the registered agents
 	rounds          [][]*match
-	matchByID       map[string]*match
+	matchByID       map[string]*match // the matches matchLocked does not find by their ids' places
+	matches         int               // the matches of the schedule
 	roundTimes      []roundTimes
 	roundsCompleted int
 	currentRound    int
@@ -92,17 +93,52 @@ type referee struct {
 type match struct {
 	scheduledMatch                       // RefereeID: the referee planned at the round's start
 	status         leaguesdk.MatchStatus // leaguesdk.MatchPending, matchStarting, leaguesdk.MatchRunning, leaguesdk.MatchFinished
-	referee        string                // the referee holding the match now, while starting or running
 	assignees      []string              // every referee the match was given to (kept in the journal); their reports are accepted. A slice: most matches have one, and a league holds n²/2 matches
+	run            *matchRun             // the attempts under way; nil before the first and once the result is recorded
+	record         *recorded             // the recorded result (recorded.go)
+	recording      sync.Mutex            // held while the match's result is written
+}
 
+// matchRun is what the manager keeps of a match's attempts while it is
+// being played. It lives apart from the match, from the first attempt to
+// the recorded result: a league holds n²/2 matches for its whole life
+// (499 500 at 1000 players), a round's worth of them are being played at a
+// time.
+type matchRun struct {
+	referee   string          // the referee holding the match now, while starting or running
 	attempt   int             // the number of the latest assignment, 0 before the first
 	excluded  map[string]bool // referees that failed this match; nil until the first
 	deadline  time.Time       // when the holding referee must have reported
 	notBefore time.Time       // no new attempt before then
 	backoff   time.Duration
-	record    *recorded  // the recorded result (recorded.go)
-	recording sync.Mutex // held while the match's result is written
 }
+
+// live returns mt's attempts, made on first use.
+func (mt *match) live() *matchRun {
+	if mt.run == nil {
+		mt.run = &matchRun{}
+	}
+	return mt.run
+}
+
+// holder returns the referee holding mt now, "" when none does.
+func (mt *match) holder() string {
+	if mt.run == nil {
+		return ""
+	}
+	return mt.run.referee
+}
+
+// attempts returns the number of mt's latest assignment, 0 before the first.
+func (mt *match) attempts() int {
+	if mt.run == nil {
+		return 0
+	}
+	return mt.run.attempt
+}
+
+// excludes reports whether referee id failed mt.
+func (mt *match) excludes(id string) bool { return mt.run != nil && mt.run.excluded[id] }
 
 // assign records that mt was given to referee id.
 func (mt *match) assign(id string) {
@@ -116,10 +152,11 @@ func (mt *match) assigned(id string) bool { return slices.Contains(mt.assignees,
 
 // exclude records that referee id failed mt.
 func (mt *match) exclude(id string) {
-	if mt.excluded == nil {
-		mt.excluded = make(map[string]bool, 1)
+	r := mt.live()
+	if r.excluded == nil {
+		r.excluded = make(map[string]bool, 1)
 	}
-	mt.excluded[id] = true
+	r.excluded[id] = true
 }
 
 // Statuses of a match the manager has under way, besides the protocol's.
@@ -294,7 +331,7 @@ func (m *Manager) restore() error {
 		return fmt.Errorf("manager: resume: %w", err)
 	}
 	for _, rec := range records {
-		mt := m.matchByID[rec.MatchID]
+		mt := m.matchLocked(rec.MatchID)
 		if mt == nil || mt.PlayerA != rec.PlayerA || mt.PlayerB != rec.PlayerB {
 			m.log.Warn("recorded result does not match the schedule; ignored", slog.String("match_id", rec.MatchID))
 			continue
@@ -314,22 +351,25 @@ func (m *Manager) restore() error {
 // was last given to (dispatch asks that referee about it first).
 func (m *Manager) restoreAssignments(as []assignment) {
 	for _, a := range as {
-		mt := m.matchByID[a.MatchID]
+		mt := m.matchLocked(a.MatchID)
 		if mt == nil || m.refByID[a.RefereeID] == nil {
 			continue
 		}
 		mt.assign(a.RefereeID)
-		if a.Attempt >= mt.attempt {
-			mt.attempt, mt.referee = a.Attempt, a.RefereeID
+		if r := mt.live(); a.Attempt >= r.attempt {
+			r.attempt, r.referee = a.Attempt, a.RefereeID
 		}
 	}
-	for _, mt := range m.matchByID {
-		if mt.record != nil || mt.referee == "" {
-			mt.referee = ""
+	for mt := range m.allMatches() {
+		if mt.record != nil {
+			mt.run = nil
+			continue
+		}
+		if mt.holder() == "" {
 			continue
 		}
 		mt.status = matchResuming
-		m.refByID[mt.referee].active++
+		m.refByID[mt.holder()].active++
 	}
 }
 
@@ -374,6 +414,8 @@ func (m *Manager) recordRound(e roundEvent) {
 // setSchedule installs the schedule's rounds.
 func (m *Manager) setSchedule(rounds [][]scheduledMatch) {
 	m.rounds = make([][]*match, len(rounds))
+	m.matches = 0
+	clear(m.matchByID)
 	for i, round := range rounds {
 		// A round's matches in one allocation: a league holds n²/2 of
 		// them for its whole life.
@@ -383,23 +425,84 @@ func (m *Manager) setSchedule(rounds [][]scheduledMatch) {
 			mt := &slab[j]
 			mt.scheduledMatch, mt.status = sm, leaguesdk.MatchPending
 			m.rounds[i][j] = mt
-			m.matchByID[sm.MatchID] = mt
+			if id, ok := positionOf(sm.MatchID); !ok || id != [2]int{i, j} {
+				m.matchByID[sm.MatchID] = mt
+			}
 		}
+		m.matches += len(round)
 	}
 	if len(m.roundTimes) < len(rounds) {
 		m.roundTimes = append(m.roundTimes, make([]roundTimes, len(rounds)-len(m.roundTimes))...)
 	}
 }
 
-// stateLocked returns the state to persist. m.mu must be held.
+// allMatches yields every match of the schedule, round by round.
+func (m *Manager) allMatches() func(yield func(*match) bool) {
+	return func(yield func(*match) bool) {
+		for _, round := range m.rounds {
+			for _, mt := range round {
+				if !yield(mt) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// positionOf returns the round and the place in it, from 0, of the match
+// id RoundRobin gives the match at that place: "R<round>M<number>".
+func positionOf(id string) (pos [2]int, ok bool) {
+	if len(id) < 4 || id[0] != 'R' {
+		return pos, false
+	}
+	r, rest, ok := leadingNumber(id[1:])
+	if !ok || len(rest) < 2 || rest[0] != 'M' {
+		return pos, false
+	}
+	k, rest, ok := leadingNumber(rest[1:])
+	if !ok || rest != "" {
+		return pos, false
+	}
+	return [2]int{r - 1, k - 1}, true
+}
+
+// leadingNumber reads the positive decimal number, without leading zeros,
+// that s starts with.
+func leadingNumber(s string) (n int, rest string, ok bool) {
+	i := 0
+	for i < len(s) && i < 9 && s[i] >= '0' && s[i] <= '9' {
+		n = n*10 + int(s[i]-'0')
+		i++
+	}
+	if i == 0 || s[0] == '0' {
+		return 0, s, false
+	}
+	return n, s[i:], true
+}
+
+// matchLocked returns the match of the schedule with the given id, or nil.
+// A match is found where its id places it (positionOf); the few whose id
+// does not say where they are (a schedule made otherwise) are in
+// matchByID. m.mu must be held.
+func (m *Manager) matchLocked(id string) *match {
+	if pos, ok := positionOf(id); ok && pos[0] < len(m.rounds) && pos[1] < len(m.rounds[pos[0]]) {
+		if mt := m.rounds[pos[0]][pos[1]]; mt.MatchID == id {
+			return mt
+		}
+	}
+	return m.matchByID[id]
+}
+
+// stateLocked returns the state to persist, without its rounds, which
+// saveState reads a round at a time (scheduledRound). m.mu must be held.
 func (m *Manager) stateLocked() *leagueState {
 	st := &leagueState{
-		LeagueID: m.cfg.LeagueID, GameType: m.cfg.GameType, Status: m.status,
-		OpenedAt: m.openedAt, StartedAt: m.startedAt, CompletedAt: m.completedAt,
-		NextPlayer: m.nextPlayer, NextReferee: m.nextReferee,
-		Referees: make([]agentRecord, 0, len(m.referees)), Players: make([]agentRecord, 0, len(m.players)),
-		Rounds: make([][]scheduledMatch, len(m.rounds)), RoundsCompleted: m.roundsCompleted,
-		RoundTimes: append([]roundTimes(nil), m.roundTimes...), Champion: m.champion,
+		stateHead: stateHead{LeagueID: m.cfg.LeagueID, GameType: m.cfg.GameType, Status: m.status,
+			OpenedAt: m.openedAt, StartedAt: m.startedAt, CompletedAt: m.completedAt,
+			NextPlayer: m.nextPlayer, NextReferee: m.nextReferee,
+			Referees: make([]agentRecord, 0, len(m.referees)), Players: make([]agentRecord, 0, len(m.players))},
+		stateTail: stateTail{RoundsCompleted: m.roundsCompleted,
+			RoundTimes: append([]roundTimes(nil), m.roundTimes...), Champion: m.champion},
 	}
 	for _, r := range m.referees {
 		st.Referees = append(st.Referees, r.agentRecord)
@@ -407,12 +510,21 @@ func (m *Manager) stateLocked() *leagueState {
 	for _, p := range m.players {
 		st.Players = append(st.Players, *p)
 	}
-	for i, round := range m.rounds {
-		for _, mt := range round {
-			st.Rounds[i] = append(st.Rounds[i], mt.scheduledMatch)
-		}
-	}
 	return st
+}
+
+// scheduledRound returns round i+1 of the schedule as state.json keeps it.
+func (m *Manager) scheduledRound(i int) []scheduledMatch {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if i >= len(m.rounds) { // undone meanwhile (begin failed to save)
+		return []scheduledMatch{}
+	}
+	out := make([]scheduledMatch, len(m.rounds[i]))
+	for j, mt := range m.rounds[i] {
+		out[j] = mt.scheduledMatch
+	}
+	return out
 }
 
 // saveState writes the state as change leaves it. The caller holds
@@ -425,9 +537,9 @@ func (m *Manager) saveState(change func() error, undo func()) error {
 		return err
 	}
 	m.updatedAt = m.cfg.Now()
-	st := m.stateLocked()
+	st, n := m.stateLocked(), len(m.rounds)
 	m.mu.Unlock()
-	if err := m.store.saveState(st, m.cfg.Now()); err != nil {
+	if err := m.store.saveState(st, n, m.scheduledRound, m.cfg.Now()); err != nil {
 		if undo != nil {
 			m.mu.Lock()
 			undo()

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/agentleague/league/internal/atomicfile"
 	"github.com/agentleague/league/leaguesdk"
@@ -95,7 +94,7 @@ func (m *Manager) entryLocked(mt *match) leaguesdk.ScheduleEntry {
 	switch {
 	case mt.record != nil:
 		res := mt.record.full(mt).Result
-		e.Result, e.RefereeID, e.Status = &res, mt.record.referee, leaguesdk.MatchFinished
+		e.Result, e.RefereeID, e.Status = &res, mt.record.referee.Value(), leaguesdk.MatchFinished
 	case mt.status == matchStarting, mt.status == matchResuming:
 		e.Status = leaguesdk.MatchRunning
 	}
@@ -107,7 +106,7 @@ func (m *Manager) entryLocked(mt *match) leaguesdk.ScheduleEntry {
 
 // scheduleLocked returns every match with its status. m.mu must be held.
 func (m *Manager) scheduleLocked() []leaguesdk.ScheduleEntry {
-	out := make([]leaguesdk.ScheduleEntry, 0, len(m.matchByID))
+	out := make([]leaguesdk.ScheduleEntry, 0, m.matches)
 	for _, round := range m.rounds {
 		for _, mt := range round {
 			out = append(out, m.entryLocked(mt))
@@ -283,11 +282,12 @@ const (
 )
 
 // viewSpacing is how much longer than its last write a view waits before
-// it is written again.
+// it is written again. The pause is not capped: the rounds file of a
+// 1000-player league ends near 100 MB, and a cap on the pause would let
+// its rewrites take a growing share of the league's time; the views of a
+// big league lag further behind instead, by about twenty times the time of
+// one write.
 const viewSpacing = 20
-
-// maxViewPause bounds the pause between two background writes of a view.
-const maxViewPause = 5 * time.Second
 
 // markViews asks viewWriter for new views.
 func (m *Manager) markViews(which int) {
@@ -314,7 +314,7 @@ func (m *Manager) viewWriter(ctx context.Context) {
 		m.mu.Unlock()
 		start := m.clock().Now()
 		m.writeViews(which, false)
-		if m.sleep(ctx, min(viewSpacing*m.clock().Now().Sub(start), maxViewPause)) != nil {
+		if m.sleep(ctx, viewSpacing*m.clock().Now().Sub(start)) != nil {
 			return
 		}
 	}
@@ -443,7 +443,7 @@ func (m *Manager) roundRecordLocked(i int) roundRecord {
 		rm := roundMatch{MatchID: mt.MatchID, PlayerA: mt.PlayerA, PlayerB: mt.PlayerB, RefereeID: mt.RefereeID, Status: mt.status}
 		switch r := mt.record; {
 		case r != nil:
-			rm.RefereeID, rm.Status, rm.Result = r.referee, leaguesdk.MatchFinished, r.status
+			rm.RefereeID, rm.Status, rm.Result = r.referee.Value(), leaguesdk.MatchFinished, r.status.Value()
 			switch r.winner {
 			case 1:
 				rm.Winner = mt.PlayerA

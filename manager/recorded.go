@@ -2,6 +2,7 @@ package manager
 
 import (
 	"time"
+	"unique"
 
 	"github.com/agentleague/league/leaguesdk"
 )
@@ -9,16 +10,19 @@ import (
 // recorded is a match's recorded result as the manager keeps it in
 // memory: what the standings, the queries and Results need, in a few words
 // instead of the decoded report's maps, so that a league of half a million
-// matches fits in a few hundred megabytes. The record itself, exactly as
+// matches fits in about 40 MB. The record itself, exactly as
 // reported, is in results.jsonl (LoadResults reads it). What the compact
 // form leaves out: entries of the score, choices or unresponsive list that
-// name someone other than the match's two players.
+// name someone other than the match's two players. Its strings are
+// interned (unique.Handle, one word each): a league's referees, statuses
+// and choices are a handful, its reasons a few thousand sentences ("P12
+// chose odd, number was 3 (odd)"), repeated over n²/2 matches.
 type recorded struct {
-	referee      string
-	status       leaguesdk.ResultStatus
-	reason       string
-	choices      [2]leaguesdk.Parity
-	at           int64 // RecordedAt, Unix nanoseconds
+	referee      unique.Handle[string]
+	status       unique.Handle[leaguesdk.ResultStatus]
+	reason       unique.Handle[string]
+	choices      [2]unique.Handle[leaguesdk.Parity] // of "" when none
+	at           int64                              // RecordedAt, Unix nanoseconds
 	scores       [2]int32
 	drawn        int32
 	winner       int8 // 0 none, 1 player A, 2 player B
@@ -30,7 +34,7 @@ type recorded struct {
 // compactRecord returns rec in the form kept in memory.
 func compactRecord(rec *MatchRecord) *recorded {
 	res := &rec.Result
-	r := &recorded{referee: rec.RefereeID, status: internStatus(resultStatus(res)), reason: res.Details.Reason,
+	r := &recorded{referee: unique.Make(rec.RefereeID), status: unique.Make(resultStatus(res)), reason: unique.Make(res.Details.Reason),
 		at: rec.RecordedAt.UnixNano(), drawn: int32(res.Details.DrawnNumber)}
 	r.oa, r.ob = rec.outcomes()
 	ids := [2]string{rec.PlayerA, rec.PlayerB}
@@ -41,7 +45,7 @@ func compactRecord(rec *MatchRecord) *recorded {
 		if v, ok := res.Score[id]; ok {
 			r.scores[i], r.hasScore[i] = int32(v), true
 		}
-		r.choices[i] = internParity(res.Details.Choices[id])
+		r.choices[i] = unique.Make(res.Details.Choices[id])
 	}
 	for _, id := range res.Details.Unresponsive {
 		for i := range ids {
@@ -57,9 +61,9 @@ func compactRecord(rec *MatchRecord) *recorded {
 func (r *recorded) full(mt *match) MatchRecord {
 	ids := [2]string{mt.PlayerA, mt.PlayerB}
 	rec := MatchRecord{MatchID: mt.MatchID, RoundID: mt.RoundID, PlayerA: mt.PlayerA, PlayerB: mt.PlayerB,
-		RefereeID: r.referee, RecordedAt: time.Unix(0, r.at).UTC()}
+		RefereeID: r.referee.Value(), RecordedAt: time.Unix(0, r.at).UTC()}
 	res := &rec.Result
-	res.Status, res.Details.Reason, res.Details.DrawnNumber = r.status, r.reason, int(r.drawn)
+	res.Status, res.Details.Reason, res.Details.DrawnNumber = r.status.Value(), r.reason.Value(), int(r.drawn)
 	if r.winner > 0 {
 		res.Winner = leaguesdk.OptionalString(ids[r.winner-1])
 	}
@@ -68,39 +72,17 @@ func (r *recorded) full(mt *match) MatchRecord {
 		if r.hasScore[i] {
 			res.Score[id] = int(r.scores[i])
 		}
-		if r.choices[i] != "" {
+		if c := r.choices[i].Value(); c != "" {
 			if res.Details.Choices == nil {
 				res.Details.Choices = make(map[string]leaguesdk.Parity, 2)
 			}
-			res.Details.Choices[id] = r.choices[i]
+			res.Details.Choices[id] = c
 		}
 		if r.unresponsive[i] {
 			res.Details.Unresponsive = append(res.Details.Unresponsive, id)
 		}
 	}
 	return rec
-}
-
-// internStatus returns the catalogue's own string for a result status, so
-// that half a million records share three strings.
-func internStatus(s leaguesdk.ResultStatus) leaguesdk.ResultStatus {
-	for _, c := range []leaguesdk.ResultStatus{leaguesdk.ResultWin, leaguesdk.ResultDraw, leaguesdk.ResultTechnicalLoss} {
-		if s == c {
-			return c
-		}
-	}
-	return s
-}
-
-// internParity is internStatus for a choice.
-func internParity(p leaguesdk.Parity) leaguesdk.Parity {
-	switch p {
-	case leaguesdk.Even:
-		return leaguesdk.Even
-	case leaguesdk.Odd:
-		return leaguesdk.Odd
-	}
-	return p
 }
 
 // scoredMatches is the results of finished matches as scored.

@@ -394,9 +394,10 @@ func (m *Manager) begin(reason string) (bool, error) {
 		for i, p := range m.players {
 			ids[i] = p.ID
 		}
-		var schedule [][]scheduledMatch
-		for _, round := range RoundRobin(ids) {
-			var ms []scheduledMatch
+		pairings := RoundRobin(ids)
+		schedule := make([][]scheduledMatch, 0, len(pairings))
+		for _, round := range pairings {
+			ms := make([]scheduledMatch, 0, len(round))
 			for _, p := range round {
 				ms = append(ms, scheduledMatch{MatchID: p.MatchID, RoundID: p.Round, PlayerA: p.PlayerA, PlayerB: p.PlayerB})
 			}
@@ -409,7 +410,8 @@ func (m *Manager) begin(reason string) (bool, error) {
 		return nil
 	}, func() {
 		m.status, m.startedAt = StatusRegistering, nil
-		m.rounds, m.matchByID, m.roundTimes = nil, map[string]*match{}, nil
+		m.rounds, m.matches, m.roundTimes = nil, 0, nil
+		clear(m.matchByID)
 	})
 	m.persistMu.Unlock()
 	if err == errUnchanged {

@@ -24,8 +24,8 @@ func (m *Manager) handleReport(_ context.Context, _ *leaguesdk.Request, rep *lea
 	_, refID := leaguesdk.SplitSender(rep.Sender)
 	if m.cfg.Insecure {
 		m.mu.Lock()
-		if mt := m.matchByID[rep.MatchID]; m.refByID[refID] == nil && mt != nil {
-			refID = mt.referee
+		if mt := m.matchLocked(rep.MatchID); m.refByID[refID] == nil && mt != nil {
+			refID = mt.holder()
 			if refID == "" {
 				refID = mt.RefereeID
 			}
@@ -92,10 +92,10 @@ func (m *Manager) record(mt *match, refID string, res leaguesdk.MatchResult) (Ma
 	}
 	m.mu.Lock()
 	mt.record, mt.status = compactRecord(&rec), leaguesdk.MatchFinished
-	if holder := m.refByID[mt.referee]; holder != nil {
+	if holder := m.refByID[mt.holder()]; holder != nil {
 		holder.active--
 	}
-	mt.referee = ""
+	mt.run = nil // played: what its attempts were is in the assignment journal
 	if mt.RefereeID != refID {
 		mt.RefereeID = refID
 	}
@@ -111,7 +111,7 @@ func (m *Manager) reportableLocked(rep *leaguesdk.MatchResultReport, refID strin
 	if m.cfg.Insecure {
 		// Without authentication the sender is taken at its word; a sender
 		// that names no referee is taken to be the match's referee.
-		mt := m.matchByID[rep.MatchID]
+		mt := m.matchLocked(rep.MatchID)
 		if mt == nil {
 			return nil, &leaguesdk.Error{Code: leaguesdk.CodeMatchNotFound, Field: "match_id",
 				Message: fmt.Sprintf("league %s has no match %q", m.cfg.LeagueID, rep.MatchID)}
@@ -130,7 +130,7 @@ func (m *Manager) reportableLocked(rep *leaguesdk.MatchResultReport, refID strin
 		return nil, &leaguesdk.Error{Code: leaguesdk.CodeLeagueNotFound, Field: "league_id",
 			Message: fmt.Sprintf("this manager runs league %s, not %s", m.cfg.LeagueID, rep.LeagueID)}
 	}
-	mt := m.matchByID[rep.MatchID]
+	mt := m.matchLocked(rep.MatchID)
 	if mt == nil {
 		return nil, &leaguesdk.Error{Code: leaguesdk.CodeMatchNotFound, Field: "match_id",
 			Message: fmt.Sprintf("league %s has no match %q", m.cfg.LeagueID, rep.MatchID)}

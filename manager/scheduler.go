@@ -64,13 +64,13 @@ func (s *scheduler) remaining() int {
 func (s *scheduler) reclaimExpired(now time.Time) []Event {
 	var events []Event
 	for _, mt := range s.matches {
-		if mt.status != leaguesdk.MatchRunning || now.Before(mt.deadline) {
+		if mt.status != leaguesdk.MatchRunning || now.Before(mt.live().deadline) {
 			continue
 		}
-		ref := s.referee(mt.referee)
+		ref := s.referee(mt.holder())
 		ref.active--
 		mt.exclude(ref.ID)
-		mt.status, mt.referee = leaguesdk.MatchPending, ""
+		mt.status, mt.run.referee = leaguesdk.MatchPending, ""
 		events = append(events, Event{Kind: EventMatchReassigned, RoundID: s.round, MatchID: mt.MatchID, PlayerA: mt.PlayerA,
 			PlayerB: mt.PlayerB, RefereeID: ref.ID, Message: fmt.Sprintf("referee %s did not report %s within %s; the match goes to another referee",
 				ref.ID, mt.MatchID, s.reportTimeout)})
@@ -101,19 +101,20 @@ func (s *scheduler) assign(now time.Time) (jobs []startJob, stranded []string) {
 		switch {
 		case mt.status == matchResuming:
 			mt.status = matchStarting
-			jobs = append(jobs, s.job(mt, s.referee(mt.referee), true))
+			jobs = append(jobs, s.job(mt, s.referee(mt.holder()), true))
 			continue
-		case mt.status != leaguesdk.MatchPending, now.Before(mt.notBefore):
+		case mt.status != leaguesdk.MatchPending, mt.run != nil && now.Before(mt.run.notBefore):
 			continue
-		case !room && len(refs) > 0 && len(mt.excluded) == 0:
+		case !room && len(refs) > 0 && (mt.run == nil || len(mt.run.excluded) == 0):
 			continue // every referee is full; one will take it once it has room
 		}
 		ref, anyEligible := pickReferee(mt, refs)
 		if ref == nil {
 			if !anyEligible {
-				mt.backoff = min(max(2*mt.backoff, s.retryDelay), s.maxRetryDelay)
-				mt.notBefore = now.Add(mt.backoff)
-				clear(mt.excluded)
+				r := mt.live()
+				r.backoff = min(max(2*r.backoff, s.retryDelay), s.maxRetryDelay)
+				r.notBefore = now.Add(r.backoff)
+				clear(r.excluded)
 				stranded = append(stranded, mt.MatchID)
 			}
 			continue
@@ -122,9 +123,10 @@ func (s *scheduler) assign(now time.Time) (jobs []startJob, stranded []string) {
 		if ref.active >= ref.MaxConcurrentMatches {
 			room = hasRoom(refs)
 		}
-		mt.status, mt.referee, mt.RefereeID = matchStarting, ref.ID, ref.ID
+		r := mt.live()
+		mt.status, r.referee, mt.RefereeID = matchStarting, ref.ID, ref.ID
 		mt.assign(ref.ID)
-		mt.attempt++
+		r.attempt++
 		jobs = append(jobs, s.job(mt, ref, false))
 	}
 	return jobs, stranded
@@ -133,7 +135,7 @@ func (s *scheduler) assign(now time.Time) (jobs []startJob, stranded []string) {
 // job returns the start_match call (or, with resume, the question) that
 // gives mt to ref as its current attempt.
 func (s *scheduler) job(mt *match, ref *referee, resume bool) startJob {
-	return startJob{sched: s, mt: mt, round: s.round, attempt: mt.attempt, resume: resume,
+	return startJob{sched: s, mt: mt, round: s.round, attempt: mt.attempts(), resume: resume,
 		ref: target{id: ref.ID, sender: leaguesdk.RefereeSender(ref.ID), endpoint: ref.Endpoint, token: ref.AuthToken}}
 }
 
@@ -151,9 +153,11 @@ func (s *scheduler) nextWake(now time.Time) time.Time {
 	for _, mt := range s.matches {
 		switch mt.status {
 		case leaguesdk.MatchRunning:
-			soon(mt.deadline)
+			soon(mt.live().deadline)
 		case leaguesdk.MatchPending:
-			soon(mt.notBefore)
+			if mt.run != nil {
+				soon(mt.run.notBefore)
+			}
 		}
 	}
 	for _, ref := range s.referees() {
@@ -182,7 +186,7 @@ func pickReferee(mt *match, usable []*referee) (*referee, bool) {
 	var best *referee
 	anyEligible := false
 	for _, ref := range usable {
-		if mt.excluded[ref.ID] {
+		if mt.excludes(ref.ID) {
 			continue
 		}
 		anyEligible = true
@@ -215,12 +219,12 @@ func pickReferee(mt *match, usable []*referee) (*referee, bool) {
 func (s *scheduler) settled(j startJob, err error, now time.Time) Event {
 	mt := j.mt
 	ref := s.referee(j.ref.id)
-	if mt.status != matchStarting || ref == nil || mt.referee != ref.ID {
+	if mt.status != matchStarting || ref == nil || mt.holder() != ref.ID {
 		return Event{}
 	}
 	if err == nil {
-		mt.status, mt.deadline = leaguesdk.MatchRunning, now.Add(s.reportTimeout)
-		mt.backoff = 0
+		mt.status, mt.run.deadline = leaguesdk.MatchRunning, now.Add(s.reportTimeout)
+		mt.run.backoff = 0
 		ref.failures = 0
 		msg := fmt.Sprintf("%s (%s vs %s) runs on referee %s", mt.MatchID, mt.PlayerA, mt.PlayerB, ref.ID)
 		if j.resume {
@@ -230,7 +234,7 @@ func (s *scheduler) settled(j startJob, err error, now time.Time) Event {
 			RefereeID: ref.ID, Message: msg}
 	}
 	ref.active--
-	mt.status, mt.referee = leaguesdk.MatchPending, ""
+	mt.status, mt.run.referee = leaguesdk.MatchPending, ""
 	mt.exclude(ref.ID)
 	if code := leaguesdk.CodeOf(err); code == leaguesdk.CodeConnectionError || code == leaguesdk.CodeTimeout {
 		ref.failures++

@@ -18,7 +18,7 @@ func testScheduler(n int, refs ...*referee) *scheduler {
 	for i := range n {
 		id := "R1M" + string(rune('1'+i))
 		s.matches = append(s.matches, &match{scheduledMatch: scheduledMatch{MatchID: id, RoundID: 1, PlayerA: "P01", PlayerB: "P02"},
-			status: leaguesdk.MatchPending, excluded: map[string]bool{}})
+			status: leaguesdk.MatchPending, run: &matchRun{excluded: map[string]bool{}}})
 	}
 	return s
 }
@@ -83,8 +83,8 @@ func TestSchedulerReclaimsOnExpiry(t *testing.T) {
 	if len(evs) != 1 || evs[0].Kind != EventMatchReassigned || evs[0].RefereeID != "REF01" {
 		t.Fatalf("reclaimExpired at the deadline: %+v", evs)
 	}
-	if mt.status != leaguesdk.MatchPending || mt.referee != "" || a.active != 0 || !mt.excluded["REF01"] {
-		t.Errorf("after reclaim: status %s referee %q REF01 load %d excluded %v", mt.status, mt.referee, a.active, mt.excluded)
+	if mt.status != leaguesdk.MatchPending || mt.holder() != "" || a.active != 0 || !mt.excludes("REF01") {
+		t.Errorf("after reclaim: status %s referee %q REF01 load %d excluded %v", mt.status, mt.holder(), a.active, mt.run.excluded)
 	}
 	jobs, _ = s.assign(deadline)
 	if len(jobs) != 1 || jobs[0].ref.id != "REF02" || jobs[0].attempt != 2 {
@@ -103,7 +103,7 @@ func TestSchedulerResumes(t *testing.T) {
 	a, b := testReferee("REF01", 2), testReferee("REF02", 2)
 	s := testScheduler(2, a, b)
 	for _, mt := range s.matches {
-		mt.status, mt.referee, mt.attempt = matchResuming, "REF01", 3
+		mt.status, mt.live().referee, mt.live().attempt = matchResuming, "REF01", 3
 		mt.assign("REF01")
 		a.active++
 	}
@@ -141,20 +141,20 @@ func TestSchedulerBacksOffWithoutReferees(t *testing.T) {
 	a := testReferee("REF01", 1)
 	s := testScheduler(1, a)
 	mt := s.matches[0]
-	mt.excluded["REF01"] = true
+	mt.exclude("REF01")
 	now := t0
 	for _, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second} {
 		jobs, stranded := s.assign(now)
-		if len(jobs) != 0 || len(stranded) != 1 || !mt.notBefore.Equal(now.Add(want)) || !s.nextWake(now).Equal(mt.notBefore) {
-			t.Fatalf("at %v: jobs %d stranded %v, not before %v, want a pause of %s", now.Sub(t0), len(jobs), stranded, mt.notBefore.Sub(now), want)
+		if len(jobs) != 0 || len(stranded) != 1 || !mt.run.notBefore.Equal(now.Add(want)) || !s.nextWake(now).Equal(mt.run.notBefore) {
+			t.Fatalf("at %v: jobs %d stranded %v, not before %v, want a pause of %s", now.Sub(t0), len(jobs), stranded, mt.run.notBefore.Sub(now), want)
 		}
-		if jobs, stranded = s.assign(mt.notBefore.Add(-time.Nanosecond)); len(jobs)+len(stranded) != 0 {
+		if jobs, stranded = s.assign(mt.run.notBefore.Add(-time.Nanosecond)); len(jobs)+len(stranded) != 0 {
 			t.Fatalf("offered during the pause")
 		}
-		mt.excluded["REF01"] = true // failed once more
-		now = mt.notBefore
+		mt.exclude("REF01") // failed once more
+		now = mt.run.notBefore
 	}
-	delete(mt.excluded, "REF01")
+	delete(mt.run.excluded, "REF01")
 	if jobs, _ := s.assign(now); len(jobs) != 1 {
 		t.Fatalf("not given out once a referee can take it")
 	}

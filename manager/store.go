@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -60,16 +61,13 @@ type store struct {
 	observe func(WriteEvent)
 }
 
-// timed runs a durable write of n records and bytes and tells observe how
-// long it took.
-func (s store) timed(file string, records, bytes int, write func() error) error {
-	if s.observe == nil {
-		return write()
-	}
+// timed runs a durable write of records, which returns the bytes it
+// wrote, and tells observe how long it took.
+func (s store) timed(file string, records int, write func() (int, error)) error {
 	start := time.Now()
-	err := write()
-	if err == nil {
-		s.observe(WriteEvent{File: file, Records: records, Bytes: bytes, Took: time.Since(start)})
+	n, err := write()
+	if err == nil && s.observe != nil {
+		s.observe(WriteEvent{File: file, Records: records, Bytes: n, Took: time.Since(start)})
 	}
 	return err
 }
@@ -116,22 +114,9 @@ type scheduledMatch struct {
 // (mode 0600: it holds the agents' tokens). Results are kept apart, one
 // file per match, so recording a result never rewrites this file.
 type leagueState struct {
-	SchemaVersion   string              `json:"schema_version"`
-	LastUpdated     string              `json:"last_updated"`
-	LeagueID        string              `json:"league_id"`
-	GameType        string              `json:"game_type"`
-	Status          LeagueStatus        `json:"status"`
-	OpenedAt        time.Time           `json:"registration_opened_at"`
-	StartedAt       *time.Time          `json:"started_at,omitempty"`
-	CompletedAt     *time.Time          `json:"completed_at,omitempty"`
-	NextPlayer      int                 `json:"next_player_number"`
-	NextReferee     int                 `json:"next_referee_number"`
-	Referees        []agentRecord       `json:"referees"`
-	Players         []agentRecord       `json:"players"`
-	Rounds          [][]scheduledMatch  `json:"rounds"`
-	RoundsCompleted int                 `json:"rounds_completed"`
-	RoundTimes      []roundTimes        `json:"round_times,omitempty"`
-	Champion        *leaguesdk.Champion `json:"champion,omitempty"`
+	stateHead
+	Rounds [][]scheduledMatch `json:"rounds"`
+	stateTail
 }
 
 // roundTimes records when a round started and completed.
@@ -154,16 +139,93 @@ func (s store) loadState() (*leagueState, error) {
 	return &st, nil
 }
 
-func (s store) saveState(st *leagueState, now time.Time) error {
+// saveState writes state.json: st, whose Rounds are left out, with the n
+// rounds of the schedule that round returns, one at a time. The schedule
+// is n²/2 matches (40 MB of JSON at 1000 players), so the file is streamed
+// a round at a time rather than copied and encoded whole in memory. The
+// document is what json.Marshal writes of the whole state, compact, on one
+// line.
+func (s store) saveState(st *leagueState, n int, round func(i int) []scheduledMatch, now time.Time) error {
 	st.SchemaVersion = SchemaVersion
 	st.LastUpdated = leaguesdk.FormatTime(now)
-	// Compact: the file holds the whole schedule and is rewritten every round.
-	b, err := json.Marshal(st)
+	return s.timed("state", 1, func() (int, error) {
+		cw := &countingWriter{}
+		err := atomicfile.Stream(s.statePath(), 0o600, true, func(w io.Writer) error {
+			cw.w = w
+			return writeStateFile(cw, st, n, round)
+		})
+		return cw.n, err
+	})
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += n
+	return n, err
+}
+
+// stateHead and stateTail are the members of leagueState before and after
+// its rounds, so that writeStateFile can write the rounds between them.
+type stateHead struct {
+	SchemaVersion string        `json:"schema_version"`
+	LastUpdated   string        `json:"last_updated"`
+	LeagueID      string        `json:"league_id"`
+	GameType      string        `json:"game_type"`
+	Status        LeagueStatus  `json:"status"`
+	OpenedAt      time.Time     `json:"registration_opened_at"`
+	StartedAt     *time.Time    `json:"started_at,omitempty"`
+	CompletedAt   *time.Time    `json:"completed_at,omitempty"`
+	NextPlayer    int           `json:"next_player_number"`
+	NextReferee   int           `json:"next_referee_number"`
+	Referees      []agentRecord `json:"referees"`
+	Players       []agentRecord `json:"players"`
+}
+
+type stateTail struct {
+	RoundsCompleted int                 `json:"rounds_completed"`
+	RoundTimes      []roundTimes        `json:"round_times,omitempty"`
+	Champion        *leaguesdk.Champion `json:"champion,omitempty"`
+}
+
+// writeStateFile writes st with the n rounds that round returns as its
+// rounds (st.Rounds is not read), followed by a newline.
+func writeStateFile(w io.Writer, st *leagueState, n int, round func(i int) []scheduledMatch) error {
+	head, err := json.Marshal(st.stateHead)
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
-	return s.timed("state", 1, len(b), func() error { return atomicfile.WriteFile(s.statePath(), b, 0o600) })
+	tail, err := json.Marshal(st.stateTail)
+	if err != nil {
+		return err
+	}
+	// head ends with '}' and tail starts with '{': the rounds go between.
+	if _, err := w.Write(append(head[:len(head)-1], `,"rounds":[`...)); err != nil {
+		return err
+	}
+	var buf []byte
+	for i := range n {
+		if i > 0 {
+			buf = append(buf[:0], ',')
+		} else {
+			buf = buf[:0]
+		}
+		rb, err := json.Marshal(round(i))
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(append(buf, rb...)); err != nil {
+			return err
+		}
+	}
+	tail[0] = ','
+	_, err = w.Write(append(append([]byte("]"), tail...), '\n'))
+	return err
 }
 
 // resultFile is data/leagues/<id>/results/<match_id>.json.
