@@ -3,6 +3,7 @@ package leaguesdk
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 	"testing/iotest"
 )
@@ -64,5 +65,36 @@ func TestReadAllWhateverTheSizeHint(t *testing.T) {
 	}
 	if _, err := readAll(iotest.ErrReader(iotest.ErrTimeout), 10); err != iotest.ErrTimeout {
 		t.Errorf("error %v, want the reader's", err)
+	}
+}
+
+// Alias fields are renamed only for the types that read the renamed field:
+// the others are decoded without a search of the whole message for them.
+func TestReadsAliasedOnlyWhereATypeReadsTheRenamedField(t *testing.T) {
+	type withReason struct {
+		Envelope
+		Why string `json:"REASON,omitempty"`
+	}
+	type broadcast struct {
+		Envelope
+		LeagueID string          `json:"league_id"`
+		Table    json.RawMessage `json:"standings"`
+		Role     string          `json:"role"` // the alias itself, not its target
+		Skipped  string          `json:"-"`
+	}
+	for _, tc := range []struct {
+		t    reflect.Type
+		want bool
+	}{
+		{reflect.TypeFor[GameInvitation](), true},      // role_in_match
+		{reflect.TypeFor[*StartMatchResponse](), true}, // reason
+		{reflect.TypeFor[withReason](), true},          // named so, in another case
+		{reflect.TypeFor[broadcast](), false},          // neither
+		{reflect.TypeFor[map[string]any](), true},      // reads everything
+		{reflect.TypeFor[ChooseParityCall](), false},   // neither
+	} {
+		if got := readsAliased(tc.t); got != tc.want {
+			t.Errorf("readsAliased(%v) = %v, want %v", tc.t, got, tc.want)
+		}
 	}
 }

@@ -231,10 +231,14 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, req *
 		}
 	}
 	r := &route{tool: tool, schema: schemaFor(reflect.TypeOf(zero))}
+	renames := readsAliased(reflect.TypeFor[In]())
 	r.decode = func(raw json.RawMessage) (any, MessageType, error) {
 		in := new(In)
 		if len(raw) > 0 {
-			if err := decodeMessage(raw, in); err != nil {
+			if renames {
+				raw = normalizeAliases(raw)
+			}
+			if err := decodeRenamed(raw, in); err != nil {
 				return nil, "", &Error{Code: CodeMissingRequiredField, Message: "message does not decode: " + err.Error(), Err: err}
 			}
 		}
@@ -838,11 +842,48 @@ var aliases = [...][2]string{
 // whose UnmarshalJSON scans with internal/jsonscan (the player's view of
 // the broadcasts) then reads a large message in one pass.
 func decodeMessage(raw json.RawMessage, v any) error {
-	raw = normalizeAliases(raw)
+	return decodeRenamed(normalizeAliases(raw), v)
+}
+
+// decodeRenamed is decodeMessage for a message whose alias fields are
+// renamed already, or that has none its type reads.
+func decodeRenamed(raw json.RawMessage, v any) error {
 	if u, ok := v.(json.Unmarshaler); ok && len(raw) > 0 && raw[0] == '{' {
 		return u.UnmarshalJSON(raw)
 	}
 	return json.Unmarshal(raw, v)
+}
+
+// readsAliased reports whether decoding a message into t reads a field
+// that has an alias: a struct with a member of that name, by its JSON name
+// (compared as encoding/json compares them, ignoring case), or anything
+// other than a struct. Renaming is of no use to the others, and it costs a
+// search of the whole message (a 1000-row standings table, say).
+func readsAliased(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return true
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous && f.Type.Kind() == reflect.Struct {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		for _, a := range aliases {
+			if strings.EqualFold(name, a[1]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // normalizeAliases renames alias fields of a message object to the

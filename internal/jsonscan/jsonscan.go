@@ -11,9 +11,11 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -259,6 +261,20 @@ func skipArray(b []byte, i, depth int, fn func(elem []byte) error) (int, error) 
 func skipString(b []byte, i int) (end int, escaped bool, err error) {
 	i++
 	for i < len(b) {
+		// Eight bytes at a time up to the first quote, backslash or
+		// control character.
+		for i+8 <= len(b) {
+			m := specialInString(binary.LittleEndian.Uint64(b[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) / 8
+			break
+		}
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':
@@ -288,6 +304,29 @@ func skipString(b []byte, i int) (end int, escaped bool, err error) {
 		}
 	}
 	return 0, false, syntax(b, i, "closing quote")
+}
+
+// Bit tricks over the eight bytes of a word, the first byte in the low
+// bits: each function returns a word with the top bit set in the bytes
+// that match, exactly for the lowest matching byte (bytes above it may be
+// marked falsely, by a borrow, which the callers never read).
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// zeroBytes marks the bytes of x that are zero.
+func zeroBytes(x uint64) uint64 { return (x - ones) & ^x & highs }
+
+// quoteOrBackslash marks the bytes of x that are '"' or '\\'.
+func quoteOrBackslash(x uint64) uint64 {
+	return zeroBytes(x^(ones*'"')) | zeroBytes(x^(ones*'\\'))
+}
+
+// specialInString marks the bytes of x that end a run of plain string
+// content: '"', '\\' and the control characters below 0x20.
+func specialInString(x uint64) uint64 {
+	return quoteOrBackslash(x) | ((x - ones*0x20) & ^x & highs)
 }
 
 func isHex(c byte) bool {
@@ -374,7 +413,9 @@ func skipTrusted(b []byte, i int) int {
 // offset i of b, and whether the string holds escape sequences.
 func endOfString(b []byte, i int) (end int, escaped bool) {
 	// Strings of messages are short (ids, names, times): a loop over the
-	// bytes beats a search call per string.
+	// bytes beats a search call per string, and eight bytes at a time too
+	// (measured: BenchmarkTable/Elements), where the checking scan, with
+	// more to look for in each byte, gains from it.
 	for j := i + 1; j < len(b); j++ {
 		switch b[j] {
 		case '"':
