@@ -1,6 +1,7 @@
 package agentkit
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -39,7 +40,21 @@ type AgentLog struct {
 	dropped int      // lines dropped from held
 	f       *os.File
 	closed  bool
+	pending []byte        // lines written since the last write to f
+	flusher *time.Timer   // writes pending out, armed while there is any
+	werr    error         // the first error of a write of pending
+	delay   time.Duration // how long a line may wait: flushDelay
 }
+
+// Lines go to the file in batches: a line waits at most flushDelay, and
+// no more than flushSize bytes wait, so that an agent serving hundreds of
+// calls a second makes a few writes a second rather than one per line.
+// Lines at warning level and above are written at once, with those
+// waiting before them, and so is everything on Close.
+const (
+	flushDelay = 100 * time.Millisecond
+	flushSize  = 16 << 10
+)
 
 // baseHandler is the JSON handler of one agent id; a new one is made when
 // Open names the real id.
@@ -51,7 +66,7 @@ type baseHandler struct{ h slog.Handler }
 // outcomes; debug adds every message sent and received, whole). Nothing is
 // written to disk before Open.
 func NewAgentLog(agentID string, level slog.Level) *AgentLog {
-	l := &AgentLog{level: level}
+	l := &AgentLog{level: level, delay: flushDelay}
 	l.setID(agentID)
 	return l
 }
@@ -136,8 +151,33 @@ func (l *AgentLog) Close() error {
 	if l.f == nil {
 		return nil
 	}
-	err := l.f.Close()
+	if l.flusher != nil {
+		l.flusher.Stop()
+	}
+	err := l.flushLocked()
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
 	l.f = nil
+	return err
+}
+
+// flush writes the lines pending to the file.
+func (l *AgentLog) flush() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.flushLocked(); err != nil && l.werr == nil {
+		l.werr = err
+	}
+}
+
+// flushLocked writes the lines pending to the file. l.mu must be held.
+func (l *AgentLog) flushLocked() error {
+	if len(l.pending) == 0 || l.f == nil {
+		return nil
+	}
+	_, err := l.f.Write(l.pending)
+	l.pending = l.pending[:0]
 	return err
 }
 
@@ -147,7 +187,24 @@ func (l *AgentLog) write(b []byte) (int, error) {
 	defer l.mu.Unlock()
 	switch {
 	case l.f != nil:
-		return l.f.Write(b)
+		if l.werr != nil { // a batch written meanwhile failed: say so once
+			err := l.werr
+			l.werr = nil
+			return 0, err
+		}
+		l.pending = append(l.pending, b...)
+		if len(l.pending) >= flushSize || urgent(b) {
+			if err := l.flushLocked(); err != nil {
+				return 0, err
+			}
+			return len(b), nil
+		}
+		if l.flusher == nil {
+			l.flusher = time.AfterFunc(l.delay, l.flush)
+		} else if len(l.pending) == len(b) { // the first line since the last batch
+			l.flusher.Reset(l.delay)
+		}
+		return len(b), nil
 	case l.closed:
 	default:
 		if len(l.held) == MaxHeldLines {
@@ -157,6 +214,13 @@ func (l *AgentLog) write(b []byte) (int, error) {
 		l.held = append(l.held, slices.Clone(b))
 	}
 	return len(b), nil
+}
+
+// urgent reports whether a JSON line of NewLogger is at warning level or
+// above: its level member comes before the message and the attributes.
+func urgent(line []byte) bool {
+	head := line[:min(len(line), 96)]
+	return bytes.Contains(head, []byte(`"level":"WARN`)) || bytes.Contains(head, []byte(`"level":"ERROR`))
 }
 
 type writerFunc func([]byte) (int, error)

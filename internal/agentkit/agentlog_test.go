@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // readLog returns the records of an agent log file.
@@ -120,5 +121,68 @@ func TestAgentLogFileNameStaysInItsDirectory(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "logs", "agents", ".._escape.log.jsonl")); err != nil {
 		t.Errorf("the log of agent id %q is not where it should be: %v", "../escape", err)
+	}
+}
+
+// Lines are written in batches: an info line reaches the file within
+// flushDelay of being logged without anything else happening, a warning
+// at once together with the lines before it, and a batch as soon as
+// flushSize bytes wait.
+func TestAgentLogWritesLinesInBatches(t *testing.T) {
+	root := t.TempDir()
+	l := NewAgentLog("P07", slog.LevelInfo)
+	l.delay = time.Hour // until the lines are seen held
+	if err := l.Open(root, "P07"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	path := filepath.Join(root, "logs", "agents", "P07.log.jsonl")
+	size := func() int {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int(fi.Size())
+	}
+	log := l.Logger(nil)
+
+	log.Info("first")
+	log.Info("second")
+	if n := size(); n != 0 {
+		t.Fatalf("%d bytes written at once for two info lines, want them held for a batch", n)
+	}
+	l.mu.Lock()
+	l.delay = 10 * time.Millisecond
+	l.flusher.Reset(l.delay)
+	l.mu.Unlock()
+	deadline := time.Now().Add(10 * time.Second)
+	for size() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("info lines never written without a flush")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if recs := readLog(t, path); len(recs) != 2 || recs[0]["message"] != "first" || recs[1]["message"] != "second" {
+		t.Fatalf("after the delay the file holds %v, want the two lines in order", recs)
+	}
+
+	l.mu.Lock()
+	l.delay = time.Hour
+	l.mu.Unlock()
+	log.Info("third")
+	log.Warn("trouble")
+	if recs := readLog(t, path); len(recs) != 4 || recs[2]["message"] != "third" || recs[3]["message"] != "trouble" {
+		t.Fatalf("after a warning the file holds %v, want it and the line before it", recs)
+	}
+
+	before := size()
+	for size() == before {
+		log.Info("filler", slog.String("text", strings.Repeat("x", 200)))
+		if size()-before > flushSize+1024 {
+			break
+		}
+	}
+	if grown := size() - before; grown < flushSize || grown > flushSize+1024 {
+		t.Fatalf("a batch of %d bytes written, want one as soon as %d wait", grown, flushSize)
 	}
 }
