@@ -174,12 +174,13 @@ func (m *match) play(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
-// both runs f for both players in parallel and waits for both.
+// both runs f for both players in parallel and waits for both: the
+// second player's in the match's own goroutine, so that a phase starts one
+// goroutine, not two.
 func (m *match) both(f func(i int)) {
 	var wg sync.WaitGroup
-	for i := range 2 {
-		wg.Go(func() { f(i) })
-	}
+	wg.Go(func() { f(0) })
+	f(1)
 	wg.Wait()
 }
 
