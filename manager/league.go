@@ -500,7 +500,7 @@ func (m *Manager) completeLeague(ctx context.Context) error {
 	for _, ref := range m.referees {
 		targets = append(targets, target{id: ref.ID, sender: leaguesdk.RefereeSender(ref.ID), endpoint: ref.Endpoint, token: ref.AuthToken})
 	}
-	rounds, matches := len(m.rounds), m.matches
+	rounds, matches := len(m.rounds), m.matchCount()
 	ids := m.allAgentIDsLocked()
 	m.mu.Unlock()
 	m.broadcast(ctx, "LEAGUE_COMPLETED", targets, func(ctx context.Context, t target) error {

@@ -58,7 +58,6 @@ type Manager struct {
 	registry        // registry.go: the registered agents
 	rounds          [][]*match
 	matchByID       map[string]*match // the matches matchLocked does not find by their ids' places
-	matches         int               // the matches of the schedule
 	roundTimes      []roundTimes
 	roundsCompleted int
 	currentRound    int
@@ -135,6 +134,19 @@ func (mt *match) attempts() int {
 		return 0
 	}
 	return mt.run.attempt
+}
+
+// shown returns the referee and the status mt is shown with: the referee
+// that reported and FINISHED once recorded, RUNNING while it is being
+// given out (STARTING, RESUMING), else the planned referee and its status.
+func (mt *match) shown() (string, leaguesdk.MatchStatus) {
+	switch {
+	case mt.record != nil:
+		return mt.record.referee.Value(), leaguesdk.MatchFinished
+	case mt.status == matchStarting, mt.status == matchResuming:
+		return mt.RefereeID, leaguesdk.MatchRunning
+	}
+	return mt.RefereeID, mt.status
 }
 
 // excludes reports whether referee id failed mt.
@@ -414,7 +426,6 @@ func (m *Manager) recordRound(e roundEvent) {
 // setSchedule installs the schedule's rounds.
 func (m *Manager) setSchedule(rounds [][]scheduledMatch) {
 	m.rounds = make([][]*match, len(rounds))
-	m.matches = 0
 	clear(m.matchByID)
 	for i, round := range rounds {
 		// A round's matches in one allocation: a league holds n²/2 of
@@ -429,11 +440,19 @@ func (m *Manager) setSchedule(rounds [][]scheduledMatch) {
 				m.matchByID[sm.MatchID] = mt
 			}
 		}
-		m.matches += len(round)
 	}
 	if len(m.roundTimes) < len(rounds) {
 		m.roundTimes = append(m.roundTimes, make([]roundTimes, len(rounds)-len(m.roundTimes))...)
 	}
+}
+
+// matchCount returns the number of matches of the schedule.
+func (m *Manager) matchCount() int {
+	n := 0
+	for _, round := range m.rounds {
+		n += len(round)
+	}
+	return n
 }
 
 // allMatches yields every match of the schedule, round by round.

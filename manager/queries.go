@@ -90,13 +90,11 @@ func (m *Manager) handleGetStandings(_ context.Context, _ *leaguesdk.Request, q 
 // entryLocked returns mt as the schedule shows it. m.mu must be held.
 func (m *Manager) entryLocked(mt *match) leaguesdk.ScheduleEntry {
 	e := leaguesdk.ScheduleEntry{MatchID: mt.MatchID, RoundID: leaguesdk.RoundID(mt.RoundID), GameType: m.cfg.GameType,
-		PlayerAID: mt.PlayerA, PlayerBID: mt.PlayerB, Status: mt.status, RefereeID: mt.RefereeID}
-	switch {
-	case mt.record != nil:
+		PlayerAID: mt.PlayerA, PlayerBID: mt.PlayerB}
+	e.RefereeID, e.Status = mt.shown()
+	if mt.record != nil {
 		res := mt.record.full(mt).Result
-		e.Result, e.RefereeID, e.Status = &res, mt.record.referee.Value(), leaguesdk.MatchFinished
-	case mt.status == matchStarting, mt.status == matchResuming:
-		e.Status = leaguesdk.MatchRunning
+		e.Result = &res
 	}
 	if ref := m.refByID[e.RefereeID]; ref != nil {
 		e.RefereeEndpoint = ref.Endpoint
@@ -106,7 +104,7 @@ func (m *Manager) entryLocked(mt *match) leaguesdk.ScheduleEntry {
 
 // scheduleLocked returns every match with its status. m.mu must be held.
 func (m *Manager) scheduleLocked() []leaguesdk.ScheduleEntry {
-	out := make([]leaguesdk.ScheduleEntry, 0, m.matches)
+	out := make([]leaguesdk.ScheduleEntry, 0, m.matchCount())
 	for _, round := range m.rounds {
 		for _, mt := range round {
 			out = append(out, m.entryLocked(mt))
@@ -440,18 +438,16 @@ func (m *Manager) roundRecordLocked(i int) roundRecord {
 	}
 	rr.Matches = make([]roundMatch, 0, len(round))
 	for _, mt := range round {
-		rm := roundMatch{MatchID: mt.MatchID, PlayerA: mt.PlayerA, PlayerB: mt.PlayerB, RefereeID: mt.RefereeID, Status: mt.status}
-		switch r := mt.record; {
-		case r != nil:
-			rm.RefereeID, rm.Status, rm.Result = r.referee.Value(), leaguesdk.MatchFinished, r.status.Value()
+		rm := roundMatch{MatchID: mt.MatchID, PlayerA: mt.PlayerA, PlayerB: mt.PlayerB}
+		rm.RefereeID, rm.Status = mt.shown()
+		if r := mt.record; r != nil {
+			rm.Result = r.status.Value()
 			switch r.winner {
 			case 1:
 				rm.Winner = mt.PlayerA
 			case 2:
 				rm.Winner = mt.PlayerB
 			}
-		case mt.status == matchStarting, mt.status == matchResuming:
-			rm.Status = leaguesdk.MatchRunning
 		}
 		rr.Matches = append(rr.Matches, rm)
 	}

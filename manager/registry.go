@@ -410,7 +410,7 @@ func (m *Manager) begin(reason string) (bool, error) {
 		return nil
 	}, func() {
 		m.status, m.startedAt = StatusRegistering, nil
-		m.rounds, m.matches, m.roundTimes = nil, 0, nil
+		m.rounds, m.roundTimes = nil, nil
 		clear(m.matchByID)
 	})
 	m.persistMu.Unlock()

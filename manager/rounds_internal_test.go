@@ -113,8 +113,8 @@ func TestMatchesFoundByTheirIDs(t *testing.T) {
 			t.Errorf("matchLocked(%q) = %v, want none", id, mt.MatchID)
 		}
 	}
-	if len(m.matchByID) != 3 || m.matches != 5 {
-		t.Errorf("%d matches kept by id (want the 3 out of place), %d in all (want 5)", len(m.matchByID), m.matches)
+	if len(m.matchByID) != 3 || m.matchCount() != 5 {
+		t.Errorf("%d matches kept by id (want the 3 out of place), %d in all (want 5)", len(m.matchByID), m.matchCount())
 	}
 }
 

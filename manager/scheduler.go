@@ -64,7 +64,7 @@ func (s *scheduler) remaining() int {
 func (s *scheduler) reclaimExpired(now time.Time) []Event {
 	var events []Event
 	for _, mt := range s.matches {
-		if mt.status != leaguesdk.MatchRunning || now.Before(mt.live().deadline) {
+		if mt.status != leaguesdk.MatchRunning || now.Before(mt.run.deadline) { // running: it has its run
 			continue
 		}
 		ref := s.referee(mt.holder())
@@ -153,7 +153,7 @@ func (s *scheduler) nextWake(now time.Time) time.Time {
 	for _, mt := range s.matches {
 		switch mt.status {
 		case leaguesdk.MatchRunning:
-			soon(mt.live().deadline)
+			soon(mt.run.deadline)
 		case leaguesdk.MatchPending:
 			if mt.run != nil {
 				soon(mt.run.notBefore)

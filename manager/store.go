@@ -208,18 +208,15 @@ func writeStateFile(w io.Writer, st *leagueState, n int, round func(i int) []sch
 	if _, err := w.Write(append(head[:len(head)-1], `,"rounds":[`...)); err != nil {
 		return err
 	}
-	var buf []byte
 	for i := range n {
-		if i > 0 {
-			buf = append(buf[:0], ',')
-		} else {
-			buf = buf[:0]
-		}
 		rb, err := json.Marshal(round(i))
 		if err != nil {
 			return err
 		}
-		if _, err := w.Write(append(buf, rb...)); err != nil {
+		if i > 0 {
+			rb = append([]byte{','}, rb...)
+		}
+		if _, err := w.Write(rb); err != nil {
 			return err
 		}
 	}

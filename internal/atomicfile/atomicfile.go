@@ -17,7 +17,12 @@ import (
 // 0o755. On failure the temporary file is removed and any previous file at
 // path is left as it was.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
-	return write(path, perm, true, func(w io.Writer) error { _, err := w.Write(data); return err })
+	return write(path, perm, true, bytesOf(data))
+}
+
+// bytesOf fills a file with data.
+func bytesOf(data []byte) func(w io.Writer) error {
+	return func(w io.Writer) error { _, err := w.Write(data); return err }
 }
 
 // Replace replaces the file at path with data by the same rename as
@@ -26,7 +31,7 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 // empty or old. It is for views of data kept durably elsewhere (a journal)
 // that are rebuilt from it on start; Sync makes such files durable later.
 func Replace(path string, data []byte, perm os.FileMode) error {
-	return write(path, perm, false, func(w io.Writer) error { _, err := w.Write(data); return err })
+	return write(path, perm, false, bytesOf(data))
 }
 
 // Stream replaces the file at path with what fill writes, through a
