@@ -327,7 +327,7 @@ func (d *deadlineBackOff) NextBackOff() time.Duration {
 // (formMissed): some peers answer a message they did not find where they
 // looked with a server error. The form of the first exchange that works is
 // remembered, so later calls keep the narrow reading.
-func (c *Client) withFallback(ctx context.Context, endpoint, method string, msgType MessageType, params []byte, result any) error {
+func (c *Client) withFallback(ctx context.Context, endpoint, method string, msgType MessageType, params encoded, result any) error {
 	first, known := FormSpec, false
 	if f, ok := c.forms.Load(endpoint); ok {
 		first, known = f.(WireForm), true
@@ -429,7 +429,7 @@ type peerAnswer struct{ err error }
 func (p *peerAnswer) Error() string { return p.err.Error() }
 func (p *peerAnswer) Unwrap() error { return p.err }
 
-func (c *Client) attempt(ctx context.Context, endpoint, method string, msgType MessageType, form WireForm, sess *mcpSession, params []byte, result any) error {
+func (c *Client) attempt(ctx context.Context, endpoint, method string, msgType MessageType, form WireForm, sess *mcpSession, params encoded, result any) error {
 	start := time.Now()
 	err := c.guarded(endpoint, func() error {
 		return c.send(ctx, endpoint, method, msgType, form, sess, params, result)
@@ -476,22 +476,24 @@ func (c *Client) guarded(endpoint string, exchange func() error) error {
 // send makes one HTTP exchange (in the MCP session sess, if any, when the
 // form is tools/call). Errors the peer answered come back wrapped in
 // *peerAnswer; transport failures come back as *Error.
-func (c *Client) send(ctx context.Context, endpoint, method string, msgType MessageType, form WireForm, sess *mcpSession, params []byte, result any) error {
+func (c *Client) send(ctx context.Context, endpoint, method string, msgType MessageType, form WireForm, sess *mcpSession, params encoded, result any) error {
 	if form != FormToolsCall {
 		sess = nil
 	}
 	id := c.nextID.Add(1)
-	reqMethod, reqParams := method, json.RawMessage(params)
+	reqMethod, reqParams := method, params
 	switch form {
 	case FormMessageType:
 		reqMethod = string(msgType)
 	case FormEnvelope:
 		reqMethod = "handle_message"
-		reqParams, _ = json.Marshal(map[string]json.RawMessage{"message": params})
+		wrapped, _ := json.Marshal(map[string]json.RawMessage{"message": params.join()})
+		reqParams = encoded{wrapped}
 	case FormToolsCall:
 		reqMethod = "tools/call"
 		name, _ := json.Marshal(method)
-		reqParams, _ = json.Marshal(map[string]json.RawMessage{"name": name, "arguments": params})
+		wrapped, _ := json.Marshal(map[string]json.RawMessage{"name": name, "arguments": params.join()})
+		reqParams = encoded{wrapped}
 	}
 	reply, _, err := c.request(ctx, endpoint, requestParts(id, reqMethod, reqParams), sess) // shared.go
 	if err != nil {

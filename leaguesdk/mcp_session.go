@@ -105,7 +105,7 @@ func (c *Client) session(ctx context.Context, endpoint string, stale *mcpSession
 // withSession opens (or joins) an MCP session with endpoint and sends the
 // call as tools/call in it. stale is the session the refused request was
 // sent in (nil for none); at most one handshake is made.
-func (c *Client) withSession(ctx context.Context, endpoint, method string, msgType MessageType, stale *mcpSession, params []byte, result any) error {
+func (c *Client) withSession(ctx context.Context, endpoint, method string, msgType MessageType, stale *mcpSession, params encoded, result any) error {
 	s, err := c.session(ctx, endpoint, stale)
 	if err != nil {
 		var e *Error

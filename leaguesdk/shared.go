@@ -80,6 +80,20 @@ func (a *AddressedMessage) MarshalJSON() ([]byte, error) {
 // errNoShared is the error of an AddressedMessage made without To.
 var errNoShared = errors.New("leaguesdk: AddressedMessage not made by SharedMessage.To")
 
+// parts returns the encoding of a as its envelope (with a comma for its
+// closing brace), the shared fields and a closing brace.
+func (a *AddressedMessage) parts() (encoded, error) {
+	if a.shared == nil {
+		return nil, errNoShared
+	}
+	env, err := json.Marshal(&a.Envelope)
+	if err != nil || len(a.shared.fields) == 0 {
+		return encoded{env}, err
+	}
+	env[len(env)-1] = ','
+	return encoded{env, a.shared.fields, []byte("}")}, nil
+}
+
 func (a *AddressedMessage) appendJSON(dst []byte) ([]byte, error) {
 	if a.shared == nil {
 		return nil, errNoShared
@@ -100,16 +114,44 @@ func (a *AddressedMessage) appendJSON(dst []byte) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
+// encoded is the encoding of a call's params as consecutive parts: one for
+// a message encoded whole, three for an AddressedMessage (its envelope, the
+// shared fields, the closing brace), whose shared bytes are then sent to
+// each recipient as they are, not copied into a buffer of its own first.
+type encoded [][]byte
+
+// size returns the length of the encoding.
+func (e encoded) size() int {
+	n := 0
+	for _, part := range e {
+		n += len(part)
+	}
+	return n
+}
+
+// join returns the encoding in one slice (the part itself when there is
+// one).
+func (e encoded) join() []byte {
+	if len(e) == 1 {
+		return e[0]
+	}
+	out := make([]byte, 0, e.size())
+	for _, part := range e {
+		out = append(out, part...)
+	}
+	return out
+}
+
 // encodeParams returns the encoding of a call's params and its message
 // type. An *AddressedMessage is spliced from its envelope and its shared
-// bytes, which are neither encoded nor scanned again.
-func encodeParams(params any) ([]byte, MessageType, error) {
+// bytes, which are neither encoded, scanned nor copied again.
+func encodeParams(params any) (encoded, MessageType, error) {
 	if a, ok := params.(*AddressedMessage); ok {
-		body, err := a.appendJSON(nil)
-		return body, a.shared.typOrNil(), err
+		parts, err := a.parts()
+		return parts, a.shared.typOrNil(), err
 	}
 	body, err := json.Marshal(params)
-	return body, MessageTypeOf(params), err
+	return encoded{body}, MessageTypeOf(params), err
 }
 
 func (s *SharedMessage) typOrNil() MessageType {
@@ -122,17 +164,17 @@ func (s *SharedMessage) typOrNil() MessageType {
 // appendRequest appends a JSON-RPC request with params, which must be
 // compact JSON as json.Marshal writes it; the result is byte for byte what
 // json.Marshal writes for the request, without scanning params again.
-func appendRequest(dst []byte, id int64, method string, params []byte) []byte {
+func appendRequest(dst []byte, id int64, method string, params encoded) []byte {
 	for _, part := range requestParts(id, method, params) {
 		dst = append(dst, part...)
 	}
 	return dst
 }
 
-// requestParts returns the JSON-RPC request of appendRequest as three
-// parts, the second params itself, so that a large message is sent
-// without being copied into a request body first.
-func requestParts(id int64, method string, params []byte) [][]byte {
+// requestParts returns the JSON-RPC request of appendRequest as parts:
+// its head, the parts of params, its closing brace, so that a large message
+// is sent without being copied into a request body first.
+func requestParts(id int64, method string, params encoded) [][]byte {
 	m, _ := json.Marshal(method)
 	head := make([]byte, 0, 48+len(m))
 	head = append(head, `{"jsonrpc":"2.0","id":`...)
@@ -140,8 +182,11 @@ func requestParts(id int64, method string, params []byte) [][]byte {
 	head = append(head, `,"method":`...)
 	head = append(head, m...)
 	head = append(head, `,"params":`...)
-	if len(params) == 0 {
-		params = []byte("null")
+	if params.size() == 0 {
+		params = encoded{[]byte("null")}
 	}
-	return [][]byte{head, params, []byte("}")}
+	parts := make([][]byte, 0, len(params)+2)
+	parts = append(parts, head)
+	parts = append(parts, params...)
+	return append(parts, []byte("}"))
 }

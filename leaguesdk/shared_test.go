@@ -57,7 +57,7 @@ func TestSharedMessageWireEquality(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !bytes.Equal(params, whole) {
+				if !bytes.Equal(params.join(), whole) {
 					t.Fatalf("spliced params\n%s\nwant\n%s", params, whole)
 				}
 				old, _ := json.Marshal(struct {
@@ -76,7 +76,7 @@ func TestSharedMessageWireEquality(t *testing.T) {
 				// And it decodes to the same message.
 				back := LeagueStandingsUpdate{}
 				if tc.name == "standings" {
-					if err := json.Unmarshal(params, &back); err != nil || back.AuthToken != token || len(back.Standings) != 5 {
+					if err := json.Unmarshal(params.join(), &back); err != nil || back.AuthToken != token || len(back.Standings) != 5 {
 						t.Fatalf("decoded %+v, %v", back, err)
 					}
 				}
