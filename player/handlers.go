@@ -554,8 +554,8 @@ type roundAnnouncement struct {
 
 // UnmarshalJSON reads the message in one pass, like standingsUpdate's.
 func (r *roundAnnouncement) UnmarshalJSON(b []byte) error {
-	var matches rawTable
-	rest, list, err := jsonscan.Cut(b, "matches", matches.collect)
+	var cut tableCut
+	rest, list, err := jsonscan.Cut(b, "matches", cut.collect)
 	if err != nil {
 		return err
 	}
@@ -563,7 +563,7 @@ func (r *roundAnnouncement) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(rest, (*fields)(r)); err != nil {
 		return err
 	}
-	r.Matches = matches.within(list)
+	r.Matches = cut.table(list)
 	return nil
 }
 
@@ -576,7 +576,8 @@ func (r *roundAnnouncement) matchesOf(id string) ([]leaguesdk.ScheduledMatch, er
 	var out []leaguesdk.ScheduledMatch
 	holding := r.Matches.holding([]byte(bare))
 	for _, scan := range []bool{true, false} {
-		for i, raw := range r.Matches {
+		for i := range r.Matches.len() {
+			raw := r.Matches.row(i)
 			if _, held := slices.BinarySearch(holding, i); scan != held {
 				continue
 			}
@@ -639,7 +640,7 @@ func (a *Agent) onRound(ctx context.Context, in *roundAnnouncement) (*leaguesdk.
 			st.merge(matchState{LeagueID: in.LeagueID, RoundID: int(in.RoundID), GameType: m.GameType, OpponentID: opp, Role: role})
 		})
 	}
-	a.log.Info("round announced", slog.Int("round_id", int(in.RoundID)), slog.Int("matches", len(in.Matches)), slog.Int("mine", mine))
+	a.log.Info("round announced", slog.Int("round_id", int(in.RoundID)), slog.Int("matches", in.Matches.len()), slog.Int("mine", mine))
 	return a.ack(in, ""), nil
 }
 

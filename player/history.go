@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unique"
 
 	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/atomicfile"
@@ -222,12 +223,14 @@ type historyStore struct {
 	now     func() time.Time
 	matches []MatchRecord
 	seen    map[[2]string]bool
-	// pending holds the journal records (see storeRecord) of the results
-	// that history.json does not hold yet, oldest first; written is the
-	// number of results the file held when last written. The file is
-	// rewritten when pending reaches max(minSnapshot, written), so the
-	// bytes written per result stay constant on average.
-	pending  [][]byte
+	// pending holds where in matches the results are that history.json
+	// does not hold yet, in the order they came (their journal records,
+	// see storeRecord, are made again from matches when the journal is
+	// compacted, not kept); written is the number of results the file held
+	// when last written. The file is rewritten when pending reaches
+	// max(minSnapshot, written), so the bytes written per result stay
+	// constant on average.
+	pending  []int
 	written  int
 	snapping bool           // a rewrite of history.json is under way
 	snapDone sync.WaitGroup // the rewrite under way
@@ -353,7 +356,7 @@ func (s *historyStore) merge(records []MatchRecord) bool {
 func (s *historyStore) mergeLocked(records []MatchRecord) bool {
 	changed := false
 	for _, m := range records {
-		if s.addLocked(m) || s.supersedeLocked(m) {
+		if s.addLocked(m) || s.supersedeLocked(m) >= 0 {
 			changed = true
 		}
 	}
@@ -396,7 +399,13 @@ func (s *historyStore) flush() error {
 func (s *historyStore) uncovered() [][]byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.pending)
+	out := make([][]byte, 0, len(s.pending))
+	for _, i := range s.pending {
+		if record, err := json.Marshal(storeRecord{PlayerID: s.id, MatchRecord: s.matches[i]}); err == nil {
+			out = append(out, record)
+		}
+	}
+	return out
 }
 
 func (s *historyStore) addLocked(m MatchRecord) bool {
@@ -407,9 +416,24 @@ func (s *historyStore) addLocked(m MatchRecord) bool {
 	if s.seen[k] {
 		return false
 	}
-	s.seen[k] = true
+	m.intern()
+	s.seen[[2]string{m.LeagueID, m.MatchID}] = true
 	s.matches = append(s.matches, m)
 	return true
+}
+
+// intern replaces the strings of m that many records hold alike (league,
+// opponent, outcome, choices, reason) by one shared copy of each: a player keeps
+// its whole history in memory, and in a league of n players the n(n-1)
+// records would otherwise hold their own copies, which the garbage
+// collector visits one by one.
+func (m *MatchRecord) intern() {
+	for _, p := range []*string{&m.LeagueID, &m.GameType, &m.OpponentID, (*string)(&m.Role),
+		(*string)(&m.Result), (*string)(&m.MyChoice), (*string)(&m.OpponentChoice), (*string)(&m.NumberParity), &m.Reason} {
+		if *p != "" {
+			*p = unique.Make(*p).Value()
+		}
+	}
 }
 
 // add records m unless a record of the same league and match exists, and
@@ -418,9 +442,12 @@ func (s *historyStore) addLocked(m MatchRecord) bool {
 // whether m was recorded.
 func (s *historyStore) add(m MatchRecord, now time.Time) (bool, error) {
 	s.mu.Lock()
-	if !s.addLocked(m) && !s.supersedeLocked(m) {
-		s.mu.Unlock()
-		return false, nil
+	at := len(s.matches)
+	if !s.addLocked(m) {
+		if at = s.supersedeLocked(m); at < 0 {
+			s.mu.Unlock()
+			return false, nil
+		}
 	}
 	store := s.store
 	if store == nil || store.j == nil {
@@ -438,7 +465,7 @@ func (s *historyStore) add(m MatchRecord, now time.Time) (bool, error) {
 		s.mu.Unlock()
 		return true, fmt.Errorf("player: save history: %w", err)
 	}
-	s.pending = append(s.pending, record)
+	s.pending = append(s.pending, at)
 	s.mu.Unlock()
 	if err := store.append(record); err != nil {
 		// The store is closed or failing: history.json, durably, instead.
@@ -505,20 +532,21 @@ func (s *historyStore) persist(now time.Time) error {
 }
 
 // supersedeLocked replaces the record of m's match by m when m is of a
-// later attempt, and reports whether it did.
-func (s *historyStore) supersedeLocked(m MatchRecord) bool {
+// later attempt, and returns where it is in matches; -1 when it did not.
+func (s *historyStore) supersedeLocked(m MatchRecord) int {
 	for i, old := range s.matches {
 		if old.LeagueID == m.LeagueID && old.MatchID == m.MatchID {
 			if leaguesdk.AttemptOf(m.Attempt) <= leaguesdk.AttemptOf(old.Attempt) {
-				return false
+				return -1
 			}
 			// A copy: snapshots handed out share the old array.
 			s.matches = slices.Clone(s.matches)
+			m.intern()
 			s.matches[i] = m
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // attempt returns the attempt number of the recorded match, or 0 when

@@ -29,8 +29,8 @@ type standingsUpdate struct {
 // cut out and split into rows by internal/jsonscan, and only the rest (the
 // envelope and the ids) is decoded by encoding/json.
 func (u *standingsUpdate) UnmarshalJSON(b []byte) error {
-	var rows rawTable
-	rest, table, err := jsonscan.Cut(b, "standings", rows.collect)
+	var cut tableCut
+	rest, table, err := jsonscan.Cut(b, "standings", cut.collect)
 	if err != nil {
 		return err
 	}
@@ -38,43 +38,52 @@ func (u *standingsUpdate) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(rest, (*fields)(u)); err != nil {
 		return err
 	}
-	u.Standings = rows.within(table)
+	u.Standings = cut.table(table)
 	return nil
 }
 
-// rawTable is a standings table as it came, one element per row, each row
-// its bytes in the message. Decoding it scans the table once and allocates
-// nothing per row.
-type rawTable []rawRow
-
-// rawRow is one row of a rawTable, not decoded.
-type rawRow []byte
-
-// UnmarshalJSON keeps the row's bytes: they are part of the message the
-// table was decoded from, which the handler owns and never changes.
-func (r *rawRow) UnmarshalJSON(b []byte) error {
-	*r = b
-	return nil
+// rawTable is a JSON array as it came in a message (the standings, the
+// matches of a round), kept as its bytes with where each element lies in
+// them. A table of n rows reaches each of n players every round: finding
+// its rows allocates two offsets per row and no pointer (nothing for the
+// garbage collector to follow), and a row is decoded only when it is used.
+type rawTable struct {
+	raw []byte   // the array, a part of the message, which is never changed
+	at  []uint32 // element i is raw[at[2i]:at[2i+1]]
 }
 
-// collect adds one row; it is Cut's element function.
-func (t *rawTable) collect(row []byte) error {
-	*t = append(*t, row)
-	return nil
+// tableCut collects the elements jsonscan.Cut hands out, as offsets from
+// the end of the message they are slices of.
+type tableCut struct {
+	base int      // the capacity of the first element: elements are slices of one message
+	at   []uint32 // start and end of each element, as base - cap
 }
 
-// within returns the rows of t that are part of table: Cut hands out the
-// elements of every member it takes, and a message naming the table twice
-// keeps the last one, as encoding/json does.
-func (t rawTable) within(table []byte) rawTable {
-	if len(t) == 0 || len(table) == 0 || table[0] != '[' {
-		return nil
+// collect is Cut's element function.
+func (c *tableCut) collect(elem []byte) error {
+	if len(c.at) == 0 {
+		c.base = cap(elem)
 	}
-	start, end := cap(table), cap(table)-len(table) // offsets from the end of the message
-	out := t[:0]
-	for _, row := range t {
-		if cap(row) <= start && cap(row) > end {
-			out = append(out, row)
+	start := c.base - cap(elem)
+	c.at = append(c.at, uint32(start), uint32(start+len(elem)))
+	return nil
+}
+
+// table returns the elements that are part of table, the value Cut
+// returned: Cut hands out the elements of every member it takes, and a
+// message naming the table twice keeps the last one, as encoding/json
+// does.
+func (c *tableCut) table(table []byte) rawTable {
+	if len(table) == 0 || table[0] != '[' || len(c.at) == 0 {
+		return rawTable{}
+	}
+	// The offsets of table's first and last byte, as those of the elements.
+	from := c.base - cap(table)
+	to := from + len(table)
+	out := rawTable{raw: table, at: c.at[:0]} // kept in place, as offsets in table
+	for i := 0; i < len(c.at); i += 2 {
+		if s, e := int(c.at[i]), int(c.at[i+1]); s > from && e <= to {
+			out.at = append(out.at, uint32(s-from), uint32(e-from))
 		}
 	}
 	return out
@@ -83,30 +92,46 @@ func (t rawTable) within(table []byte) rawTable {
 // UnmarshalJSON reads an array of rows; anything else (null, an object, a
 // string) is read as an empty table rather than refused.
 func (t *rawTable) UnmarshalJSON(b []byte) error {
-	*t = nil
+	*t = rawTable{}
 	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '[' {
 		return nil
 	}
-	return jsonscan.Elements(b, func(row []byte) error { // b is part of a message checked whole
-		*t = append(*t, row)
-		return nil
-	})
+	var c tableCut
+	if err := jsonscan.Elements(b, c.collect); err != nil { // b is part of a message checked whole
+		return err
+	}
+	*t = c.table(b)
+	return nil
 }
 
-// row decodes the row of player id: the rows that name id in their bytes
-// are the only ones decoded (every row when id does not appear as such,
-// for a peer that escapes its strings differently). A row that does not
-// decode or lacks a player_id counts as absent.
-func (t rawTable) row(id string) (leaguesdk.StandingRow, bool) {
+// MarshalJSON writes the table as it came (logs at debug level).
+func (t rawTable) MarshalJSON() ([]byte, error) {
+	if t.raw == nil {
+		return []byte("null"), nil
+	}
+	return t.raw, nil
+}
+
+// len returns the number of rows.
+func (t rawTable) len() int { return len(t.at) / 2 }
+
+// row returns the bytes of row i.
+func (t rawTable) row(i int) []byte { return t.raw[t.at[2*i]:t.at[2*i+1]:t.at[2*i+1]] }
+
+// standing decodes the row of player id: the rows that name id in their
+// bytes are the only ones decoded (every row when id does not appear as
+// such, for a peer that escapes its strings differently). A row that does
+// not decode or lacks a player_id counts as absent.
+func (t rawTable) standing(id string) (leaguesdk.StandingRow, bool) {
 	quoted, _ := json.Marshal(id)
 	for _, i := range t.holding(quoted) {
-		if row, ok := t[i].decode(); ok && row.PlayerID == id {
+		if row, ok := decodeStanding(t.row(i)); ok && row.PlayerID == id {
 			return row, true
 		}
 	}
 	if id != "" {
-		for _, r := range t {
-			if row, ok := r.decode(); ok && row.PlayerID == id {
+		for i := range t.len() {
+			if row, ok := decodeStanding(t.row(i)); ok && row.PlayerID == id {
 				return row, true
 			}
 		}
@@ -115,47 +140,22 @@ func (t rawTable) row(id string) (leaguesdk.StandingRow, bool) {
 }
 
 // holding returns, in order, the indexes of the rows whose bytes hold
-// needle. The rows of a table are consecutive parts of one message, so the
-// table is searched at once rather than row by row.
+// needle. The table is searched at once, not row by row; a needle across
+// two rows belongs to neither.
 func (t rawTable) holding(needle []byte) []int {
-	if len(t) == 0 {
-		return nil
-	}
-	// off is a row's offset from the first row's start: rows are slices
-	// of one message, so their capacities tell where they begin.
-	base := cap(t[0])
-	off := func(i int) int { return base - cap(t[i]) }
-	all := t[0][:base]
-	for i := 1; i < len(t); i++ {
-		if o := off(i); o < off(i-1)+len(t[i-1]) || len(t[i]) == 0 || o >= base || &all[o] != &t[i][0] {
-			return t.holdingEach(needle) // not laid out as one message
-		}
-	}
-	last := len(t) - 1
-	span := t[0][:off(last)+len(t[last])]
 	var out []int
-	for at := 0; ; {
-		k := bytes.Index(span[at:], needle)
+	for at := 0; len(needle) > 0; {
+		k := bytes.Index(t.raw[at:], needle)
 		if k < 0 {
 			return out
 		}
 		at += k
 		// The row that starts last at or before at.
-		i := sort.Search(len(t), func(i int) bool { return off(i) > at }) - 1
-		if i >= 0 && at+len(needle) <= off(i)+len(t[i]) && (len(out) == 0 || out[len(out)-1] != i) {
+		i := sort.Search(t.len(), func(i int) bool { return int(t.at[2*i]) > at }) - 1
+		if i >= 0 && at+len(needle) <= int(t.at[2*i+1]) && (len(out) == 0 || out[len(out)-1] != i) {
 			out = append(out, i)
 		}
 		at++
-	}
-}
-
-// holdingEach is holding, searching row by row.
-func (t rawTable) holdingEach(needle []byte) []int {
-	var out []int
-	for i, r := range t {
-		if bytes.Contains(r, needle) {
-			out = append(out, i)
-		}
 	}
 	return out
 }
@@ -163,29 +163,18 @@ func (t rawTable) holdingEach(needle []byte) []int {
 // rows decodes the table, leaving out rows that do not decode or name no
 // player.
 func (t rawTable) rows() []leaguesdk.StandingRow {
-	out := make([]leaguesdk.StandingRow, 0, len(t))
-	for _, r := range t {
-		if row, ok := r.decode(); ok {
+	out := make([]leaguesdk.StandingRow, 0, t.len())
+	for i := range t.len() {
+		if row, ok := decodeStanding(t.row(i)); ok {
 			out = append(out, row)
 		}
 	}
 	return out
 }
 
-// MarshalJSON writes the row as it came (logs at debug level, state answers).
-func (r rawRow) MarshalJSON() ([]byte, error) {
-	if len(r) == 0 {
-		return []byte("null"), nil
-	}
-	return r, nil
-}
-
-// String returns the row's JSON, for logs.
-func (r rawRow) String() string { return string(r) }
-
-func (r rawRow) decode() (leaguesdk.StandingRow, bool) {
+func decodeStanding(raw []byte) (leaguesdk.StandingRow, bool) {
 	var row leaguesdk.StandingRow
-	if json.Unmarshal(r, &row) != nil || row.PlayerID == "" {
+	if json.Unmarshal(raw, &row) != nil || row.PlayerID == "" {
 		return leaguesdk.StandingRow{}, false
 	}
 	return row, true
@@ -195,8 +184,8 @@ func (a *Agent) onStandings(ctx context.Context, in *standingsUpdate) (*leaguesd
 	a.checkManager(&in.Envelope)
 	id, _ := a.credentials()
 	round := int(in.RoundID)
-	attrs := []slog.Attr{slog.Int("round_id", round), slog.Int("rows", len(in.Standings))}
-	mine, found := in.Standings.row(id)
+	attrs := []slog.Attr{slog.Int("round_id", round), slog.Int("rows", in.Standings.len())}
+	mine, found := in.Standings.standing(id)
 	if found {
 		attrs = append(attrs, slog.Int("rank", mine.Rank), slog.Int("points", mine.Points))
 	}
@@ -224,7 +213,7 @@ type standingsTable struct {
 
 // decoded returns the table's rows, decoding them if they came raw.
 func (t standingsTable) decoded() []leaguesdk.StandingRow {
-	if t.raw != nil {
+	if t.raw.raw != nil {
 		return t.raw.rows()
 	}
 	return t.rows
