@@ -197,7 +197,7 @@ func recoverJournal(dir, name string) error {
 			}
 			continue
 		}
-		if err := atomicfile.WriteFile(path, indented(latest[id]), 0o644); err != nil {
+		if err := atomicfile.WriteFile(path, document(latest[id]), 0o644); err != nil {
 			return err
 		}
 	}
@@ -216,24 +216,12 @@ func olderThan(a, b *Transcript) bool {
 
 func (lt *leagueTranscripts) path(matchID string) string { return matchFile(lt.dir, matchID) }
 
-// indented returns a compact JSON record as the indented document the
-// match's file holds.
-func indented(record []byte) []byte {
-	var b bytes.Buffer
-	b.Grow(len(record) * 5 / 4)
-	if err := json.Indent(&b, record, "", "  "); err != nil {
-		return append(bytes.Clone(record), '\n')
-	}
-	b.WriteByte('\n')
-	return b.Bytes()
-}
-
 // write makes t durable and, when file is set (the match is settled),
 // writes its match's file; the settled record is then made durable with
-// the journal's next group commit rather than waited for. The file holds the same document as before
-// the journal: indented JSON.
+// the journal's next group commit rather than waited for. The file holds
+// the record laid out for people (see document).
 func (s *transcripts) write(t *Transcript, file bool) error {
-	record, err := json.Marshal(t)
+	record, err := t.record()
 	if err != nil {
 		return fmt.Errorf("referee: encode transcript: %w", err)
 	}
@@ -242,7 +230,7 @@ func (s *transcripts) write(t *Transcript, file bool) error {
 		return err
 	}
 	if lt == nil {
-		return atomicfile.WriteFile(matchFile(s.dir(t.LeagueID), t.MatchID), indented(record), 0o644)
+		return atomicfile.WriteFile(matchFile(s.dir(t.LeagueID), t.MatchID), document(record), 0o644)
 	}
 	lt.gate.RLock()
 	lt.mu.Lock()
@@ -267,7 +255,7 @@ func (s *transcripts) write(t *Transcript, file bool) error {
 	}
 	switch {
 	case err == nil && file:
-		if err = atomicfile.Replace(lt.path(t.MatchID), indented(record), 0o644); err == nil {
+		if err = atomicfile.Replace(lt.path(t.MatchID), document(record), 0o644); err == nil {
 			lt.mu.Lock()
 			p.written = true
 			lt.mu.Unlock()
@@ -279,7 +267,7 @@ func (s *transcripts) write(t *Transcript, file bool) error {
 		}
 		lt.mu.Unlock()
 		if errors.Is(err, journal.ErrClosed) { // the referee stopped meanwhile
-			err = atomicfile.WriteFile(lt.path(t.MatchID), indented(record), 0o644)
+			err = atomicfile.WriteFile(lt.path(t.MatchID), document(record), 0o644)
 		}
 	}
 	lt.gate.RUnlock()
@@ -301,7 +289,7 @@ func (lt *leagueTranscripts) flush(taken map[string]*pending) error {
 		written, record := p.written, p.record
 		lt.mu.Unlock()
 		if !written {
-			if err := atomicfile.Replace(lt.path(id), indented(record), 0o644); err != nil {
+			if err := atomicfile.Replace(lt.path(id), document(record), 0o644); err != nil {
 				return err
 			}
 			lt.mu.Lock()
