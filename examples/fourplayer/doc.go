@@ -15,7 +15,8 @@
 //	-data       data root (./league-data): config/, data/ and logs/ of the league go under it
 //	-ephemeral  listen on free ports instead of the exercise's fixed ones
 //	-players    number of players, at least 2 (4); strategies random, always_even, always_odd, history in turn
-//	-referees   number of referees, at least 1 (2)
+//	-referees   number of referees, at least 1 (2); each runs its share of a round's matches at
+//	            once (at least 2), so that every match of a round runs together
 //	-progress   match (a line per match), round (one line per round: matches done, matches/s, time left),
 //	            or auto (the default: per match up to 10 players; per round with -manager)
 //	-exit       exit once the league has completed (default: keep serving until Ctrl-C)

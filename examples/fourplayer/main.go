@@ -112,6 +112,14 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 // when something goes wrong; they are short so that a failure shows in
 // seconds rather than minutes. The standalone programs keep the protocol's
 // defaults.
+// refereeCapacity returns how many matches each referee runs at once: its
+// share of a round, so that a round's matches all run together, and never
+// fewer than the referee's default. A round of a big league then waits for
+// its slowest match once, not once per wave of matches.
+func refereeCapacity(players, referees int) int {
+	return max(referee.DefaultMaxConcurrentMatches, (players/2+referees-1)/max(referees, 1))
+}
+
 const (
 	joinTimeout   = 2 * time.Second
 	moveTimeout   = 5 * time.Second
@@ -282,14 +290,15 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 
 	for i, ln := range ls.referees {
 		ref, err := referee.New(referee.Config{
-			Name:        refereeName(i),
-			League:      leagueURL,
-			Listener:    ln,
-			DataRoot:    o.data,
-			JoinTimeout: joinTimeout,
-			MoveTimeout: moveTimeout,
-			RetryDelay:  retryDelay,
-			Logger:      warnings.With("agent", refereeName(i)),
+			Name:                 refereeName(i),
+			League:               leagueURL,
+			Listener:             ln,
+			DataRoot:             o.data,
+			JoinTimeout:          joinTimeout,
+			MoveTimeout:          moveTimeout,
+			RetryDelay:           retryDelay,
+			MaxConcurrentMatches: refereeCapacity(o.players, o.referees),
+			Logger:               warnings.With("agent", refereeName(i)),
 		})
 		if err != nil {
 			return err

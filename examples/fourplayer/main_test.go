@@ -450,3 +450,19 @@ func checkHistories(t *testing.T, data string) {
 		}
 	}
 }
+
+// Each referee runs its share of a round at once, never fewer matches
+// than a referee's default.
+func TestRefereeCapacityHoldsARound(t *testing.T) {
+	for _, tc := range []struct{ players, referees, want int }{
+		{4, 2, 2}, {12, 3, 2}, {7, 1, 3}, {200, 10, 10}, {1000, 50, 10}, {1001, 50, 10}, {1000, 3, 167},
+	} {
+		got := refereeCapacity(tc.players, tc.referees)
+		if got != tc.want {
+			t.Errorf("refereeCapacity(%d, %d) = %d, want %d", tc.players, tc.referees, got, tc.want)
+		}
+		if perRound := tc.players / 2; got*tc.referees < perRound {
+			t.Errorf("%d players, %d referees: room for %d matches at once, a round has %d", tc.players, tc.referees, got*tc.referees, perRound)
+		}
+	}
+}
