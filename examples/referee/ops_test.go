@@ -79,7 +79,9 @@ func TestRateLimitAndMetrics(t *testing.T) {
 	}
 
 	// The referee counts its registration once the manager's answer is
-	// read, a moment after the manager saw the request: wait for it.
+	// read, a moment after the manager saw the request: wait for its
+	// count itself (a scrape collects the metrics one by one, so the
+	// call's latency may show before its count does).
 	var text string
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		resp, err := http.Get(base + "/metrics")
@@ -89,7 +91,7 @@ func TestRateLimitAndMetrics(t *testing.T) {
 		raw, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		text = string(raw)
-		if strings.Contains(text, `method="register_referee"`) || time.Now().After(deadline) {
+		if strings.Contains(text, `league_calls_made_total{method="register_referee"`) || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
