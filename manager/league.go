@@ -481,6 +481,9 @@ func (m *Manager) completeRound(ctx context.Context, r int) error {
 	now := m.cfg.Now().UTC()
 	m.recordRound(roundEvent{RoundID: r, CompletedAt: &now})
 	m.markViews(viewStandings | viewRounds)
+	// Once the result events of the round's matches are all out.
+	m.announcing.Lock()
+	defer m.announcing.Unlock()
 	m.emit(Event{Kind: EventRoundCompleted, RoundID: r, Standings: standings, Message: fmt.Sprintf(
 		"round %d completed: %d matches, %d wins, %d draws, %d technical losses", r, summary.TotalMatches,
 		summary.Wins, summary.Draws, summary.TechnicalLosses)})

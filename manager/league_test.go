@@ -49,6 +49,45 @@ func TestLeagueOfFourPlayers(t *testing.T) {
 	}
 }
 
+// A round's EventRoundCompleted comes after the EventMatchResult of each
+// of its matches, even when a result's event is slow to go out: the
+// handler of the last report of a round is held inside OnEvent while the
+// league loop, which already sees every result recorded, completes the
+// round.
+func TestRoundCompletesAfterTheResultEventsOfItsMatches(t *testing.T) {
+	dir := t.TempDir()
+	cfg := fastConfig(t, dir)
+	cfg.MinPlayers = 4
+	var mu sync.Mutex
+	results := map[int]int{} // round → result events seen
+	var order []string
+	cfg.OnEvent = func(e manager.Event) {
+		switch e.Kind {
+		case manager.EventMatchResult:
+			time.Sleep(30 * time.Millisecond) // a slow consumer widens the window
+			mu.Lock()
+			results[e.RoundID]++
+			mu.Unlock()
+		case manager.EventRoundCompleted:
+			mu.Lock()
+			order = append(order, fmt.Sprintf("round %d completed after %d results", e.RoundID, results[e.RoundID]))
+			mu.Unlock()
+		}
+	}
+	m := startManager(t, cfg)
+	startReferee(t, m.MCP, "Referee Alpha", refereeOptions{})
+	for i, p := range []leaguesdk.Parity{leaguesdk.Even, leaguesdk.Odd, leaguesdk.Even, leaguesdk.Odd} {
+		startPlayer(t, m.MCP, fmt.Sprintf("Agent %d", i+1), always(p))
+	}
+	m.waitDone(t, 30*time.Second)
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"round 1 completed after 2 results", "round 2 completed after 2 results", "round 3 completed after 2 results"}
+	if fmt.Sprint(order) != fmt.Sprint(want) {
+		t.Errorf("events %q, want %q", order, want)
+	}
+}
+
 func TestLeagueOfSevenPlayersWithByes(t *testing.T) {
 	dir := t.TempDir()
 	cfg := fastConfig(t, dir)

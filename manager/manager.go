@@ -43,6 +43,12 @@ type Manager struct {
 	// and held until the new state is on disk, so files are written in the
 	// order the changes were made.
 	persistMu sync.Mutex
+	// announcing is read-held by a report's handler from before its result
+	// is recorded until its EventMatchResult is out, and held by
+	// completeRound while it emits EventRoundCompleted: a round's
+	// completion follows the result event of each of its matches
+	// (results.go, league.go).
+	announcing sync.RWMutex
 	// standingsMu and roundsMu serialise writes of standings.json and
 	// rounds.json (queries.go).
 	standingsMu      sync.Mutex

@@ -53,16 +53,21 @@ func (m *Manager) handleReport(_ context.Context, _ *leaguesdk.Request, rep *lea
 		return nil, err
 	}
 
+	m.announcing.RLock()
 	rec, status, err := m.record(mt, refID, rep.Result)
 	if err != nil {
+		m.announcing.RUnlock()
 		return nil, err
 	}
 	if status == leaguesdk.AckRecorded {
 		m.markViews(viewStandings)
-		m.wakeUp()
 		m.emit(Event{Kind: EventMatchResult, RoundID: rec.RoundID, MatchID: rec.MatchID, PlayerA: rec.PlayerA, PlayerB: rec.PlayerB,
 			RefereeID: refID, Result: &rec.Result, Message: describeResult(&rec)})
+		m.announcing.RUnlock()
+		m.wakeUp()
 		m.lifecycleReport(&rec) // lifecycle.go
+	} else {
+		m.announcing.RUnlock()
 	}
 	return ack(status), nil
 }
