@@ -252,9 +252,12 @@ const (
 	EventMatchAssigned        EventKind = "match_assigned"
 	EventMatchReassigned      EventKind = "match_reassigned"
 	EventMatchResult          EventKind = "match_result"
-	EventRoundCompleted       EventKind = "round_completed"
-	EventLeagueCompleted      EventKind = "league_completed"
-	EventWarning              EventKind = "warning"
+	// EventRoundCompleted comes after the EventMatchResult of each of the
+	// round's matches this Manager recorded (results recorded before a
+	// restart have theirs in the earlier run).
+	EventRoundCompleted  EventKind = "round_completed"
+	EventLeagueCompleted EventKind = "league_completed"
+	EventWarning         EventKind = "warning"
 	// EventAgentState is a change of an agent's lifecycle state; its
 	// Transition says from what, to what and why.
 	EventAgentState EventKind = "agent_state"
