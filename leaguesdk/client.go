@@ -518,21 +518,16 @@ const joinBodyUpTo = 64 << 10
 // session sess if it is not nil, and returns the answer's status, headers
 // and body (the data of its first event when it is an event stream).
 // Transport failures come back as *Error.
-func (c *Client) exchange(ctx context.Context, endpoint string, body [][]byte, sess *mcpSession) (int, http.Header, []byte, error) {
+func (c *Client) exchange(ctx context.Context, endpoint string, body encoded, sess *mcpSession) (int, http.Header, []byte, error) {
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, nil)
 	if err != nil {
 		return 0, nil, nil, &Error{Code: CodeConnectionError, Message: "bad endpoint: " + err.Error(), Err: err}
 	}
-	for _, part := range body {
-		hreq.ContentLength += int64(len(part))
-	}
+	hreq.ContentLength = int64(body.size())
 	if hreq.ContentLength <= joinBodyUpTo {
 		// One buffer: net/http sends a body it knows to be in memory
 		// with its headers, in one write.
-		joined := make([]byte, 0, hreq.ContentLength)
-		for _, part := range body {
-			joined = append(joined, part...)
-		}
+		joined := body.join()
 		hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(joined)), nil }
 	} else {
 		// A large body (a broadcast table) is sent as its parts rather
@@ -566,7 +561,7 @@ func (c *Client) exchange(ctx context.Context, endpoint string, body [][]byte, s
 
 // request makes one exchange and reads its JSON-RPC reply; a JSON-RPC error
 // comes back as an error the peer answered (*peerAnswer).
-func (c *Client) request(ctx context.Context, endpoint string, body [][]byte, sess *mcpSession) (*parsedReply, http.Header, error) {
+func (c *Client) request(ctx context.Context, endpoint string, body encoded, sess *mcpSession) (*parsedReply, http.Header, error) {
 	status, header, raw, err := c.exchange(ctx, endpoint, body, sess)
 	if err != nil {
 		return nil, nil, err

@@ -145,7 +145,7 @@ func (c *Client) handshake(ctx context.Context, endpoint string) (*mcpSession, e
 	initialized := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	var s *mcpSession
 	err := c.guarded(endpoint, func() error {
-		reply, header, err := c.request(ctx, endpoint, [][]byte{init}, nil)
+		reply, header, err := c.request(ctx, endpoint, encoded{init}, nil)
 		if err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func (c *Client) handshake(ctx context.Context, endpoint string) (*mcpSession, e
 			return &peerAnswer{&Error{Message: fmt.Sprintf("peer answered initialize with MCP protocol version %q, which this client does not speak", res.ProtocolVersion)}}
 		}
 		s = &mcpSession{id: header.Get("Mcp-Session-Id"), version: res.ProtocolVersion}
-		status, _, raw, err := c.exchange(ctx, endpoint, [][]byte{initialized}, s)
+		status, _, raw, err := c.exchange(ctx, endpoint, encoded{initialized}, s)
 		if err != nil || status < 300 {
 			return err
 		}

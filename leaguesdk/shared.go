@@ -74,7 +74,11 @@ type AddressedMessage struct {
 
 // MarshalJSON encodes the envelope followed by the shared fields.
 func (a *AddressedMessage) MarshalJSON() ([]byte, error) {
-	return a.appendJSON(nil)
+	parts, err := a.parts()
+	if err != nil {
+		return nil, err
+	}
+	return parts.join(), nil
 }
 
 // errNoShared is the error of an AddressedMessage made without To.
@@ -92,26 +96,6 @@ func (a *AddressedMessage) parts() (encoded, error) {
 	}
 	env[len(env)-1] = ','
 	return encoded{env, a.shared.fields, []byte("}")}, nil
-}
-
-func (a *AddressedMessage) appendJSON(dst []byte) ([]byte, error) {
-	if a.shared == nil {
-		return nil, errNoShared
-	}
-	env, err := json.Marshal(&a.Envelope)
-	if err != nil {
-		return nil, err
-	}
-	if dst == nil {
-		dst = make([]byte, 0, len(env)+1+len(a.shared.fields))
-	}
-	if len(a.shared.fields) == 0 {
-		return append(dst, env...), nil
-	}
-	dst = append(dst, env[:len(env)-1]...)
-	dst = append(dst, ',')
-	dst = append(dst, a.shared.fields...)
-	return append(dst, '}'), nil
 }
 
 // encoded is the encoding of a call's params as consecutive parts: one for
@@ -174,7 +158,7 @@ func appendRequest(dst []byte, id int64, method string, params encoded) []byte {
 // requestParts returns the JSON-RPC request of appendRequest as parts:
 // its head, the parts of params, its closing brace, so that a large message
 // is sent without being copied into a request body first.
-func requestParts(id int64, method string, params encoded) [][]byte {
+func requestParts(id int64, method string, params encoded) encoded {
 	m, _ := json.Marshal(method)
 	head := make([]byte, 0, 48+len(m))
 	head = append(head, `{"jsonrpc":"2.0","id":`...)
@@ -185,7 +169,7 @@ func requestParts(id int64, method string, params encoded) [][]byte {
 	if params.size() == 0 {
 		params = encoded{[]byte("null")}
 	}
-	parts := make([][]byte, 0, len(params)+2)
+	parts := make(encoded, 0, len(params)+2)
 	parts = append(parts, head)
 	parts = append(parts, params...)
 	return append(parts, []byte("}"))

@@ -55,19 +55,19 @@ func (m *Manager) handleReport(_ context.Context, _ *leaguesdk.Request, rep *lea
 
 	m.announcing.RLock()
 	rec, status, err := m.record(mt, refID, rep.Result)
-	if err != nil {
-		m.announcing.RUnlock()
-		return nil, err
-	}
-	if status == leaguesdk.AckRecorded {
+	recorded := err == nil && status == leaguesdk.AckRecorded
+	if recorded {
 		m.markViews(viewStandings)
 		m.emit(Event{Kind: EventMatchResult, RoundID: rec.RoundID, MatchID: rec.MatchID, PlayerA: rec.PlayerA, PlayerB: rec.PlayerB,
 			RefereeID: refID, Result: &rec.Result, Message: describeResult(&rec)})
-		m.announcing.RUnlock()
+	}
+	m.announcing.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	if recorded {
 		m.wakeUp()
 		m.lifecycleReport(&rec) // lifecycle.go
-	} else {
-		m.announcing.RUnlock()
 	}
 	return ack(status), nil
 }

@@ -214,7 +214,9 @@ func writeStateFile(w io.Writer, st *leagueState, n int, round func(i int) []sch
 			return err
 		}
 		if i > 0 {
-			rb = append([]byte{','}, rb...)
+			if _, err := w.Write([]byte{','}); err != nil {
+				return err
+			}
 		}
 		if _, err := w.Write(rb); err != nil {
 			return err

@@ -412,12 +412,12 @@ func (s *historyStore) addLocked(m MatchRecord) bool {
 	if s.seen == nil {
 		s.seen = map[[2]string]bool{}
 	}
+	m.intern() // the key then holds the shared league id too
 	k := [2]string{m.LeagueID, m.MatchID}
 	if s.seen[k] {
 		return false
 	}
-	m.intern()
-	s.seen[[2]string{m.LeagueID, m.MatchID}] = true
+	s.seen[k] = true
 	s.matches = append(s.matches, m)
 	return true
 }

@@ -19,97 +19,46 @@ func (t *Transcript) record() ([]byte, error) {
 		size += 96 + len(m.Message) + len(m.Error)
 	}
 	b := make([]byte, 0, size)
-	b = append(b, `{"schema_version":`...)
-	b = appendJSONString(b, t.SchemaVersion)
-	b = append(b, `,"last_updated":`...)
-	b = appendJSONString(b, t.LastUpdated)
-	b = append(b, `,"match_id":`...)
-	b = appendJSONString(b, t.MatchID)
-	b = append(b, `,"league_id":`...)
-	b = appendJSONString(b, t.LeagueID)
-	b = append(b, `,"round_id":`...)
-	b = strconv.AppendInt(b, int64(t.RoundID), 10)
-	b = append(b, `,"game_type":`...)
-	b = appendJSONString(b, t.GameType)
+	b = appendField(b, `{"schema_version":`, t.SchemaVersion)
+	b = appendField(b, `,"last_updated":`, t.LastUpdated)
+	b = appendField(b, `,"match_id":`, t.MatchID)
+	b = appendField(b, `,"league_id":`, t.LeagueID)
+	b = strconv.AppendInt(append(b, `,"round_id":`...), int64(t.RoundID), 10)
+	b = appendField(b, `,"game_type":`, t.GameType)
 	if t.RefereeID != "" {
-		b = append(b, `,"referee_id":`...)
-		b = appendJSONString(b, t.RefereeID)
+		b = appendField(b, `,"referee_id":`, t.RefereeID)
 	}
 	if t.ConversationID != "" {
-		b = append(b, `,"conversation_id":`...)
-		b = appendJSONString(b, t.ConversationID)
+		b = appendField(b, `,"conversation_id":`, t.ConversationID)
 	}
-	b = append(b, `,"players":`...)
-	if t.Players == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, p := range t.Players {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"player_id":`...)
-			b = appendJSONString(b, p.PlayerID)
-			b = append(b, `,"role":`...)
-			b = appendJSONString(b, string(p.Role))
-			b = append(b, `,"endpoint":`...)
-			b = appendJSONString(b, p.Endpoint)
-			b = append(b, '}')
+	b = appendList(append(b, `,"players":`...), t.Players, func(b []byte, p TranscriptPlayer) []byte {
+		b = appendField(b, `{"player_id":`, p.PlayerID)
+		b = appendField(b, `,"role":`, string(p.Role))
+		b = appendField(b, `,"endpoint":`, p.Endpoint)
+		return append(b, '}')
+	})
+	b = appendField(b, `,"state":`, string(t.State))
+	b = appendList(append(b, `,"lifecycle":`...), t.Lifecycle, func(b []byte, e LifecycleEntry) []byte {
+		b = appendField(b, `{"state":`, string(e.State))
+		b = appendField(b, `,"at":`, e.At)
+		if e.Note != "" {
+			b = appendField(b, `,"note":`, e.Note)
 		}
-		b = append(b, ']')
-	}
-	b = append(b, `,"state":`...)
-	b = appendJSONString(b, string(t.State))
-	b = append(b, `,"lifecycle":`...)
-	if t.Lifecycle == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, e := range t.Lifecycle {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"state":`...)
-			b = appendJSONString(b, string(e.State))
-			b = append(b, `,"at":`...)
-			b = appendJSONString(b, e.At)
-			if e.Note != "" {
-				b = append(b, `,"note":`...)
-				b = appendJSONString(b, e.Note)
-			}
-			b = append(b, '}')
+		return append(b, '}')
+	})
+	b = appendList(append(b, `,"transcript":`...), t.Transcript, func(b []byte, m TranscriptMessage) []byte {
+		b = appendField(b, `{"at":`, m.At)
+		b = appendField(b, `,"direction":`, m.Direction)
+		b = appendField(b, `,"peer":`, m.Peer)
+		b = appendField(b, `,"method":`, m.Method)
+		if len(m.Message) > 0 {
+			b = appendMessage(append(b, `,"message":`...), m.Message)
 		}
-		b = append(b, ']')
-	}
-	b = append(b, `,"transcript":`...)
-	if t.Transcript == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, m := range t.Transcript {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"at":`...)
-			b = appendJSONString(b, m.At)
-			b = append(b, `,"direction":`...)
-			b = appendJSONString(b, m.Direction)
-			b = append(b, `,"peer":`...)
-			b = appendJSONString(b, m.Peer)
-			b = append(b, `,"method":`...)
-			b = appendJSONString(b, m.Method)
-			if len(m.Message) > 0 {
-				b = append(b, `,"message":`...)
-				b = appendMessage(b, m.Message)
-			}
-			if m.Error != "" {
-				b = append(b, `,"error":`...)
-				b = appendJSONString(b, m.Error)
-			}
-			b = append(b, '}')
+		if m.Error != "" {
+			b = appendField(b, `,"error":`, m.Error)
 		}
-		b = append(b, ']')
-	}
+		return append(b, '}')
+	})
 	b = append(b, `,"result":`...)
 	if t.Result == nil {
 		b = append(b, "null"...)
@@ -120,9 +69,30 @@ func (t *Transcript) record() ([]byte, error) {
 		}
 		b = append(b, result...)
 	}
-	b = append(b, `,"reported":`...)
-	b = strconv.AppendBool(b, t.Reported)
+	b = strconv.AppendBool(append(b, `,"reported":`...), t.Reported)
 	return append(b, '}'), nil
+}
+
+// appendField appends key (the punctuation and quoted name before a
+// member's value) and the string v.
+func appendField(b []byte, key, v string) []byte {
+	return appendJSONString(append(b, key...), v)
+}
+
+// appendList appends list as encoding/json writes a slice: null when it is
+// nil, else its elements, each appended by elem, in brackets.
+func appendList[T any](b []byte, list []T, elem func([]byte, T) []byte) []byte {
+	if list == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, e := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = elem(b, e)
+	}
+	return append(b, ']')
 }
 
 // appendMessage appends a message of the transcript: as it is when it is
