@@ -41,8 +41,10 @@
 // The schedule is RoundRobin over the players in registration order. For
 // each round the manager sends ROUND_ANNOUNCEMENT to every player, then
 // start_match to referees: all matches of the round in parallel over every
-// referee of the game, least loaded first, never more at once on a referee
-// than its max_concurrent_matches (further matches wait for room). A
+// referee of the game, least loaded first (among equally loaded referees,
+// one that had either player in the round before, whose connection to the
+// player is likely still open), never more at once on a referee than its
+// max_concurrent_matches (further matches wait for room). A
 // referee that cannot be reached or refuses loses the match to another; one
 // that does not report within Config.ReportTimeout too. A result is accepted
 // only from a referee the match was given to and recorded once; later

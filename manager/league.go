@@ -200,11 +200,19 @@ func (m *Manager) runRound(ctx context.Context, r int) error {
 
 // planRoundLocked picks a referee for every unfinished match of round r:
 // the referee a match was given to before a restart, or else the one whose
-// planned load relative to its capacity is the lowest. The plan is what
+// planned load relative to its capacity is the lowest — among those equally
+// loaded, one that had either player in the round before, whose
+// connection to that player is likely still open. The plan is what
 // ROUND_ANNOUNCEMENT gives as referee_endpoint; dispatch follows it while
 // the referee has room. m.mu must be held.
 func (m *Manager) planRoundLocked(r int) {
 	load := map[string]int{}
+	before := map[string]string{} // player id → their referee in round r-1
+	if r >= 2 {
+		for _, mt := range m.rounds[r-2] {
+			before[mt.PlayerA], before[mt.PlayerB] = mt.RefereeID, mt.RefereeID
+		}
+	}
 	for _, mt := range m.rounds[r-1] {
 		if mt.record == nil && mt.status == matchResuming {
 			mt.RefereeID = mt.holder()
@@ -220,8 +228,16 @@ func (m *Manager) planRoundLocked(r int) {
 			if !m.supports(ref.GameTypes) || m.life.State(ref.ID) == StateShutdown {
 				continue
 			}
-			// load/capacity < best's load/capacity, without division.
-			if best == nil || load[ref.ID]*best.MaxConcurrentMatches < load[best.ID]*ref.MaxConcurrentMatches {
+			// load/capacity < best's load/capacity, without division;
+			// at equal loads, the referee the players had before.
+			switch {
+			case best == nil:
+				best = ref
+			case load[ref.ID]*best.MaxConcurrentMatches < load[best.ID]*ref.MaxConcurrentMatches:
+				best = ref
+			case load[ref.ID]*best.MaxConcurrentMatches == load[best.ID]*ref.MaxConcurrentMatches &&
+				(ref.ID == before[mt.PlayerA] || ref.ID == before[mt.PlayerB]) &&
+				best.ID != before[mt.PlayerA] && best.ID != before[mt.PlayerB]:
 				best = ref
 			}
 		}

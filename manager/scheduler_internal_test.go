@@ -215,3 +215,46 @@ func TestSchedulerPassLooksAtEachRefereeOnce(t *testing.T) {
 		t.Fatalf("a pass with every referee full: %d jobs, %d questions; want 0 and 2", len(jobs), asked)
 	}
 }
+
+// TestPlanPrefersTheRefereeOfTheRoundBefore: among the referees equally
+// loaded, a match is planned on one that had either of its players in the
+// round before (its connection to that player is likely still open); a
+// lower load still comes first.
+func TestPlanPrefersTheRefereeOfTheRoundBefore(t *testing.T) {
+	m, err := New(Config{DataRoot: t.TempDir(), MinPlayers: -1, RegistrationWindow: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	for _, id := range []string{"REF01", "REF02", "REF03"} {
+		ref := testReferee(id, 2)
+		ref.GameTypes = []string{m.cfg.GameType}
+		m.referees = append(m.referees, ref)
+	}
+	pair := func(id string, round int, a, b string) scheduledMatch {
+		return scheduledMatch{MatchID: id, RoundID: round, PlayerA: a, PlayerB: b}
+	}
+	m.setSchedule([][]scheduledMatch{
+		{pair("R1M1", 1, "P01", "P02"), pair("R1M2", 1, "P03", "P04"), pair("R1M3", 1, "P05", "P06")},
+		{pair("R2M1", 2, "P03", "P05"), pair("R2M2", 2, "P01", "P06"), pair("R2M3", 2, "P02", "P04")},
+	})
+	plan := func(r int) string {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.planRoundLocked(r)
+		var got []string
+		for _, mt := range m.rounds[r-1] {
+			got = append(got, mt.MatchID+":"+mt.RefereeID)
+		}
+		return strings.Join(got, " ")
+	}
+	if got, want := plan(1), "R1M1:REF01 R1M2:REF02 R1M3:REF03"; got != want {
+		t.Fatalf("round 1 planned %s, want %s", got, want)
+	}
+	// R2M1: all idle; P03 had REF02 (the first such in order). R2M2: P01
+	// had REF01, idle. R2M3: the referees of P02 and P04 have a match
+	// each, REF03 none.
+	if got, want := plan(2), "R2M1:REF02 R2M2:REF01 R2M3:REF03"; got != want {
+		t.Errorf("round 2 planned %s, want %s", got, want)
+	}
+}
