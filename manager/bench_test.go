@@ -65,7 +65,9 @@ func BenchmarkLeague100(b *testing.B) { leagueBench(b, b.TempDir(), 100, 4) }
 // The leagues' data stays on disk until the last of them is done: removing
 // a league's files just before the next league starts slows the next
 // league's file creation (ext4 passes over recently freed inodes while it
-// allocates), which users starting a league do not meet.
+// allocates), which users starting a league do not meet. For the same
+// reason, runs to compare should not start within minutes of removing the
+// data of an earlier big run (docs/PERFORMANCE.md).
 func BenchmarkLeague(b *testing.B) {
 	root := b.TempDir()
 	b.Run("players=4", func(b *testing.B) { leagueBench(b, root, 4, 2) }) // the demo league of examples/fourplayer
