@@ -223,21 +223,20 @@ func (m *Manager) planRoundLocked(r int) {
 		if mt.record != nil || mt.status == matchResuming {
 			continue
 		}
+		met := func(ref *referee) bool { return ref.ID == before[mt.PlayerA] || ref.ID == before[mt.PlayerB] }
 		var best *referee
 		for _, ref := range m.referees {
 			if !m.supports(ref.GameTypes) || m.life.State(ref.ID) == StateShutdown {
 				continue
 			}
-			// load/capacity < best's load/capacity, without division;
-			// at equal loads, the referee the players had before.
-			switch {
-			case best == nil:
+			if best == nil {
 				best = ref
-			case load[ref.ID]*best.MaxConcurrentMatches < load[best.ID]*ref.MaxConcurrentMatches:
-				best = ref
-			case load[ref.ID]*best.MaxConcurrentMatches == load[best.ID]*ref.MaxConcurrentMatches &&
-				(ref.ID == before[mt.PlayerA] || ref.ID == before[mt.PlayerB]) &&
-				best.ID != before[mt.PlayerA] && best.ID != before[mt.PlayerB]:
+				continue
+			}
+			// load/capacity against best's load/capacity, without
+			// division; at equal loads, the referee the players had before.
+			mine, theirs := load[ref.ID]*best.MaxConcurrentMatches, load[best.ID]*ref.MaxConcurrentMatches
+			if mine < theirs || mine == theirs && met(ref) && !met(best) {
 				best = ref
 			}
 		}
