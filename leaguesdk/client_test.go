@@ -804,7 +804,7 @@ func TestClientSendsSmallAndLargeBodiesWhole(t *testing.T) {
 	defer srv.Close()
 	client := leaguesdk.NewClient(leaguesdk.ClientConfig{})
 	defer client.Close()
-	for _, n := range []int{10, 200 << 10} {
+	for _, n := range []int{10, 3 << 10, 20 << 10, 200 << 10} {
 		params := map[string]string{"blob": strings.Repeat("x", n)}
 		if err := client.Call(context.Background(), srv.URL+"/mcp", "store", params, nil); err != nil {
 			t.Fatal(err)

@@ -3,22 +3,18 @@ package leaguesdk
 import (
 	"encoding/json"
 	"log/slog"
-	"regexp"
-	"strings"
-)
 
-var tokenPattern = regexp.MustCompile(`tok[_-][A-Za-z0-9_-]{6,}`)
+	"github.com/agentleague/league/internal/redact"
+)
 
 // Redacted is the text that stands for a token in logs.
 const Redacted = "[REDACTED]"
 
-// RedactTokens masks every token-shaped substring of s.
-func RedactTokens(s string) string {
-	if !strings.Contains(s, "tok") { // what every token starts with: most text has none
-		return s
-	}
-	return tokenPattern.ReplaceAllString(s, Redacted)
-}
+// RedactTokens masks every token-shaped substring of s: "tok", then "_"
+// or "-", then six or more ASCII letters, digits, "_" or "-" (what the
+// regular expression tok[_-][A-Za-z0-9_-]{6,} matches). It returns s
+// itself when s holds no token.
+func RedactTokens(s string) string { return redact.String(s) }
 
 // RedactAttr is a slog ReplaceAttr function that removes auth tokens from
 // an attribute: attributes named auth_token, token or admin_token are
@@ -32,7 +28,7 @@ func RedactAttr(_ []string, a slog.Attr) slog.Attr {
 	}
 	switch a.Value.Kind() {
 	case slog.KindString:
-		if s := a.Value.String(); tokenPattern.MatchString(s) {
+		if s := a.Value.String(); redact.Has(s) {
 			return slog.String(a.Key, RedactTokens(s))
 		}
 	case slog.KindAny:
@@ -40,15 +36,18 @@ func RedactAttr(_ []string, a slog.Attr) slog.Attr {
 		case error:
 			return slog.String(a.Key, RedactTokens(v.Error()))
 		case json.RawMessage:
-			return slog.Any(a.Key, json.RawMessage(RedactTokens(string(v))))
+			if !redact.Has(v) {
+				return a
+			}
+			return slog.Any(a.Key, json.RawMessage(redact.Append(nil, v)))
 		default:
 			// Any other value (a message, a map, a struct, a slice) is
 			// logged as its JSON, with tokens masked.
 			b, err := json.Marshal(v)
-			if err != nil || !tokenPattern.Match(b) {
+			if err != nil || !redact.Has(b) {
 				return a
 			}
-			return slog.Any(a.Key, json.RawMessage(RedactTokens(string(b))))
+			return slog.Any(a.Key, json.RawMessage(redact.Append(b[:0], b)))
 		}
 	}
 	return a

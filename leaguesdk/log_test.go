@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/internal/redact"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -40,6 +41,24 @@ func TestRedactHelpers(t *testing.T) {
 	log.Info("x", "auth_token", tok, "other", "see "+tok)
 	if strings.Contains(buf.String(), tok) {
 		t.Fatalf("text handler: %s", buf.String())
+	}
+	// A raw message is masked in a copy: the caller's bytes stay as they were.
+	raw := json.RawMessage(`{"note":"` + tok + `","match_id":"R1M1"}`)
+	before := string(raw)
+	got := leaguesdk.RedactAttr(nil, slog.Any("message", raw))
+	if string(raw) != before {
+		t.Fatalf("RedactAttr changed the caller's message to %s", raw)
+	}
+	if s := string(got.Value.Any().(json.RawMessage)); s != `{"note":"[REDACTED]","match_id":"R1M1"}` {
+		t.Fatalf("RedactAttr(raw message) = %s", s)
+	}
+	// Any other value is logged as its JSON, masked.
+	got = leaguesdk.RedactAttr(nil, slog.Any("details", map[string]string{"hint": "use " + tok}))
+	if s := string(got.Value.Any().(json.RawMessage)); s != `{"hint":"use [REDACTED]"}` {
+		t.Fatalf("RedactAttr(map) = %s", s)
+	}
+	if leaguesdk.Redacted != redact.Mask {
+		t.Fatalf("Redacted is %q, the masking writes %q", leaguesdk.Redacted, redact.Mask)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentleague/league/internal/atomicfile"
 	"github.com/agentleague/league/internal/journal"
+	"github.com/agentleague/league/internal/redact"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -485,7 +486,7 @@ func (l *eventLog) write(now time.Time, eventType, level string, details map[str
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_, _ = l.f.Write(append([]byte(leaguesdk.RedactTokens(string(b))), '\n'))
+	_, _ = l.f.Write(append(redact.Append(b[:0], b), '\n'))
 }
 
 func (l *eventLog) close() {

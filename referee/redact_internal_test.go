@@ -21,15 +21,15 @@ func TestRedactMasksTokensAndKeepsTheRest(t *testing.T) {
 		{json.RawMessage(`not json tok_0123456789`), `"not json [REDACTED]"`},
 		{&leaguesdk.Ack{Envelope: leaguesdk.Envelope{AuthToken: "tok_secretsecret"}, Status: "OK"}, ""},
 	} {
-		got := string(redact(c.in))
+		got := string(redactMessage(c.in))
 		if c.want == "" {
 			if strings.Contains(got, "tok_secret") || !strings.Contains(got, `"auth_token":"`+leaguesdk.Redacted+`"`) {
-				t.Errorf("redact(%T) = %s, want its auth_token masked", c.in, got)
+				t.Errorf("redactMessage(%T) = %s, want its auth_token masked", c.in, got)
 			}
 			continue
 		}
 		if got != c.want {
-			t.Errorf("redact(%s) = %s, want %s", c.in, got, c.want)
+			t.Errorf("redactMessage(%s) = %s, want %s", c.in, got, c.want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/atomicfile"
 	"github.com/agentleague/league/internal/jsonscan"
+	"github.com/agentleague/league/internal/redact"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -101,7 +102,7 @@ func (r *recorder) at() string { return r.now().UTC().Format(time.RFC3339Nano) }
 func (r *recorder) message(direction, peer, method string, msg any, callErr error) {
 	e := TranscriptMessage{At: r.at(), Direction: direction, Peer: peer, Method: method}
 	if msg != nil {
-		e.Message = redact(msg)
+		e.Message = redactMessage(msg)
 	}
 	if callErr != nil {
 		e.Error = leaguesdk.RedactTokens(callErr.Error())
@@ -153,8 +154,8 @@ func (r *recorder) flushLocked(file bool) error {
 	return nil
 }
 
-// redact returns msg as JSON with every auth token replaced.
-func redact(msg any) json.RawMessage {
+// redactMessage returns msg as JSON with every auth token replaced.
+func redactMessage(msg any) json.RawMessage {
 	var raw []byte
 	switch m := msg.(type) {
 	case json.RawMessage:
@@ -168,19 +169,21 @@ func redact(msg any) json.RawMessage {
 		}
 		raw = b
 	}
-	if !jsonscan.Valid(raw) {
-		b, _ := json.Marshal(string(raw))
-		return json.RawMessage(leaguesdk.RedactTokens(string(b)))
+	var out []byte
+	if jsonscan.Valid(raw) {
+		out = maskTokenMembers(make([]byte, 0, len(raw)), raw)
+	} else {
+		out, _ = json.Marshal(string(raw))
 	}
-	return json.RawMessage(leaguesdk.RedactTokens(string(maskTokenMembers(raw))))
+	// Token-shaped text elsewhere is masked too, in place.
+	return redact.Append(out[:0], out)
 }
 
-// maskTokenMembers returns the JSON object raw with the values of its
-// auth_token, token and admin_token members replaced by leaguesdk.Redacted
-// (empty and null ones are kept), the rest byte for byte; raw itself when
-// there is nothing to mask or raw is not an object.
-func maskTokenMembers(raw []byte) []byte {
-	var out []byte
+// maskTokenMembers appends to out the JSON object raw with the values of
+// its auth_token, token and admin_token members replaced by
+// leaguesdk.Redacted (empty and null ones are kept), the rest byte for
+// byte; raw as it is when it is not an object.
+func maskTokenMembers(out, raw []byte) []byte {
 	last := 0
 	_ = jsonscan.Object(raw, func(key []byte, escaped bool, value []byte) error {
 		switch string(key) {
@@ -197,8 +200,5 @@ func maskTokenMembers(raw []byte) []byte {
 		last = at + len(value)
 		return nil
 	})
-	if out == nil {
-		return raw
-	}
 	return append(out, raw[last:]...)
 }
