@@ -186,25 +186,6 @@ type registration struct {
 	AuthToken string `json:"auth_token"`
 }
 
-// savedRegistration finds, among the history files under dataRoot, the
-// registration of the player called name with the manager at league from
-// endpoint, and returns its token ("" when there is none). The manager
-// gives an agent that registers again from the same endpoint with its
-// token the id it had.
-func savedRegistration(dataRoot, name, league, endpoint string) string {
-	files, _ := filepath.Glob(filepath.Join(dataRoot, "data", "players", "*", "history.json"))
-	for _, path := range files {
-		var f historyFile
-		if atomicfile.ReadJSON(path, &f) != nil || f.Registration == nil {
-			continue
-		}
-		if r := f.Registration; f.DisplayName == name && r.League == league && r.Endpoint == endpoint {
-			return r.AuthToken
-		}
-	}
-	return ""
-}
-
 // historyStore keeps a player's history in memory and, once the player's id
 // is known, in its history file through a Store. Records are keyed by
 // league and match, so a repeated GAME_OVER is recorded once.
@@ -281,15 +262,6 @@ func readLegacyJournal(path string) ([]MatchRecord, bool, error) {
 	return out, true, j.Close()
 }
 
-// historyRoot is the data root of the player's history: the Store's when
-// one is configured.
-func (a *Agent) historyRoot() string {
-	if a.cfg.Store != nil {
-		return a.cfg.Store.root
-	}
-	return a.cfg.DataRoot
-}
-
 // open binds the history to playerID in store (or, when store is nil, in
 // a Store of its own on dataRoot), loading the records already in its
 // history file and in an earlier version's history.jsonl (records gathered
@@ -339,6 +311,7 @@ func (s *historyStore) open(store *Store, dataRoot, playerID, displayName string
 	if err := s.persist(now()); err != nil {
 		return err
 	}
+	store.regs.note(playerID, displayName, reg)
 	if hadLegacy {
 		_ = os.Remove(legacyJournalPath(path)) // its records are in history.json now
 	}

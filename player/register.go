@@ -29,7 +29,11 @@ func (a *Agent) Register(ctx context.Context) error {
 	}
 	// A player registered before from this endpoint (its token is kept
 	// with its history) registers again with its token, and so as itself.
-	saved := savedRegistration(a.historyRoot(), a.cfg.Name, a.cfg.League, endpoint)
+	regs := &savedRegistrations{root: a.cfg.DataRoot}
+	if a.cfg.Store != nil {
+		regs = &a.cfg.Store.regs // read once for all the players of the store
+	}
+	saved := regs.token(a.cfg.Name, a.cfg.League, endpoint)
 	req := &leaguesdk.LeagueRegisterRequest{
 		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterRequest, a.sender(), saved, "", a.cfg.Now()),
 		PlayerMeta: leaguesdk.PlayerMeta{

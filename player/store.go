@@ -44,6 +44,11 @@ const compactEvery = 1024
 // removes it. Where the system has no file locks, a Store keeps no journal
 // and writes each player's history.json durably at every result.
 //
+// The players of a Store also share the reading of the registrations
+// saved in the data root's history files (a player started again finds
+// its token there): each file is read once for all of them, not once per
+// player that registers.
+//
 // Open one with OpenStore, hand it to the players through Config.Store,
 // and Close it after they have stopped. A Store is safe for concurrent use.
 type Store struct {
@@ -60,6 +65,8 @@ type Store struct {
 	kept       int // records the last compaction kept
 	compacting bool
 	wg         sync.WaitGroup // a compaction under way
+
+	regs savedRegistrations // the registrations saved under root
 }
 
 // storeRecord is one line of a store's journal: a player's match record
@@ -78,7 +85,7 @@ func OpenStore(dataRoot string) (*Store, error) {
 
 func openStore(dataRoot string, jcfg journal.Config) (*Store, error) {
 	s := &Store{root: dataRoot, instance: uuid.NewString(), compactEvery: compactEvery,
-		players: map[*historyStore]struct{}{}}
+		players: map[*historyStore]struct{}{}, regs: savedRegistrations{root: dataRoot}}
 	if !filelock.Supported {
 		return s, nil
 	}

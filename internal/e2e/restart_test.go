@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,17 +17,52 @@ import (
 // token with its history (a file only its owner may read), presents it
 // when it registers again from the same endpoint, and the manager gives it
 // back its id instead of refusing a second registration.
+//
+// It does so with a data root of its own, and with a Store shared with
+// other players on a data root that holds an earlier league's histories,
+// one of them under the id the player is given now: the store has read
+// that file's earlier registration before the player saved its own over it.
 func TestRestartedPlayerRegistersAsItself(t *testing.T) {
+	t.Run("own data root", func(t *testing.T) {
+		data := t.TempDir()
+		restartAsItself(t, data, func(c player.Config) player.Config { c.DataRoot = data; return c })
+	})
+	t.Run("store shared over an earlier league", func(t *testing.T) {
+		data := t.TempDir()
+		for i, name := range []string{"Phoenix", "Bystander", "Latecomer"} {
+			earlier := fmt.Sprintf(`{"schema_version":"1.0","player_id":"P0%d","display_name":%q,"stats":{},"matches":[],`+
+				`"registration":{"league":"http://127.0.0.1:1/mcp","contact_endpoint":"http://127.0.0.1:%d/mcp","auth_token":"tok_earlier_%d"}}`,
+				i+1, name, 2+i, i)
+			dir := filepath.Join(data, "data", "players", fmt.Sprintf("P0%d", i+1))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "history.json"), []byte(earlier), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		store, err := player.OpenStore(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = store.Close() })
+		restartAsItself(t, data, func(c player.Config) player.Config { c.Store = store; return c })
+	})
+}
+
+// restartAsItself registers a player called Phoenix with the Config
+// configure makes, starts it again, and checks that it came back as
+// itself and plays its matches; data is its data root.
+func restartAsItself(t *testing.T, data string, configure func(player.Config) player.Config) {
 	l := newLeague(t, 3) // the league waits for a third player
 	var current atomic.Value
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		current.Load().(http.Handler).ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	data := t.TempDir()
 	start := func() *player.Agent {
 		t.Helper()
-		a, err := player.New(player.Config{Name: "Phoenix", League: l.url(), Endpoint: srv.URL + "/mcp", DataRoot: data})
+		a, err := player.New(configure(player.Config{Name: "Phoenix", League: l.url(), Endpoint: srv.URL + "/mcp"}))
 		if err != nil {
 			t.Fatal(err)
 		}

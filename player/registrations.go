@@ -1,0 +1,163 @@
+package player
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/internal/jsonscan"
+)
+
+// savedRegistrations finds the registrations kept in the history files
+// under a data root (see historyFile.Registration), so that a player
+// started again registers with its token, and so as itself.
+//
+// Each history file is read once, for its display name and registration
+// only (a history of a big league is hundreds of kilobytes), and found
+// again by the player's name, manager and endpoint: the players of a
+// Store, which share one, together read every file once instead of each
+// player reading all of them. A lookup lists the data root's players
+// again, so that a player directory made since (by another process) is
+// read too; a registration found is read again from its file before it
+// is used, since another process may have registered that player again
+// since; and the registrations the store's own players save are noted
+// as they are saved. When several files hold a registration of the same
+// name, manager and endpoint (one of an earlier league), the one saved
+// last is used.
+type savedRegistrations struct {
+	root string // the data root
+
+	mu    sync.Mutex
+	read  map[string]bool     // player directories whose history file was read
+	found map[regKey][]string // registration → the player directories holding it
+	keyOf map[string]regKey   // player directory → its registration
+}
+
+// regKey is what finds a saved registration: the player's display name,
+// its manager's endpoint and its own contact endpoint.
+type regKey struct{ name, league, endpoint string }
+
+// token returns the token of the registration saved under the data root
+// for the player called name with the manager at league from endpoint, or
+// "" when there is none.
+func (r *savedRegistrations) token(name, league, endpoint string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.read == nil {
+		r.read, r.found, r.keyOf = map[string]bool{}, map[regKey][]string{}, map[string]regKey{}
+	}
+	players := filepath.Join(r.root, "data", "players")
+	entries, _ := os.ReadDir(players)
+	for _, e := range entries {
+		dir := e.Name()
+		if !e.IsDir() || r.read[dir] || dir == filepath.Base(journalDir(r.root)) {
+			continue
+		}
+		saved, err := readRegistration(filepath.Join(players, dir, "history.json"))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // made, not yet written: read it next time
+		}
+		r.read[dir] = true
+		if saved.reg != nil {
+			r.setLocked(dir, saved.key)
+		}
+	}
+	want := regKey{name, league, endpoint}
+	var token string
+	var savedAt time.Time
+	for _, dir := range slices.Clone(r.found[want]) {
+		saved, err := readRegistration(filepath.Join(players, dir, "history.json"))
+		switch {
+		case err != nil || saved.reg == nil:
+			r.forgetLocked(dir)
+			if err != nil {
+				delete(r.read, dir) // gone or unreadable now: read it again when it is back
+			}
+		case saved.key != want:
+			r.setLocked(dir, saved.key)
+		case token == "" || saved.at.After(savedAt):
+			token, savedAt = saved.reg.AuthToken, saved.at
+		}
+	}
+	return token
+}
+
+// note records that the history file of playerID now holds reg, saved by
+// a player called name.
+func (r *savedRegistrations) note(playerID, name string, reg registration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.read == nil {
+		return // nothing read yet: the first lookup reads the file
+	}
+	dir := agentkit.SafeFileName(playerID)
+	r.read[dir] = true
+	r.setLocked(dir, regKey{name, reg.League, reg.Endpoint})
+}
+
+func (r *savedRegistrations) setLocked(dir string, key regKey) {
+	r.forgetLocked(dir)
+	r.found[key], r.keyOf[dir] = append(r.found[key], dir), key
+}
+
+func (r *savedRegistrations) forgetLocked(dir string) {
+	old, ok := r.keyOf[dir]
+	if !ok {
+		return
+	}
+	delete(r.keyOf, dir)
+	if dirs := slices.DeleteFunc(r.found[old], func(d string) bool { return d == dir }); len(dirs) > 0 {
+		r.found[old] = dirs
+	} else {
+		delete(r.found, old)
+	}
+}
+
+// savedRegistration is what a history file says of its player's
+// registration, and when it was written.
+type savedRegistration struct {
+	key regKey
+	reg *registration // nil when the file holds none
+	at  time.Time
+}
+
+// readRegistration reads the display name and the registration of the
+// history file at path, passing over its matches without decoding them.
+// A file that is not a history file reads as one without a registration.
+func readRegistration(path string) (savedRegistration, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return savedRegistration{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return savedRegistration{}, err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return savedRegistration{}, err
+	}
+	var name string
+	var reg *registration
+	if jsonscan.Object(data, func(key []byte, escaped bool, value []byte) error {
+		switch {
+		case escaped:
+		case string(key) == "display_name":
+			return json.Unmarshal(value, &name)
+		case string(key) == "registration":
+			return json.Unmarshal(value, &reg)
+		}
+		return nil
+	}) != nil || reg == nil {
+		return savedRegistration{}, nil
+	}
+	return savedRegistration{key: regKey{name, reg.League, reg.Endpoint}, reg: reg, at: info.ModTime()}, nil
+}
