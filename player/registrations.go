@@ -34,10 +34,10 @@ import (
 type savedRegistrations struct {
 	root string // the data root
 
-	mu    sync.Mutex
-	read  map[string]bool     // player directories whose history file was read
-	found map[regKey][]string // registration → the player directories holding it
-	keyOf map[string]regKey   // player directory → its registration
+	mu sync.Mutex
+	// files holds, for each player directory whose history file was
+	// read, the registration the file holds (the zero regKey: none).
+	files map[string]regKey
 }
 
 // regKey is what finds a saved registration: the player's display name,
@@ -50,38 +50,40 @@ type regKey struct{ name, league, endpoint string }
 func (r *savedRegistrations) token(name, league, endpoint string) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.read == nil {
-		r.read, r.found, r.keyOf = map[string]bool{}, map[regKey][]string{}, map[string]regKey{}
+	if r.files == nil {
+		r.files = map[string]regKey{}
 	}
 	players := filepath.Join(r.root, "data", "players")
+	journal := filepath.Base(journalDir(r.root))
 	entries, _ := os.ReadDir(players)
 	for _, e := range entries {
 		dir := e.Name()
-		if !e.IsDir() || r.read[dir] || dir == filepath.Base(journalDir(r.root)) {
+		if _, read := r.files[dir]; read || !e.IsDir() || dir == journal {
 			continue
 		}
 		saved, err := readRegistration(filepath.Join(players, dir, "history.json"))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // made, not yet written: read it next time
 		}
-		r.read[dir] = true
-		if saved.reg != nil {
-			r.setLocked(dir, saved.key)
-		}
+		r.files[dir] = saved.key
 	}
 	want := regKey{name, league, endpoint}
+	var holders []string
+	for dir, key := range r.files {
+		if key == want {
+			holders = append(holders, dir)
+		}
+	}
+	slices.Sort(holders) // of files saved at the same time, the first in path order
 	var token string
 	var savedAt time.Time
-	for _, dir := range slices.Clone(r.found[want]) {
+	for _, dir := range holders {
 		saved, err := readRegistration(filepath.Join(players, dir, "history.json"))
 		switch {
-		case err != nil || saved.reg == nil:
-			r.forgetLocked(dir)
-			if err != nil {
-				delete(r.read, dir) // gone or unreadable now: read it again when it is back
-			}
+		case err != nil:
+			delete(r.files, dir) // gone or unreadable now: read it again when it is back
 		case saved.key != want:
-			r.setLocked(dir, saved.key)
+			r.files[dir] = saved.key
 		case token == "" || saved.at.After(savedAt):
 			token, savedAt = saved.reg.AuthToken, saved.at
 		}
@@ -94,29 +96,8 @@ func (r *savedRegistrations) token(name, league, endpoint string) string {
 func (r *savedRegistrations) note(playerID, name string, reg registration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.read == nil {
-		return // nothing read yet: the first lookup reads the file
-	}
-	dir := agentkit.SafeFileName(playerID)
-	r.read[dir] = true
-	r.setLocked(dir, regKey{name, reg.League, reg.Endpoint})
-}
-
-func (r *savedRegistrations) setLocked(dir string, key regKey) {
-	r.forgetLocked(dir)
-	r.found[key], r.keyOf[dir] = append(r.found[key], dir), key
-}
-
-func (r *savedRegistrations) forgetLocked(dir string) {
-	old, ok := r.keyOf[dir]
-	if !ok {
-		return
-	}
-	delete(r.keyOf, dir)
-	if dirs := slices.DeleteFunc(r.found[old], func(d string) bool { return d == dir }); len(dirs) > 0 {
-		r.found[old] = dirs
-	} else {
-		delete(r.found, old)
+	if r.files != nil { // else nothing was read yet: the first lookup reads the file
+		r.files[agentkit.SafeFileName(playerID)] = regKey{name, reg.League, reg.Endpoint}
 	}
 }
 

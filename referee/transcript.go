@@ -2,6 +2,7 @@ package referee
 
 import (
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"sync"
 	"time"
@@ -169,10 +170,8 @@ func redactMessage(msg any) json.RawMessage {
 		}
 		raw = b
 	}
-	var out []byte
-	if jsonscan.Valid(raw) {
-		out = maskTokenMembers(make([]byte, 0, len(raw)), raw)
-	} else {
+	out, ok := maskTokenMembers(make([]byte, 0, len(raw)), raw)
+	if !ok {
 		out, _ = json.Marshal(string(raw))
 	}
 	// Token-shaped text elsewhere is masked too, in place.
@@ -182,10 +181,12 @@ func redactMessage(msg any) json.RawMessage {
 // maskTokenMembers appends to out the JSON object raw with the values of
 // its auth_token, token and admin_token members replaced by
 // leaguesdk.Redacted (empty and null ones are kept), the rest byte for
-// byte; raw as it is when it is not an object.
-func maskTokenMembers(out, raw []byte) []byte {
+// byte; raw as it is when it is well-formed JSON but not an object. It
+// reports false, with out in an unspecified state, when raw is not
+// well-formed JSON: the one pass over raw both checks and masks it.
+func maskTokenMembers(out, raw []byte) ([]byte, bool) {
 	last := 0
-	_ = jsonscan.Object(raw, func(key []byte, escaped bool, value []byte) error {
+	err := jsonscan.Object(raw, func(key []byte, escaped bool, value []byte) error {
 		switch string(key) {
 		case "auth_token", "token", "admin_token":
 		default:
@@ -200,5 +201,8 @@ func maskTokenMembers(out, raw []byte) []byte {
 		last = at + len(value)
 		return nil
 	})
-	return append(out, raw[last:]...)
+	if err != nil && !errors.Is(err, jsonscan.ErrNotObject) {
+		return out, false
+	}
+	return append(out, raw[last:]...), true
 }
