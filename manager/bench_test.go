@@ -261,3 +261,63 @@ func leagueBench(b *testing.B, root string, players, referees int) {
 		}
 	}
 }
+
+// BenchmarkRegistration registers 1000 players at once, as a league whose
+// players all start together does: 100 concurrent keep-alive callers send
+// the registrations over HTTP to a manager whose data root is on disk. It
+// reports registrations/s and how many times state.json was saved for them
+// (registrations that arrive while it is being saved share the next save).
+//
+//	go test -run '^$' -bench BenchmarkRegistration -benchtime 1x ./manager/
+func BenchmarkRegistration(b *testing.B) {
+	const players, callers = 1000, 100
+	root := b.TempDir()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: callers}}
+	defer client.CloseIdleConnections()
+	for range b.N {
+		dir, err := os.MkdirTemp(root, "league-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		writes := &writeCounter{writes: map[string]int{}}
+		cfg := fastConfig(b, dir)
+		cfg.Observer = writes
+		cfg.NoAgentLog = true
+		m := startManager(b, cfg)
+		saves := writes.count("state")
+		var next atomic.Int64
+		start := time.Now()
+		var wg sync.WaitGroup
+		for range callers {
+			wg.Go(func() {
+				for i := next.Add(1); i <= players; i = next.Add(1) {
+					name := fmt.Sprintf("Agent %d", i)
+					req := &leaguesdk.LeagueRegisterRequest{
+						Envelope: env(leaguesdk.MsgLeagueRegisterRequest, leaguesdk.NameSender("player", name), ""),
+						PlayerMeta: leaguesdk.PlayerMeta{DisplayName: name, Version: "1.0.0", GameTypes: []string{leaguesdk.GameEvenOdd},
+							ContactEndpoint: fmt.Sprintf("http://127.0.0.1:9/p%d", i), ProtocolVersion: leaguesdk.ProtocolVersion}}
+					body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i, "method": leaguesdk.MethodRegisterPlayer, "params": req})
+					resp, err := client.Post(m.MCP, "application/json", bytes.NewReader(body))
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					reply, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if !bytes.Contains(reply, []byte(`"status":"ACCEPTED"`)) {
+						b.Errorf("registration %d: %s", i, reply)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		took := time.Since(start)
+		if got := len(m.Standings()); got != players {
+			b.Fatalf("%d players registered, want %d", got, players)
+		}
+		b.ReportMetric(players/took.Seconds(), "registrations/s")
+		b.ReportMetric(float64(writes.count("state")-saves), "state-saves")
+		m.Stop()
+	}
+}

@@ -43,6 +43,9 @@ type Manager struct {
 	// and held until the new state is on disk, so files are written in the
 	// order the changes were made.
 	persistMu sync.Mutex
+	// admissions holds the registrations waiting to share the next save
+	// of state.json (registry.go, admit).
+	admissions admissionQueue
 	// announcing is read-held by a report's handler from before its result
 	// is recorded until its EventMatchResult is out, and held by
 	// completeRound while it emits EventRoundCompleted: a round's

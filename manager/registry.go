@@ -1,7 +1,6 @@
 package manager
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentleague/league/leaguesdk"
@@ -304,37 +304,103 @@ func rejection(format string, args ...any) error { return rejectionError(fmt.Spr
 // endpoint or whom refusalLocked refuses gets a reason, and a new agent is
 // added to the registry, taken back if the state cannot be saved. A
 // registration that cannot be saved returns an empty id and no reason.
+//
+// Registrations share their saves of state.json (a group commit): those
+// that arrive while the state is being saved wait, and the first of them
+// then decides them all in their order of arrival and saves the state once
+// for them. A league whose players register at once thus writes state.json
+// a few times, not once per player, each write holding every agent.
 func (m *Manager) admit(a *applicant, presented string) registration {
+	ad := &admission{applicant: a, presented: presented, wake: make(chan bool, 1)}
+	q := &m.admissions
+	q.mu.Lock()
+	q.waiting = append(q.waiting, ad)
+	lead := !q.leading
+	q.leading = true
+	q.mu.Unlock()
+	if !lead && !<-ad.wake {
+		return ad.reg // decided by another's batch
+	}
 	m.persistMu.Lock()
-	defer m.persistMu.Unlock()
-	var reg registration
-	added := false
+	q.mu.Lock()
+	batch := q.waiting
+	q.waiting = nil
+	q.mu.Unlock()
+	m.admitBatch(batch)
+	m.persistMu.Unlock()
+	q.mu.Lock()
+	if len(q.waiting) > 0 {
+		q.waiting[0].wake <- true // arrived meanwhile: the first leads the next batch
+	} else {
+		q.leading = false
+	}
+	q.mu.Unlock()
+	for _, other := range batch {
+		if other != ad {
+			other.wake <- false
+		}
+	}
+	return ad.reg
+}
+
+// admissionQueue holds the registrations waiting for the next save of
+// state.json (admit).
+type admissionQueue struct {
+	mu      sync.Mutex
+	waiting []*admission
+	leading bool // a registration is deciding a batch; the next waits
+}
+
+// admission is a registration in an admissionQueue.
+type admission struct {
+	*applicant
+	presented string
+	reg       registration // the outcome, set by admitBatch
+	// wake is sent true when this registration is to decide the next
+	// batch, false when another's batch has decided it.
+	wake chan bool
+}
+
+// admitBatch decides the registrations of batch in order and saves the
+// state once for those it added; if the save fails, they are all taken
+// back and answered with neither id nor reason. m.persistMu must be held.
+func (m *Manager) admitBatch(batch []*admission) {
+	var added []*admission
 	err := m.saveState(func() error {
-		var err error
-		if reg, err = m.registry.rejoin(a, presented, m.tokens.Token); err != nil || reg.rejoined {
-			return cmp.Or(err, errUnchanged)
+		for _, ad := range batch {
+			reg, err := m.registry.rejoin(ad.applicant, ad.presented, m.tokens.Token)
+			if err == nil && !reg.rejoined {
+				err = m.refusalLocked(ad.applicant)
+			}
+			var refused rejectionError
+			switch {
+			case errors.As(err, &refused):
+				ad.reg = registration{reason: string(refused)}
+			case err != nil:
+				ad.reg = registration{}
+			case reg.rejoined:
+				ad.reg = reg
+			default:
+				ad.reg = m.registry.add(ad.applicant, leaguesdk.NewToken(), m.cfg.Now())
+				added = append(added, ad)
+			}
 		}
-		if err := m.refusalLocked(a); err != nil {
-			return err
+		if len(added) == 0 {
+			return errUnchanged
 		}
-		reg, added = m.registry.add(a, leaguesdk.NewToken(), m.cfg.Now()), true
 		return nil
 	}, func() {
-		if added {
-			m.registry.undoAdd(a)
+		for i := len(added) - 1; i >= 0; i-- {
+			m.registry.undoAdd(added[i].applicant)
 		}
 	})
-	if err == errUnchanged {
-		return reg
+	for _, ad := range added {
+		if err != nil {
+			ad.reg = registration{}
+			continue
+		}
+		m.tokens.Bind(ad.reg.id, ad.reg.token)
 	}
-	switch e := err.(type) {
-	case nil:
-		m.tokens.Bind(reg.id, reg.token)
-		return reg
-	case rejectionError:
-		return registration{reason: string(e)}
-	}
-	return registration{}
 }
 
 // errUnchanged stops saveState when a change turns out to change nothing.

@@ -8,7 +8,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -106,6 +108,106 @@ func TestAdmitRefusesAndUndoesAFailedSave(t *testing.T) {
 		t.Errorf("a third player of two: %+v", reg)
 	}
 }
+
+// TestRegistrationsShareASave: registrations that arrive while the state
+// is being saved are decided in one batch, in their order of arrival,
+// with one save of state.json that holds them all; when the batch's save
+// fails, every registration of it is taken back.
+func TestRegistrationsShareASave(t *testing.T) {
+	m := newTestManager(t, Config{MaxPlayers: 3, MinPlayers: -1, RegistrationWindow: -1})
+	var saves atomic.Int32
+	m.store.observe = func(e WriteEvent) {
+		if e.File == "state" {
+			saves.Add(1)
+		}
+	}
+	// batch admits the applicants while the state is being saved (persistMu
+	// held): the first waits for the save, the others queue behind it in
+	// the order given. It returns their registrations once all are decided.
+	batch := func(as ...*applicant) []registration {
+		regs := make([]registration, len(as))
+		done := make(chan struct{})
+		m.persistMu.Lock()
+		for i, a := range as {
+			go func() {
+				regs[i] = m.admit(a, "")
+				done <- struct{}{}
+			}()
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				m.admissions.mu.Lock()
+				queued := len(m.admissions.waiting)
+				m.admissions.mu.Unlock()
+				if queued == i+1 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("registration %d not queued; %d are", i+1, queued)
+				}
+				runtime.Gosched()
+			}
+		}
+		m.persistMu.Unlock()
+		for range as {
+			<-done
+		}
+		return regs
+	}
+
+	regs := batch(testApplicant("player", "http://p1"), testApplicant("player", "http://p2"),
+		testApplicant("player", "http://p1"), testApplicant("referee", "http://r1"),
+		testApplicant("player", "http://p3"), testApplicant("player", "http://p4"))
+	want := []struct{ id, reason, sender string }{{"P01", "", "player:"}, {"P02", "", "player:"},
+		{"", "P01 is already registered", ""}, {"REF01", "", "referee:"}, {"P03", "", "player:"}, {"", "the league is full", ""}}
+	for i, w := range want {
+		if r := regs[i]; r.id != w.id || !strings.Contains(r.reason, w.reason) || (w.id != "" && !tokenShapeOK(r.token)) {
+			t.Errorf("registration %d: %+v, want id %q, reason with %q", i+1, r, w.id, w.reason)
+		}
+	}
+	if n := saves.Load(); n != 1 {
+		t.Errorf("six registrations at once saved the state %d times, want once", n)
+	}
+	st, err := m.store.loadState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Players) != 3 || st.Players[2].ID != "P03" || st.Players[2].AuthToken != regs[4].token ||
+		len(st.Referees) != 1 || st.Referees[0].ID != "REF01" || st.NextPlayer != 4 {
+		t.Errorf("state.json after the batch: players %+v, referees %+v, next player %d", st.Players, st.Referees, st.NextPlayer)
+	}
+	for i, r := range regs {
+		if r.id != "" {
+			if id, err := m.tokens.Verify(want[i].sender+r.id, r.token); err != nil || id != r.id {
+				t.Errorf("the token of %s: %q, %v", r.id, id, err)
+			}
+		}
+	}
+
+	// state.json cannot be replaced while a non-empty directory holds its name.
+	state := m.store.statePath()
+	if err := os.RemoveAll(state); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(state, "blocker"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range batch(testApplicant("referee", "http://r2"), testApplicant("referee", "http://r3")) {
+		if r.id != "" || r.reason != "" {
+			t.Errorf("referee %d of a batch whose save failed: %+v, want neither id nor reason", i+2, r)
+		}
+	}
+	if len(m.referees) != 1 || m.nextReferee != 2 || len(m.endpoints) != 4 {
+		t.Errorf("a failed batch left referees %d, next %d, endpoints %v", len(m.referees), m.nextReferee, m.endpoints)
+	}
+	if err := os.RemoveAll(state); err != nil {
+		t.Fatal(err)
+	}
+	if r := m.admit(testApplicant("referee", "http://r3"), ""); r.id != "REF02" {
+		t.Errorf("a referee once saving works again: %+v, want REF02", r)
+	}
+}
+
+func tokenShapeOK(tok string) bool { return strings.HasPrefix(tok, "tok_") && len(tok) == 36 }
 
 // register sends a registration to m's handler in-process and fails the
 // test unless it is accepted.
