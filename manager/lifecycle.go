@@ -74,17 +74,18 @@ type lifecycle struct {
 	journal  *journal.Journal
 }
 
-// openLifecycle opens the journal of transitions at path and replays it.
-func openLifecycle(path string, maxFails int) (*lifecycle, error) {
+// openLifecycle opens the journal of transitions (lifecycle.jsonl under s) and
+// replays it; its group commits are observed like the other journals.
+func openLifecycle(s store, maxFails int) (*lifecycle, error) {
 	lc := &lifecycle{maxFails: maxFails, agents: map[string]*agentLife{}}
-	j, err := journal.Open(path, journal.Config{Replay: func(rec []byte) error {
+	j, err := journal.Open(s.lifecyclePath(), s.journalConfig("lifecycle", func(rec []byte) error {
 		var t Transition
 		if err := json.Unmarshal(rec, &t); err != nil {
 			return err
 		}
 		lc.life(t.AgentID).state, lc.life(t.AgentID).fails = t.To, t.Fails
 		return nil
-	}})
+	}))
 	if err != nil {
 		return nil, err
 	}
@@ -245,10 +246,23 @@ func (s store) lifecyclePath() string { return filepath.Join(s.leagueDir(), "lif
 // each real change as an agent_state event. It must not be called with a
 // lock held.
 func (m *Manager) applyTransitions(ts []Transition) {
+	// Durable before they are announced, all with one group commit (a
+	// registration makes two); a failed write is reported and the states
+	// are still kept in memory.
+	records := make([][]byte, 0, len(ts))
+	var err error
 	for _, t := range ts {
-		// Durable before it is announced; a failed write is reported and
-		// the state is still kept in memory.
-		if err := m.life.journal.Append(context.Background(), t); err != nil {
+		var rec []byte
+		if rec, err = json.Marshal(t); err != nil {
+			break
+		}
+		records = append(records, rec)
+	}
+	if err == nil {
+		err = m.life.journal.AppendAll(context.Background(), records...)
+	}
+	for _, t := range ts {
+		if err != nil {
 			m.emit(Event{Kind: EventWarning, AgentID: t.AgentID, Message: "lifecycle transition not saved: " + err.Error()})
 		}
 		if t.From == t.To {

@@ -265,6 +265,12 @@ func TestRoundsAreJournaledAndViewsRebuilt(t *testing.T) {
 	if n := writes.count("state"); n > 9 {
 		t.Errorf("state.json written %d times in a league of 5 rounds, want at most 9 (registrations, start, end)", n)
 	}
+	// The agents' states: one write per registration, one when the league
+	// starts (every agent ACTIVE), one when it completes (every agent
+	// SHUTDOWN), and none per round.
+	if n := writes.count("lifecycle"); n != 9 {
+		t.Errorf("lifecycle.jsonl written %d times, want 9 (7 registrations, the start, the end)", n)
+	}
 	b, err := os.ReadFile(filepath.Join(league, "rounds.jsonl"))
 	if err != nil {
 		t.Fatal(err)

@@ -188,8 +188,22 @@ func (j *Journal) Append(ctx context.Context, v any) error {
 // AppendRaw appends one record given as JSON (without a newline; it must
 // not contain one) and returns when it is durable, like Append.
 func (j *Journal) AppendRaw(ctx context.Context, record []byte) error {
-	if bytes.IndexByte(record, '\n') >= 0 {
-		return errors.New("journal: a record must not contain a newline")
+	return j.AppendAll(ctx, record)
+}
+
+// AppendAll appends records in order, each given as JSON like AppendRaw's,
+// and returns when all of them are durable: they share one group commit
+// (and, being written together, one crash keeps a prefix of them). No
+// record is appended when one of them holds a newline; no records return
+// at once.
+func (j *Journal) AppendAll(ctx context.Context, records ...[]byte) error {
+	if len(records) == 0 {
+		return nil
+	}
+	for _, r := range records {
+		if bytes.IndexByte(r, '\n') >= 0 {
+			return errors.New("journal: a record must not contain a newline")
+		}
 	}
 	j.mu.Lock()
 	if j.closed {
@@ -201,10 +215,12 @@ func (j *Journal) AppendRaw(ctx context.Context, record []byte) error {
 		j.mu.Unlock()
 		return err
 	}
-	j.buf = append(j.buf, record...)
-	j.buf = append(j.buf, '\n')
-	j.pending++
-	j.waiting++
+	for _, r := range records {
+		j.buf = append(j.buf, r...)
+		j.buf = append(j.buf, '\n')
+	}
+	j.pending += len(records)
+	j.waiting += len(records)
 	b := j.cur
 	j.wake.Signal()
 	j.mu.Unlock()

@@ -277,6 +277,32 @@ func TestAppendRawRefusesANewline(t *testing.T) {
 	}
 }
 
+// AppendAll's records are durable together, with one fsync, in their
+// order; a record holding a newline stops them all, and no records return
+// at once.
+func TestAppendAllSharesOneGroupCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	j := open(t, path, journal.Config{})
+	if err := j.AppendAll(context.Background()); err != nil {
+		t.Fatalf("no records: %v", err)
+	}
+	if err := j.AppendAll(context.Background(), []byte(`{"seq":9}`), []byte("{\n}")); err == nil {
+		t.Fatal("a record with a newline was taken")
+	}
+	if err := j.AppendAll(context.Background(), []byte(`{"seq":0}`), []byte(`{"seq":1}`), []byte(`{"seq":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	if st := j.Stats(); st.Records != 3 || st.Syncs != 1 {
+		t.Errorf("stats %+v, want 3 records with one sync", st)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := reopen(t, path); len(got) != 3 || got[0].Seq != 0 || got[1].Seq != 1 || got[2].Seq != 2 {
+		t.Errorf("replayed %v, want seq 0, 1, 2", got)
+	}
+}
+
 func TestCompactReplacesTheRecordsAndKeepsAppending(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	j := open(t, path, journal.Config{})
