@@ -124,9 +124,9 @@ func BenchmarkValidate(b *testing.B) {
 // BenchmarkClientCall measures one CHOOSE_PARITY_CALL through the Client
 // against a leaguesdk Server over loopback: Client.Call with the method
 // named, and the typed Call with the method from the message type, in the
-// same run; and one LEAGUE_STANDINGS_UPDATE of a 200-row table encoded
-// once (SharedMessage), the body of a broadcast, to a bare handler, whose
-// B/op is mostly what sending it costs.
+// same run; and one LEAGUE_STANDINGS_UPDATE of a 200-row and of a
+// 1000-row table encoded once (SharedMessage), the body of a broadcast, to
+// a bare handler, whose B/op is mostly what sending it costs.
 func BenchmarkClientCall(b *testing.B) {
 	ts := httptest.NewServer(benchParityServer())
 	defer ts.Close()
@@ -154,30 +154,32 @@ func BenchmarkClientCall(b *testing.B) {
 			}
 		}
 	})
-	b.Run("broadcast-200", func(b *testing.B) {
-		discard := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			_, _ = io.Copy(io.Discard, r.Body)
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
-		}))
-		defer discard.Close()
-		rows := make([]leaguesdk.StandingRow, 200)
-		for i := range rows {
-			rows[i] = leaguesdk.StandingRow{Rank: i + 1, PlayerID: fmt.Sprintf("P%03d", i+1), DisplayName: fmt.Sprintf("Player %d", i+1),
-				Played: 100, Wins: 50, Draws: 20, Losses: 30, Points: 170}
-		}
-		shared, err := leaguesdk.EncodeShared(&leaguesdk.LeagueStandingsUpdate{LeagueID: "league_2025_even_odd", RoundID: 100, Standings: rows})
-		if err != nil {
-			b.Fatal(err)
-		}
-		env := leaguesdk.NewEnvelope(leaguesdk.MsgLeagueStandingsUpdate, leaguesdk.LeagueManagerSender, exTokP01, "conv-standings-100", time.Now())
-		msg := shared.To(env)
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := c.Call(ctx, discard.URL+"/mcp", leaguesdk.MethodUpdateStandings, msg, nil); err != nil {
+	for _, n := range []int{200, 1000} {
+		b.Run(fmt.Sprintf("broadcast-%d", n), func(b *testing.B) {
+			discard := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+			}))
+			defer discard.Close()
+			rows := make([]leaguesdk.StandingRow, n)
+			for i := range rows {
+				rows[i] = leaguesdk.StandingRow{Rank: i + 1, PlayerID: fmt.Sprintf("P%03d", i+1), DisplayName: fmt.Sprintf("Player %d", i+1),
+					Played: 100, Wins: 50, Draws: 20, Losses: 30, Points: 170}
+			}
+			shared, err := leaguesdk.EncodeShared(&leaguesdk.LeagueStandingsUpdate{LeagueID: "league_2025_even_odd", RoundID: 100, Standings: rows})
+			if err != nil {
 				b.Fatal(err)
 			}
-		}
-		b.ReportMetric(float64(shared.Size()), "table-B")
-	})
+			env := leaguesdk.NewEnvelope(leaguesdk.MsgLeagueStandingsUpdate, leaguesdk.LeagueManagerSender, exTokP01, "conv-standings-100", time.Now())
+			msg := shared.To(env)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := c.Call(ctx, discard.URL+"/mcp", leaguesdk.MethodUpdateStandings, msg, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(shared.Size()), "table-B")
+		})
+	}
 }

@@ -185,7 +185,7 @@ func NewClient(cfg ClientConfig) *Client {
 		c.ownsHTTP = true
 		c.http = &http.Client{Transport: &http.Transport{
 			Proxy:               http.ProxyFromEnvironment,
-			DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			DialContext:         dialParts((&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext),
 			MaxIdleConns:        cfg.MaxIdleConns,
 			MaxIdleConnsPerHost: cfg.MaxIdleConnsPerHost,
 			IdleConnTimeout:     90 * time.Second,
@@ -516,9 +516,10 @@ func (c *Client) send(ctx context.Context, endpoint, method string, msgType Mess
 // body as its 4 KiB write buffer holds, and flushes the headers of any
 // other body first: joining saves a write only for a body that fits
 // beside its headers. A larger body goes out in two writes either way,
-// the rest of it through a buffer net/http allocates for the copy, so
-// joining it first would only copy it once more (BenchmarkClientCall,
-// broadcast-200: 55 against 35 KB allocated per call).
+// the headers with its first bytes, then the rest (from its parts, by
+// partsConn, on the client's own transport), so joining it first would
+// only copy it once more (BenchmarkClientCall, broadcast-200: 55 against
+// 35 KB allocated per call before partsConn, 10 KB with it).
 const joinBodyUpTo = 3 << 10
 
 // exchange posts one JSON-RPC body to endpoint, with the headers of the MCP
@@ -540,8 +541,7 @@ func (c *Client) exchange(ctx context.Context, endpoint string, body encoded, se
 		// A larger body (a broadcast table) is sent as its parts rather
 		// than copied into one buffer first.
 		hreq.GetBody = func() (io.ReadCloser, error) {
-			parts := append(net.Buffers(nil), body...) // reading consumes a net.Buffers
-			return io.NopCloser(&parts), nil
+			return &partsBody{append(net.Buffers(nil), body...)}, nil // reading consumes its copy of the parts
 		}
 	}
 	hreq.Body, _ = hreq.GetBody()
