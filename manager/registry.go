@@ -326,20 +326,31 @@ func (m *Manager) admit(a *applicant, presented string) registration {
 	batch := q.waiting
 	q.waiting = nil
 	q.mu.Unlock()
-	m.admitBatch(batch)
-	m.persistMu.Unlock()
-	q.mu.Lock()
-	if len(q.waiting) > 0 {
-		q.waiting[0].wake <- true // arrived meanwhile: the first leads the next batch
-	} else {
-		q.leading = false
-	}
-	q.mu.Unlock()
-	for _, other := range batch {
-		if other != ad {
-			other.wake <- false
+	// Deferred, so that nobody waits forever should the batch panic (its
+	// registrations then answer that they could not be saved).
+	decided := false
+	defer func() {
+		if !decided {
+			for _, other := range batch {
+				other.reg = registration{}
+			}
 		}
-	}
+		m.persistMu.Unlock()
+		q.mu.Lock()
+		if len(q.waiting) > 0 {
+			q.waiting[0].wake <- true // arrived meanwhile: the first leads the next batch
+		} else {
+			q.leading = false
+		}
+		q.mu.Unlock()
+		for _, other := range batch {
+			if other != ad {
+				other.wake <- false
+			}
+		}
+	}()
+	m.admitBatch(batch)
+	decided = true
 	return ad.reg
 }
 
