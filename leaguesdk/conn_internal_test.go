@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -92,15 +93,14 @@ func TestLargeBodiesArriveWhole(t *testing.T) {
 	}
 	want := params.join()
 	bodies := make(chan []byte, 10)
-	calls := 0
+	var calls atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, err := io.ReadAll(r.Body)
 		if err != nil || int64(len(b)) != r.ContentLength {
 			t.Errorf("body: %d bytes of %d, %v", len(b), r.ContentLength, err)
 		}
 		bodies <- b
-		calls++
-		if calls == 2 {
+		if calls.Add(1) == 2 {
 			w.Header().Set("Connection", "close") // the third call dials again
 		}
 		w.Header().Set("Content-Type", "application/json")
