@@ -11,14 +11,14 @@ import (
 // the closing brace) straight from them, in one vectored write.
 //
 // net/http writes a request's headers and the first bytes of its body
-// through a 4 KiB buffer, then hands the rest of a body it cannot see the
-// end of to the connection's ReadFrom as an io.LimitedReader of the
-// Content-Length. A plain TCP connection copies that through a buffer of
-// up to 32 KiB it allocates each time, in writes of that size; a
-// 1000-player standings table (119 KB) cost four writes and the buffer.
-// partsConn writes the parts left of a partsBody with one writev instead,
-// when they are all the limit allows; any other reader takes the
-// connection's own path.
+// through a 4 KiB buffer, then hands the rest of the body to the
+// connection's ReadFrom behind an io.LimitedReader of the Content-Length.
+// A plain TCP connection copies that through a buffer of up to 32 KiB it
+// allocates each time, in writes of that size: a 1000-player standings
+// table (119 KB) cost four writes and the buffer. partsConn writes what is
+// left of a partsBody with one writev instead, when the limit covers all
+// of it; any other reader takes the connection's own path. (A TLS
+// connection has no ReadFrom: net/http copies into it as before.)
 type partsConn struct{ net.Conn }
 
 // ReadFrom implements io.ReaderFrom.
