@@ -98,10 +98,22 @@ func TestCapacityAndReassignment(t *testing.T) {
 		})
 		var got [2]*leaguesdk.StartMatch
 		for i, p := range refs {
-			if n := len(p.starts); n != 1 {
-				t.Fatalf("round %d: %s got %d start_match calls, want 1:\n%s", r, ids[i], n, m.Events.tail(20))
+			var starts []*leaguesdk.StartMatch
+			for len(p.starts) > 0 {
+				s := <-p.starts
+				// On a loaded machine the steps of round 1 above may take
+				// longer than ReportTimeout, short to keep the test fast: the
+				// manager then rightly offers the reassigned match again
+				// before the late report records it.
+				if s.MatchID == first[1].MatchID {
+					continue
+				}
+				starts = append(starts, s)
 			}
-			got[i] = <-p.starts
+			if len(starts) != 1 {
+				t.Fatalf("round %d: %s got %d start_match calls, want 1:\n%s", r, ids[i], len(starts), m.Events.tail(20))
+			}
+			got[i] = starts[0]
 		}
 		for i, s := range got {
 			if st := ackStatus(t, report(t, m.MCP, ids[i], tokens[i], s, s.PlayerAID)); st != leaguesdk.AckRecorded {

@@ -336,10 +336,11 @@ func runJoining(ctx context.Context, t *testing.T, mgr *manager.Manager, args ..
 	if code != 0 {
 		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr.String())
 	}
-	select {
-	case <-mgr.Done():
-	default:
-		t.Fatalf("run returned before the manager's league completed:\n%s", out)
+	// The manager's status, not its Done: GET /api/state shows COMPLETED
+	// as soon as the status changes, while Done closes only after the
+	// manager has also written its final files.
+	if st := mgr.Status(); st != manager.StatusCompleted {
+		t.Fatalf("run returned while the manager's league was %s:\n%s", st, out)
 	}
 	return out
 }
