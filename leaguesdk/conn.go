@@ -24,7 +24,7 @@ type partsConn struct{ net.Conn }
 // ReadFrom implements io.ReaderFrom.
 func (c partsConn) ReadFrom(r io.Reader) (int64, error) {
 	if lr, ok := r.(*io.LimitedReader); ok {
-		if body, ok := lr.R.(*partsBody); ok && buffersLen(body.parts) <= lr.N {
+		if body, ok := lr.R.(*partsBody); ok && int64(encoded(body.parts).size()) <= lr.N {
 			n, err := body.parts.WriteTo(c.Conn)
 			lr.N -= n
 			return n, err
@@ -45,15 +45,6 @@ func (b *partsBody) Close() error               { return nil }
 // writerOnly hides everything of a writer but Write, so that io.Copy does
 // not call back into ReadFrom.
 type writerOnly struct{ io.Writer }
-
-// buffersLen returns the bytes left in b.
-func buffersLen(b net.Buffers) int64 {
-	var n int64
-	for _, p := range b {
-		n += int64(len(p))
-	}
-	return n
-}
 
 // dialParts returns dial's connections as partsConns.
 func dialParts(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {

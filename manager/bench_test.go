@@ -291,11 +291,7 @@ func BenchmarkRegistration(b *testing.B) {
 		for range callers {
 			wg.Go(func() {
 				for i := next.Add(1); i <= players; i = next.Add(1) {
-					name := fmt.Sprintf("Agent %d", i)
-					req := &leaguesdk.LeagueRegisterRequest{
-						Envelope: env(leaguesdk.MsgLeagueRegisterRequest, leaguesdk.NameSender("player", name), ""),
-						PlayerMeta: leaguesdk.PlayerMeta{DisplayName: name, Version: "1.0.0", GameTypes: []string{leaguesdk.GameEvenOdd},
-							ContactEndpoint: fmt.Sprintf("http://127.0.0.1:9/p%d", i), ProtocolVersion: leaguesdk.ProtocolVersion}}
+					req := playerRegistration(fmt.Sprintf("Agent %d", i), fmt.Sprintf("http://127.0.0.1:9/p%d", i))
 					body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i, "method": leaguesdk.MethodRegisterPlayer, "params": req})
 					resp, err := client.Post(m.MCP, "application/json", bytes.NewReader(body))
 					if err != nil {

@@ -340,14 +340,20 @@ func env(t leaguesdk.MessageType, sender, token string) leaguesdk.Envelope {
 	return leaguesdk.NewEnvelope(t, sender, token, "", time.Now())
 }
 
-// registerPlayer registers a player by hand and returns the answer.
-func registerPlayer(t testing.TB, mcp, name, endpoint string, mutate func(*leaguesdk.LeagueRegisterRequest)) leaguesdk.LeagueRegisterResponse {
-	t.Helper()
-	req := &leaguesdk.LeagueRegisterRequest{
+// playerRegistration is the registration request of a player called name
+// at endpoint.
+func playerRegistration(name, endpoint string) *leaguesdk.LeagueRegisterRequest {
+	return &leaguesdk.LeagueRegisterRequest{
 		Envelope: env(leaguesdk.MsgLeagueRegisterRequest, leaguesdk.NameSender("player", name), ""),
 		PlayerMeta: leaguesdk.PlayerMeta{DisplayName: name, Version: "1.0.0", GameTypes: []string{leaguesdk.GameEvenOdd},
 			ContactEndpoint: endpoint, ProtocolVersion: leaguesdk.ProtocolVersion},
 	}
+}
+
+// registerPlayer registers a player by hand and returns the answer.
+func registerPlayer(t testing.TB, mcp, name, endpoint string, mutate func(*leaguesdk.LeagueRegisterRequest)) leaguesdk.LeagueRegisterResponse {
+	t.Helper()
+	req := playerRegistration(name, endpoint)
 	if mutate != nil {
 		mutate(req)
 	}

@@ -383,12 +383,9 @@ func (m *Manager) admitBatch(batch []*admission) {
 			if err == nil && !reg.rejoined {
 				err = m.refusalLocked(ad.applicant)
 			}
-			var refused rejectionError
 			switch {
-			case errors.As(err, &refused):
-				ad.reg = registration{reason: string(refused)}
-			case err != nil:
-				ad.reg = registration{}
+			case err != nil: // rejoin and refusalLocked refuse with a rejectionError
+				ad.reg = registration{reason: err.Error()}
 			case reg.rejoined:
 				ad.reg = reg
 			default:
