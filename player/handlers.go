@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/jsonscan"
 	"github.com/agentleague/league/leaguesdk"
 )
@@ -261,7 +262,7 @@ func (a *Agent) onInvitation(ctx context.Context, in *leaguesdk.GameInvitation) 
 		*m = fresh
 	})
 	now := a.cfg.Now()
-	a.log.Info("invited", slog.String("match_id", in.MatchID), slog.String("opponent_id", st.OpponentID),
+	agentkit.LogOutcome(ctx, a.log, "invited", slog.String("match_id", in.MatchID), slog.String("opponent_id", st.OpponentID),
 		slog.String("role", string(st.Role)), slog.String("referee", in.Sender))
 	if st.GameType != "" && !slices.Contains(a.cfg.GameTypes, st.GameType) {
 		a.log.Warn("invited to a game type the player does not declare; joining anyway", slog.String("game_type", st.GameType))
@@ -317,8 +318,8 @@ func (a *Agent) onChooseParity(ctx context.Context, in *leaguesdk.ChooseParityCa
 	call := a.parityCall(st, in.Context.YourStandings, a.deadline(in.Deadline, now))
 	choice := leaguesdk.Parity(a.decide(ctx, a.parityDecision(call)))
 	a.updateMatch(in.MatchID, func(m *matchState) { m.MyChoice = choice })
-	a.log.Info("chose", slog.String("match_id", in.MatchID), slog.String("opponent_id", call.OpponentID),
-		slog.String("choice", string(choice)), slog.Duration("took", a.cfg.Now().Sub(now)))
+	agentkit.LogOutcome(ctx, a.log, "chose", slog.String("match_id", in.MatchID), slog.String("opponent_id", call.OpponentID),
+		slog.String("choice", string(choice)), slog.Duration("decided_in", a.cfg.Now().Sub(now)))
 	return &leaguesdk.ChooseParityResponse{
 		Envelope:     a.reply(leaguesdk.MsgChooseParityResponse, in.ConversationID),
 		MatchID:      in.MatchID,
@@ -418,7 +419,7 @@ func (a *Agent) onMove(ctx context.Context, in *leaguesdk.GameMoveCall) (*league
 	if parity {
 		a.updateMatch(in.MatchID, func(m *matchState) { m.MyChoice = leaguesdk.Parity(choice) })
 	}
-	a.log.Info("moved", slog.String("match_id", in.MatchID), slog.String("game_type", in.GameType), slog.String("choice", choice))
+	agentkit.LogOutcome(ctx, a.log, "moved", slog.String("match_id", in.MatchID), slog.String("game_type", in.GameType), slog.String("choice", choice))
 	return &leaguesdk.GameMoveResponse{
 		Envelope: a.reply(leaguesdk.MsgGameMoveResponse, in.ConversationID),
 		MatchID:  in.MatchID,
@@ -501,7 +502,7 @@ func (a *Agent) onGameOver(ctx context.Context, in *leaguesdk.GameOver) (*league
 	// A GAME_OVER of a later attempt (a replay) supersedes the recorded
 	// one; one of the same or an earlier attempt is a repeat.
 	if known := a.history.attempt(leagueID, in.MatchID); known >= leaguesdk.AttemptOf(in.Attempt) {
-		a.log.Info("repeated GAME_OVER ignored", slog.String("match_id", in.MatchID), slog.Int("attempt", leaguesdk.AttemptOf(in.Attempt)))
+		agentkit.LogOutcome(ctx, a.log, "repeated GAME_OVER ignored", slog.String("match_id", in.MatchID), slog.Int("attempt", leaguesdk.AttemptOf(in.Attempt)))
 		return a.ack(in, in.MatchID), nil
 	} else if known > 0 {
 		a.log.Info("GAME_OVER of a replay supersedes the earlier result", slog.String("match_id", in.MatchID),
@@ -514,7 +515,7 @@ func (a *Agent) onGameOver(ctx context.Context, in *leaguesdk.GameOver) (*league
 		a.log.Error("history not saved", slog.String("match_id", in.MatchID), slog.String("error", err.Error()))
 	}
 	if added {
-		a.log.Info("match over", slog.String("match_id", in.MatchID), slog.String("opponent_id", rec.OpponentID),
+		agentkit.LogOutcome(ctx, a.log, "match over", slog.String("match_id", in.MatchID), slog.String("opponent_id", rec.OpponentID),
 			slog.String("result", string(rec.Result)), slog.String("my_choice", string(rec.MyChoice)),
 			slog.String("opponent_choice", string(rec.OpponentChoice)), slog.Int("drawn_number", rec.DrawnNumber))
 		if l, ok := a.cfg.Strategy.(Learner); ok {
@@ -640,7 +641,7 @@ func (a *Agent) onRound(ctx context.Context, in *roundAnnouncement) (*leaguesdk.
 			st.merge(matchState{LeagueID: in.LeagueID, RoundID: int(in.RoundID), GameType: m.GameType, OpponentID: opp, Role: role})
 		})
 	}
-	a.log.Info("round announced", slog.Int("round_id", int(in.RoundID)), slog.Int("matches", in.Matches.len()), slog.Int("mine", mine))
+	agentkit.LogOutcome(ctx, a.log, "round announced", slog.Int("round_id", int(in.RoundID)), slog.Int("matches", in.Matches.len()), slog.Int("mine", mine))
 	return a.ack(in, ""), nil
 }
 
@@ -667,7 +668,7 @@ func (a *Agent) onRoundCompleted(ctx context.Context, in *leaguesdk.RoundComplet
 	if in.NextRoundID != nil {
 		next = slog.Int("next_round_id", int(*in.NextRoundID))
 	}
-	a.log.Info("round completed", slog.Int("round_id", int(in.RoundID)), next)
+	agentkit.LogOutcome(ctx, a.log, "round completed", slog.Int("round_id", int(in.RoundID)), next)
 	return a.ack(in, ""), nil
 }
 
@@ -689,7 +690,7 @@ func (a *Agent) onLeagueCompleted(ctx context.Context, in *leaguesdk.LeagueCompl
 		a.observe(ctx, round, in.FinalStandings)
 	}
 	s := a.History().Stats()
-	a.log.Info("league completed", slog.String("champion", champion), slog.Int("wins", s.Wins),
+	agentkit.LogOutcome(ctx, a.log, "league completed", slog.String("champion", champion), slog.Int("wins", s.Wins),
 		slog.Int("draws", s.Draws), slog.Int("losses", s.Losses), slog.Int("points", s.Points))
 	return a.ack(in, ""), nil
 }

@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"sort"
 
+	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/jsonscan"
-
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -199,7 +199,7 @@ func (a *Agent) onStandings(ctx context.Context, in *standingsUpdate) (*leaguesd
 		table := in.Standings.rows()
 		a.notify(ctx, "ObserveStandings", func(ctx context.Context) { o.ObserveStandings(ctx, round, table) })
 	}
-	a.log.LogAttrs(ctx, slog.LevelInfo, "standings updated", attrs...)
+	agentkit.LogOutcome(ctx, a.log, "standings updated", attrs...)
 	return a.ack(in, ""), nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -99,7 +100,8 @@ func (r *Referee) startMatch(ctx context.Context, _ *leaguesdk.Request, in *leag
 	base := r.base
 	r.mu.Unlock()
 
-	m.log.Info("match accepted", slog.String("player_A_id", in.PlayerAID), slog.String("player_B_id", in.PlayerBID),
+	agentkit.LogOutcome(ctx, r.log, "match accepted", slog.String("league_id", in.LeagueID), slog.String("match_id", in.MatchID),
+		slog.Int("round_id", int(in.RoundID)), slog.String("player_A_id", in.PlayerAID), slog.String("player_B_id", in.PlayerBID),
 		slog.String("game_type", in.GameType))
 	go func() {
 		m.run(base)

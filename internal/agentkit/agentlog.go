@@ -271,11 +271,13 @@ func (h *logHandler) with(op func(slog.Handler) slog.Handler) slog.Handler {
 }
 
 // LogCalls returns the Server middleware that logs the calls an agent
-// serves on log. Each call gets one info line, "served", with ids and the
-// outcome only: tool, message_type, sender, conversation_id, outcome (as
-// leaguesdk.Outcome) and took. The whole message received and the whole
-// reply sent go in debug lines ("received", "sent"), written only when log
-// is enabled at debug; tokens are redacted by the agent's log handler.
+// serves on log. Each call gets one info line, with ids and the outcome
+// only: tool, message_type, sender, conversation_id, outcome (as
+// leaguesdk.Outcome) and took. Its message is "served", or what the
+// handler said it did through LogOutcome, whose attributes come first. The
+// whole message received and the whole reply sent go in debug lines
+// ("received", "sent"), written only when log is enabled at debug; tokens
+// are redacted by the agent's log handler.
 func LogCalls(log *slog.Logger) leaguesdk.Middleware {
 	return func(next leaguesdk.HandlerFunc) leaguesdk.HandlerFunc {
 		return func(ctx context.Context, req *leaguesdk.Request) (any, error) {
@@ -289,12 +291,24 @@ func LogCalls(log *slog.Logger) leaguesdk.Middleware {
 				log.LogAttrs(ctx, slog.LevelDebug, "received", slog.String("message_type", string(msgType)),
 					slog.String("conversation_id", conv), slog.Any("data", req.Message))
 			}
+			info := log.Enabled(ctx, slog.LevelInfo)
+			var line *callLine
+			if info {
+				line = &callLine{}
+				ctx = context.WithValue(ctx, callLineKey{}, line)
+			}
 			start := time.Now()
 			out, err := next(ctx, req)
-			if log.Enabled(ctx, slog.LevelInfo) {
-				log.LogAttrs(ctx, slog.LevelInfo, "served", slog.String("tool", req.Tool), slog.String("message_type", string(msgType)),
+			if info {
+				msg, said := line.close()
+				if msg == "" {
+					msg = "served"
+				}
+				attrs := append(make([]slog.Attr, 0, len(said)+6), said...)
+				attrs = append(attrs, slog.String("tool", req.Tool), slog.String("message_type", string(msgType)),
 					slog.String("sender", sender), slog.String("conversation_id", conv),
 					slog.String("outcome", leaguesdk.Outcome(err)), slog.Duration("took", time.Since(start)))
+				log.LogAttrs(ctx, slog.LevelInfo, msg, attrs...)
 			}
 			if m, ok := out.(leaguesdk.Message); ok && debug && err == nil {
 				log.LogAttrs(ctx, slog.LevelDebug, "sent", MessageAttrs(m)...)
@@ -302,4 +316,51 @@ func LogCalls(log *slog.Logger) leaguesdk.Middleware {
 			return out, err
 		}
 	}
+}
+
+// callLine is the info line of one call served through LogCalls while its
+// handler runs: what the handler said it did, if it said so.
+type callLine struct {
+	mu     sync.Mutex
+	msg    string
+	attrs  []slog.Attr
+	closed bool // written: what is said later goes on a line of its own
+}
+
+type callLineKey struct{}
+
+// say keeps msg and attrs for the line and reports whether it did: not
+// once the line is written, nor a second time.
+func (l *callLine) say(msg string, attrs []slog.Attr) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed || l.msg != "" {
+		return false
+	}
+	l.msg, l.attrs = msg, attrs
+	return true
+}
+
+// close marks the line written and returns what the handler said.
+func (l *callLine) close() (string, []slog.Attr) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	return l.msg, l.attrs
+}
+
+// LogOutcome logs, at info level, what a handler did with the call it
+// serves: msg with attrs, which must not repeat the call line's own keys
+// (tool, message_type, sender, conversation_id, outcome, took). When ctx
+// is the context of a call served through LogCalls, they go on that call's
+// one info line, written on LogCalls' logger when the handler returns (its
+// message becomes msg, and attrs come before the call's ids); the agents
+// give LogCalls and their handlers the same logger. Otherwise, and for a
+// second outcome of the same call, they go on a line of their own on log.
+// Warnings and errors are logged as usual, on lines of their own, at once.
+func LogOutcome(ctx context.Context, log *slog.Logger, msg string, attrs ...slog.Attr) {
+	if line, ok := ctx.Value(callLineKey{}).(*callLine); ok && line.say(msg, attrs) {
+		return
+	}
+	log.LogAttrs(ctx, slog.LevelInfo, msg, attrs...)
 }
