@@ -29,6 +29,21 @@ type wait struct {
 	alias    string
 	ch       chan reply
 	rec      *recorder
+	stop     func() // ends the call the wait's answer may also come back on
+}
+
+// give hands p to w unless an answer already waits to be read, and ends
+// w's call: the answer is in. It reports whether p was handed over.
+func (w *wait) give(p reply) bool {
+	select {
+	case w.ch <- p:
+		if w.stop != nil {
+			w.stop()
+		}
+		return true
+	default:
+		return false
+	}
 }
 
 func (w *wait) names(id string) bool { return id != "" && (id == w.playerID || id == w.alias) }
@@ -46,8 +61,10 @@ type hub struct {
 }
 
 // expect registers a wait for player i's answer and returns it.
-func (h *hub) expect(k waitKey, players [2]string, i int, alias string, rec *recorder) *wait {
-	w := &wait{players: players, playerID: players[i], alias: alias, ch: make(chan reply, 1), rec: rec}
+// A callback handed to it calls stop (which may be nil): the direct call
+// it also waits for is no longer needed.
+func (h *hub) expect(k waitKey, players [2]string, i int, alias string, rec *recorder, stop func()) *wait {
+	w := &wait{players: players, playerID: players[i], alias: alias, ch: make(chan reply, 1), rec: rec, stop: stop}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.waits == nil {
@@ -91,10 +108,8 @@ func (h *hub) claimLocked(k waitKey, w *wait) {
 	held := h.orphans[k]
 	for i, p := range held {
 		if w.names(p.playerID) || w.names(p.senderID) {
-			select {
-			case w.ch <- p:
+			if w.give(p) {
 				h.orphans[k] = append(held[:i:i], held[i+1:]...)
-			default:
 			}
 			return
 		}
@@ -164,12 +179,10 @@ func (h *hub) deliver(k waitKey, p reply) (int, *recorder) {
 	rec := ws[0].rec
 	ids := []string{p.playerID, p.senderID}
 	send := func(w *wait) int {
-		select {
-		case w.ch <- p:
+		if w.give(p) {
 			return delivered
-		default:
-			return notAwaited // an answer is already waiting to be read
 		}
+		return notAwaited // an answer is already waiting to be read
 	}
 	for _, w := range ws {
 		if w.names(ids[0]) || w.names(ids[1]) {

@@ -21,12 +21,20 @@ func TestHubMatchesCallbacks(t *testing.T) {
 	if got, _ := h.deliver(k, answer("", "P01")); got != notAwaited {
 		t.Fatalf("nothing awaited: %d", got)
 	}
-	a := h.expect(k, players, 0, "", nil)
-	b := h.expect(k, players, 1, "", nil)
+	// A callback handed over ends the direct call of its wait.
+	var stopped [2]int
+	a := h.expect(k, players, 0, "", nil, func() { stopped[0]++ })
+	b := h.expect(k, players, 1, "", nil, func() { stopped[1]++ })
 
 	// By player_id, and by sender when player_id is missing.
 	if got, _ := h.deliver(k, answer("", "P02")); got != delivered || len(b.ch) != 1 {
 		t.Fatalf("by player_id: %d", got)
+	}
+	if stopped != [2]int{0, 1} {
+		t.Fatalf("calls stopped %v, want only P02's", stopped)
+	}
+	if got, _ := h.deliver(k, answer("", "P02")); got != notAwaited || stopped != [2]int{0, 1} {
+		t.Fatalf("a second answer while one waits: %d, calls stopped %v", got, stopped)
 	}
 	<-b.ch
 	if got, _ := h.deliver(k, answer("player:P01", "")); got != delivered || len(a.ch) != 1 {
@@ -40,8 +48,8 @@ func TestHubMatchesCallbacks(t *testing.T) {
 		t.Fatalf("unknown id: %d, want held", got)
 	}
 	h.learn(k, b, "agent_x")
-	if len(b.ch) != 1 || len(a.ch) != 0 {
-		t.Fatal("held callback not handed to the player that answers as agent_x")
+	if len(b.ch) != 1 || len(a.ch) != 0 || stopped != [2]int{1, 2} {
+		t.Fatalf("held callback not handed to the player that answers as agent_x (calls stopped %v)", stopped)
 	}
 	<-b.ch
 

@@ -163,6 +163,7 @@ type behaviour struct {
 	Garbage        bool // answers invitations and moves with bytes that are not JSON
 	CrashAfterJoin bool // stops serving once it acknowledged the invitation
 	Callback       bool // answers with a bare ack and sends the answer as a request
+	CallbackFirst  bool // with Callback: sends the answer first and holds the bare ack until the call is given up
 	RequestShaped  bool // answers {"jsonrpc","id","method","params"}
 	ChoiceAlias    bool // answers "choice" instead of "parity_choice"
 	InvalidMoves   int  // the first N move answers are "EVEN"
@@ -187,6 +188,7 @@ type testPlayer struct {
 	gameErrors  []leaguesdk.GameError
 	gameOvers   []leaguesdk.GameOver
 	moveAnswers int
+	givenUp     int    // direct replies held until the caller gave the call up (CallbackFirst)
 	joinSpans   []span // when each answered invitation arrived and was answered
 	moveSpans   []span // the same for parity calls
 }
@@ -390,6 +392,10 @@ func (p *testPlayer) wire(srv http.Handler) http.Handler {
 		invitation := bytes.Contains(body, []byte(`"GAME_INVITATION"`))
 		game := invitation || bytes.Contains(body, []byte(`"CHOOSE_PARITY_CALL"`)) ||
 			bytes.Contains(body, []byte(`"GAME_MOVE_CALL"`))
+		if game && p.b.CallbackFirst {
+			p.holdReplyAfterCallback(w, r, srv)
+			return
+		}
 		if game && p.b.Callback {
 			p.replyBeforeCallback(w, r, srv)
 			return
@@ -444,6 +450,34 @@ func (p *testPlayer) replyBeforeCallback(w http.ResponseWriter, r *http.Request,
 	w.WriteHeader(rec.Code)
 	_, _ = w.Write(rec.Body.Bytes())
 	_ = http.NewResponseController(w).Flush()
+}
+
+// holdReplyAfterCallback serves r, whose handler sends its callback at
+// once, and holds the direct reply until the caller gives the call up (or
+// 20 s pass): a player whose callback overtakes its reply. It counts the
+// calls given up.
+func (p *testPlayer) holdReplyAfterCallback(w http.ResponseWriter, r *http.Request, srv http.Handler) {
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, r)
+	hold := time.NewTimer(20 * time.Second)
+	defer hold.Stop()
+	select {
+	case <-r.Context().Done():
+		p.mu.Lock()
+		p.givenUp++
+		p.mu.Unlock()
+		return
+	case <-hold.C:
+	}
+	maps.Copy(w.Header(), rec.Header())
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(rec.Body.Bytes())
+}
+
+func (p *testPlayer) givenUpCalls() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.givenUp
 }
 
 func (p *testPlayer) counts() (invitations, parity, moves, gameErrors, gameOvers int) {

@@ -341,7 +341,8 @@ func sleep(ctx context.Context, d time.Duration) bool {
 
 // ask sends one call to player i and waits, until timeout, for its answer:
 // the direct reply, or, when the reply is a bare acknowledgement (or could
-// not be read), a callback carrying the answer.
+// not be read), a callback carrying the answer. The call runs on the
+// caller's goroutine; a callback that arrives first ends it.
 func (m *match) ask(ctx context.Context, i int, kind, method string, msg leaguesdk.Message, timeout time.Duration) (reply, error) {
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -350,61 +351,60 @@ func (m *match) ask(ctx context.Context, i int, kind, method string, msg leagues
 	m.mu.Lock()
 	alias := m.alias[i]
 	m.mu.Unlock()
-	w := m.r.hub.expect(k, m.ids, i, alias, m.rec)
+	w := m.r.hub.expect(k, m.ids, i, alias, m.rec, cancel)
 	defer m.r.hub.done(k, w)
 
-	type answer struct {
-		raw json.RawMessage
-		err error
-	}
-	done := make(chan answer, 1)
 	m.rec.message(Sent, pid, method, msg, nil)
-	go func() {
-		raw, err := leaguesdk.CallWith[json.RawMessage](actx, m.r.client, endpoint, msg,
-			leaguesdk.CallOptions{Method: method, Retry: leaguesdk.Once()})
-		if err != nil {
-			done <- answer{nil, err}
-			return
-		}
-		done <- answer{*raw, nil}
-	}()
+	raw, err := leaguesdk.CallWith[json.RawMessage](actx, m.r.client, endpoint, msg,
+		leaguesdk.CallOptions{Method: method, Retry: leaguesdk.Once()})
+	select {
+	case rep := <-w.ch: // a callback came first, or with the reply
+		m.learnAlias(k, w, i, rep)
+		return rep, nil
+	default:
+	}
 	var callErr error
-	for {
-		select {
-		case rep := <-w.ch:
-			m.learnAlias(k, w, i, rep)
-			return rep, nil
-		case a := <-done:
-			done = nil
-			if a.err != nil {
-				m.rec.message(Received, pid, method, nil, a.err)
-				if leaguesdk.CodeOf(a.err) != leaguesdk.CodeMissingRequiredField {
-					return reply{}, a.err
-				}
-				callErr = a.err // unreadable reply: a callback may still come
-				continue
-			}
-			m.rec.message(Received, pid, method, a.raw, nil)
-			rep := decodeReply(kind, a.raw)
-			m.learnAlias(k, w, i, rep)
-			if rep.answers() {
-				return rep, nil
-			}
-			m.log.Debug("bare acknowledgement; waiting for the callback", slog.String("player_id", pid),
-				slog.String("method", method))
-		case <-actx.Done():
-			if callErr != nil {
-				return reply{}, callErr
-			}
-			if ctx.Err() != nil {
-				return reply{}, ctx.Err()
-			}
-			err := leaguesdk.NewError(leaguesdk.CodeTimeout, "no answer to %s within %s", method, timeout)
-			if done == nil {
-				m.rec.message(Received, pid, method, nil, errors.New("no callback before the deadline"))
-			}
+	switch {
+	case err != nil && actx.Err() != nil: // the deadline passed, or the match stops
+		if ctx.Err() != nil {
+			return reply{}, ctx.Err()
+		}
+		return reply{}, leaguesdk.NewError(leaguesdk.CodeTimeout, "no answer to %s within %s", method, timeout)
+	case err != nil:
+		m.rec.message(Received, pid, method, nil, err)
+		if leaguesdk.CodeOf(err) != leaguesdk.CodeMissingRequiredField {
 			return reply{}, err
 		}
+		callErr = err // unreadable reply: a callback may still come
+	default:
+		m.rec.message(Received, pid, method, *raw, nil)
+		rep := decodeReply(kind, *raw)
+		m.learnAlias(k, w, i, rep)
+		if rep.answers() {
+			return rep, nil
+		}
+		m.log.Debug("bare acknowledgement; waiting for the callback", slog.String("player_id", pid),
+			slog.String("method", method))
+	}
+	select {
+	case rep := <-w.ch:
+		m.learnAlias(k, w, i, rep)
+		return rep, nil
+	case <-actx.Done():
+		select {
+		case rep := <-w.ch: // the callback ended the wait
+			m.learnAlias(k, w, i, rep)
+			return rep, nil
+		default:
+		}
+		if callErr != nil {
+			return reply{}, callErr
+		}
+		if ctx.Err() != nil {
+			return reply{}, ctx.Err()
+		}
+		m.rec.message(Received, pid, method, nil, errors.New("no callback before the deadline"))
+		return reply{}, leaguesdk.NewError(leaguesdk.CodeTimeout, "no answer to %s within %s", method, timeout)
 	}
 }
 

@@ -368,6 +368,36 @@ func TestTolerantReplies(t *testing.T) {
 	}
 }
 
+// A player whose callback overtakes its direct reply: the callback's
+// answer ends the call the referee still waits on, so the match goes on at
+// once, not at the deadline (a minute here; the player would hold each
+// reply 20 s).
+func TestCallbackEndsTheCallItAnswers(t *testing.T) {
+	mgr := newTestManager(t)
+	e := startReferee(t, mgr, func(c *referee.Config) {
+		c.Rand = draws(4)
+		c.JoinTimeout, c.MoveTimeout = time.Minute, time.Minute
+	})
+	a := newTestPlayer(t, behaviour{Callback: true, CallbackFirst: true, Choice: leaguesdk.Even})
+	b := newTestPlayer(t, behaviour{Callback: true, CallbackFirst: true, Choice: leaguesdk.Odd})
+	res := e.play(t, e.match(a, b, "P01", "P02")).Result
+	if res.Status != leaguesdk.ResultWin || res.Winner != "P01" || res.Details.Choices["P02"] != leaguesdk.Odd {
+		t.Fatalf("result %+v", res)
+	}
+	// The invitation and the parity call of each player were given up
+	// once their callbacks arrived; the server sees it as the connection
+	// closes, a moment after the referee went on.
+	deadline := time.Now().Add(5 * time.Second)
+	for _, p := range []*testPlayer{a, b} {
+		for p.givenUpCalls() < 2 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if n := p.givenUpCalls(); n != 2 {
+			t.Fatalf("%d direct calls given up, want 2 (the invitation and the parity call)", n)
+		}
+	}
+}
+
 func TestReportRetriedUntilAcknowledged(t *testing.T) {
 	mgr := newTestManager(t)
 	mgr.failReports.Store(2)
