@@ -244,24 +244,29 @@ func (m *match) collect(ctx context.Context) (failed [2]error, abort error) {
 		if len(pending) == 0 {
 			return failed, errors.New("rules bug: the game is not over but waits for no move")
 		}
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		for _, mv := range pending {
-			i := m.index(mv.PlayerID)
-			if i < 0 {
+		at := make([]int, len(pending))
+		for k, mv := range pending {
+			if at[k] = m.index(mv.PlayerID); at[k] < 0 {
 				return failed, fmt.Errorf("rules bug: move requested from %q, not a player of the match", mv.PlayerID)
 			}
-			wg.Go(func() {
-				err := m.move(ctx, i, mv)
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil && abort == nil && errors.Is(err, errFatal) {
-					abort = err
-					return
-				}
-				failed[i] = err
-			})
 		}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		ask := func(i int, mv MoveRequest) {
+			err := m.move(ctx, i, mv)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && abort == nil && errors.Is(err, errFatal) {
+				abort = err
+				return
+			}
+			failed[i] = err
+		}
+		// The last move is asked on the match's own goroutine, as both does.
+		for k, mv := range pending[:len(pending)-1] {
+			wg.Go(func() { ask(at[k], mv) })
+		}
+		ask(at[len(at)-1], pending[len(pending)-1])
 		wg.Wait()
 		if abort != nil || failed[0] != nil || failed[1] != nil {
 			return failed, abort
@@ -518,21 +523,25 @@ func (m *match) gameError(ctx context.Context, i int, state State, cause error, 
 // notify sends a notification to player i in its own goroutine (tracked by
 // wg), with GameOverTimeout as deadline. Failures are logged.
 func (m *match) notify(ctx context.Context, i int, method string, msg leaguesdk.Message, wg *sync.WaitGroup) {
+	m.rec.message(Sent, m.ids[i], method, msg, nil)
+	wg.Go(func() { m.deliver(ctx, i, method, msg) })
+}
+
+// deliver makes the call of a notification to player i that the
+// transcript has as sent, and records its answer. Failures are logged.
+func (m *match) deliver(ctx context.Context, i int, method string, msg leaguesdk.Message) {
 	pid, endpoint := m.ids[i], m.endpoints[i]
-	m.rec.message(Sent, pid, method, msg, nil)
-	wg.Go(func() {
-		nctx, cancel := context.WithTimeout(ctx, m.r.cfg.GameOverTimeout)
-		defer cancel()
-		raw, err := leaguesdk.CallWith[json.RawMessage](nctx, m.r.client, endpoint, msg,
-			leaguesdk.CallOptions{Method: method, Retry: leaguesdk.Once()})
-		if err != nil {
-			m.rec.message(Received, pid, method, nil, err)
-			m.log.Info("notification not delivered", slog.String("player_id", pid), slog.String("method", method),
-				slog.String("error", err.Error()))
-			return
-		}
-		m.rec.message(Received, pid, method, *raw, nil)
-	})
+	nctx, cancel := context.WithTimeout(ctx, m.r.cfg.GameOverTimeout)
+	defer cancel()
+	raw, err := leaguesdk.CallWith[json.RawMessage](nctx, m.r.client, endpoint, msg,
+		leaguesdk.CallOptions{Method: method, Retry: leaguesdk.Once()})
+	if err != nil {
+		m.rec.message(Received, pid, method, nil, err)
+		m.log.Info("notification not delivered", slog.String("player_id", pid), slog.String("method", method),
+			slog.String("error", err.Error()))
+		return
+	}
+	m.rec.message(Received, pid, method, *raw, nil)
 }
 
 // decide turns the game's outcome and the players' failures into the result.
@@ -599,18 +608,19 @@ func parities(choices map[string]string) map[string]leaguesdk.Parity {
 // gameOver sends GAME_OVER to both players in parallel and waits for both
 // (each bounded by GameOverTimeout).
 func (m *match) gameOver(ctx context.Context, res *Result) {
-	var wg sync.WaitGroup
+	var msgs [2]leaguesdk.Message
 	for i := range 2 {
-		m.notify(ctx, i, leaguesdk.MethodNotifyMatchResult, &leaguesdk.GameOver{
+		msgs[i] = &leaguesdk.GameOver{
 			Envelope: m.envelope(leaguesdk.MsgGameOver),
 			MatchID:  m.req.MatchID, GameType: m.req.GameType,
 			GameResult: leaguesdk.GameResult{Status: res.Status, WinnerPlayerID: res.Winner,
 				DrawnNumber: res.DrawnNumber, NumberParity: res.NumberParity, Choices: parities(res.Choices),
 				Reason: res.Reason},
 			Attempt: m.req.Attempt,
-		}, &wg)
+		}
+		m.rec.message(Sent, m.ids[i], leaguesdk.MethodNotifyMatchResult, msgs[i], nil)
 	}
-	wg.Wait()
+	m.both(func(i int) { m.deliver(ctx, i, leaguesdk.MethodNotifyMatchResult, msgs[i]) })
 }
 
 // report sends MATCH_RESULT_REPORT until the manager acknowledges it, an
