@@ -65,6 +65,12 @@ type leagueTranscripts struct {
 	// every file it then flushes is complete.
 	gate sync.RWMutex
 
+	// files is held while a match file is written, with the check that
+	// the record written is still its match's newest: a compaction
+	// flushing a record taken before a newer write of the same match
+	// then never replaces the newer file with the older record.
+	files sync.Mutex
+
 	mu         sync.Mutex
 	dirty      map[string]*pending // match id → newest record whose file is not yet durable
 	sinceCompa int                 // records appended since the last compaction
@@ -255,11 +261,7 @@ func (s *transcripts) write(t *Transcript, file bool) error {
 	}
 	switch {
 	case err == nil && file:
-		if err = atomicfile.Replace(lt.path(t.MatchID), document(record), 0o644); err == nil {
-			lt.mu.Lock()
-			p.written = true
-			lt.mu.Unlock()
-		}
+		err = lt.writeFile(t.MatchID, p)
 	case err != nil:
 		lt.mu.Lock()
 		if lt.dirty[t.MatchID] == p {
@@ -280,21 +282,36 @@ func (s *transcripts) write(t *Transcript, file bool) error {
 	return err
 }
 
+// writeFile writes p's record to its match's file unless the file holds
+// it already or a newer record of the match has come since (its own write
+// or the next flush writes the file then, and the journal keeps it until
+// that file is durable).
+func (lt *leagueTranscripts) writeFile(matchID string, p *pending) error {
+	lt.files.Lock()
+	defer lt.files.Unlock()
+	lt.mu.Lock()
+	newest := lt.dirty[matchID]
+	skip := p.written || newest != nil && newest != p
+	lt.mu.Unlock()
+	if skip {
+		return nil
+	}
+	if err := atomicfile.Replace(lt.path(matchID), document(p.record), 0o644); err != nil {
+		return err
+	}
+	lt.mu.Lock()
+	p.written = true
+	lt.mu.Unlock()
+	return nil
+}
+
 // flush writes the files of taken still pending and makes every file of
 // taken durable.
 func (lt *leagueTranscripts) flush(taken map[string]*pending) error {
 	paths := make([]string, 0, len(taken))
 	for id, p := range taken {
-		lt.mu.Lock()
-		written, record := p.written, p.record
-		lt.mu.Unlock()
-		if !written {
-			if err := atomicfile.Replace(lt.path(id), document(record), 0o644); err != nil {
-				return err
-			}
-			lt.mu.Lock()
-			p.written = true
-			lt.mu.Unlock()
+		if err := lt.writeFile(id, p); err != nil {
+			return err
 		}
 		paths = append(paths, lt.path(id))
 	}

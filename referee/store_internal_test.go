@@ -231,3 +231,43 @@ func TestMatchFileIsWrittenOnceWhenSettled(t *testing.T) {
 		t.Fatalf("file of the unsettled match after close: %+v, %v", tr, err)
 	}
 }
+
+// A compaction takes a match's record while the match is still
+// unsettled, and the match settles before the compaction writes the
+// files it took: the settled file stays, the older record is not written
+// over it, and the settled record stays in the journal until its file is
+// flushed. (The interleaving is played step by step here: compact is
+// take, then flush.)
+func TestCompactionNeverWritesAnOlderTranscriptOverANewer(t *testing.T) {
+	root := t.TempDir()
+	s := newTranscripts(root)
+	if err := s.write(transcriptOf("L1", "R1M1", StateFinished, false), false); err != nil {
+		t.Fatal(err)
+	}
+	lt, _ := s.league("L1")
+	lt.gate.Lock()
+	lt.mu.Lock()
+	taken := lt.dirty // what compact takes
+	lt.dirty = map[string]*pending{}
+	lt.mu.Unlock()
+	lt.gate.Unlock()
+
+	if err := s.write(transcriptOf("L1", "R1M1", StateFinished, true), true); err != nil {
+		t.Fatal(err)
+	}
+	if err := lt.flush(taken); err != nil {
+		t.Fatal(err)
+	}
+	if tr, err := ReadTranscript(root, "L1", "R1M1"); err != nil || !tr.Reported {
+		t.Fatalf("file after the flush of the older record: %+v, %v; want the settled transcript", tr, err)
+	}
+	if record := lt.newest("R1M1"); record == nil {
+		t.Fatal("the settled record left the journal's pending set before its file was flushed")
+	}
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+	if tr, err := ReadTranscript(root, "L1", "R1M1"); err != nil || !tr.Reported {
+		t.Fatalf("file after close: %+v, %v; want the settled transcript", tr, err)
+	}
+}
