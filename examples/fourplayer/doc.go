@@ -43,5 +43,8 @@
 // exits 0; with -exit the command exits 0 as soon as the champion is
 // printed. Each run is a new league, named after the time it started, so
 // the data root keeps the earlier ones. A port in use stops it at once with
-// a hint to use -ephemeral; Ctrl-C before the end exits 1.
+// a hint to use -ephemeral; Ctrl-C before the end exits 1. Ctrl-C stops the
+// referees first: the matches they have in flight end and are reported
+// while the manager and the players still serve, so no match that started
+// is left unreported; then the manager and the players stop.
 package main

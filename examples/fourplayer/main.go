@@ -263,10 +263,20 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 		}
 	}()
 
-	ctx, cancel := context.WithCancel(ctx)
-	ag := &agents{errc: make(chan error, 1+o.referees+o.players)}
+	// The agents stop when runLeague returns (ctx ended: Ctrl-C; the
+	// league over with -exit; a failure), the referees first: while they
+	// drain, the matches they have in flight end and are reported to a
+	// manager, and played by players, that still serve. Stopped all at
+	// once, those matches could be neither finished nor reported, and each
+	// referee would wait out its ShutdownGrace for them.
+	others, stopOthers := context.WithCancel(context.WithoutCancel(ctx))
+	refsCtx, stopRefs := context.WithCancel(others)
+	errc := make(chan error, 1+o.referees+o.players)
+	ag, refs := &agents{errc: errc}, &agents{errc: errc}
 	defer func() {
-		cancel()
+		stopRefs()
+		refs.wg.Wait()
+		stopOthers()
 		ag.wg.Wait() // every agent has stopped when runLeague returns
 	}()
 
@@ -277,7 +287,7 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 		leagueURL = endpoint(ls.manager)
 		out.printf("Even/Odd league: 1 manager, %d referees, %d players — data and logs under %s\n", o.referees, o.players, o.data)
 		out.printf("manager   listening on %s   dashboard: http://%s/\n", leagueURL, ls.manager.Addr())
-		ag.start(ctx, "manager", mgr.Run)
+		ag.start(others, "manager", mgr.Run)
 	} else {
 		leagueURL, remote = o.manager, newRemoteManager(o.manager)
 		defer remote.close()
@@ -303,7 +313,7 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 		if err != nil {
 			return err
 		}
-		ag.start(ctx, refereeName(i), ref.Run)
+		refs.start(refsCtx, refereeName(i), ref.Run)
 		// One at a time, so that REF01 is the first referee, REF02 the second…
 		if err := wait(ctx, ref.Registered(), ag.errc, refereeName(i)+" to register"); err != nil {
 			return err
@@ -331,7 +341,7 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 			return err
 		}
 		out.setStrategy(e.name, e.strategy)
-		ag.start(ctx, e.name, p.Run)
+		ag.start(others, e.name, p.Run)
 		// One at a time, so that P01 is the first of the line-up, P02 the second…
 		if err := wait(ctx, p.Registered(), ag.errc, e.name+" to register"); err != nil {
 			return err

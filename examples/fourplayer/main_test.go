@@ -224,6 +224,62 @@ func TestRunStopsCleanlyWhenInterrupted(t *testing.T) {
 	}
 }
 
+// Interrupted mid-league, the command stops its referees first: the
+// matches they have in flight end, are reported to the manager and
+// written settled, and only then do the manager and the players stop. No
+// match the referees started is left unreported, and no referee waits out
+// its ShutdownGrace for players or a manager already gone.
+func TestInterruptedLeagueLeavesNoMatchUnreported(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	data := t.TempDir()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"-ephemeral", "-exit", "-players", "24", "-referees", "2", "-progress", "match", "-data", data}, &stdout, &stderr)
+	}()
+	// Interrupted as round 4's first match goes to its referee.
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(stdout.String(), "R4M") {
+		if time.Now().After(deadline) {
+			t.Fatalf("round 4 never started:\n%s\n%s", stdout.String(), stderr.String())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 1 {
+			t.Errorf("interrupted run = %d, want 1", code)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("run did not return after its context ended")
+	}
+	if strings.Contains(stderr.String(), "not reported") {
+		t.Errorf("a result was not reported:\n%s", stderr.String())
+	}
+	files, err := filepath.Glob(filepath.Join(data, "data", "matches", "*", "R*M*.json"))
+	if err != nil || len(files) < 3*12 {
+		t.Fatalf("%d match files, want at least the 36 of rounds 1–3 (%v)", len(files), err)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tr struct {
+			State    string `json:"state"`
+			Reported bool   `json:"reported"`
+		}
+		if err := json.Unmarshal(raw, &tr); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if tr.State != "FINISHED" || !tr.Reported {
+			t.Errorf("%s: state %s, reported %v; want every match started finished and reported", filepath.Base(f), tr.State, tr.Reported)
+		}
+	}
+}
+
 // Without -exit, the dashboard printed at the start outlives the league:
 // after the champion, the command says it keeps serving and does, until
 // its context ends (Ctrl-C), and then exits 0.
