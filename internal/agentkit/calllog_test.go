@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -36,37 +35,42 @@ func logLines(t *testing.T, path string) []map[string]any {
 	return out
 }
 
-// callOnce serves one GAME_OVER through a Server whose middleware logs on a
-// logger at level, and returns the log lines.
-func callOnce(t *testing.T, level slog.Level) []map[string]any {
+// logFile returns a logger at level writing to a file of its own, and the
+// file's path.
+func logFile(t *testing.T, level slog.Level) (*slog.Logger, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "agent.log.jsonl")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	log := agentkit.NewLogger(f, "player:P01", level)
-	var order []string
-	mark := func(next leaguesdk.HandlerFunc) leaguesdk.HandlerFunc {
-		return func(ctx context.Context, req *leaguesdk.Request) (any, error) {
-			order = append(order, "inner")
-			return next(ctx, req)
-		}
-	}
-	s := leaguesdk.NewServer(leaguesdk.ServerConfig{Middleware: []leaguesdk.Middleware{agentkit.LogCalls(log), mark}})
+	t.Cleanup(func() { f.Close() })
+	return agentkit.NewLogger(f, "player:P01", level), path
+}
+
+// gameOver is a GAME_OVER of match matchID in conversation conv, carrying
+// token and reason.
+func gameOver(token, conv, matchID, reason string) leaguesdk.GameOver {
+	return leaguesdk.GameOver{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgGameOver, "referee:REF01", token, conv, time.Now()),
+		MatchID: matchID, GameType: leaguesdk.GameEvenOdd,
+		GameResult: leaguesdk.GameResult{Status: leaguesdk.ResultWin, WinnerPlayerID: leaguesdk.OptionalString("P01"), DrawnNumber: 8, NumberParity: leaguesdk.Even,
+			Choices: map[string]leaguesdk.Parity{"P01": leaguesdk.Even, "P02": leaguesdk.Odd}, Reason: reason}}
+}
+
+// serveGameOver serves msg through a Server with middleware mw whose
+// GAME_OVER handler runs do and acknowledges with the message's token, and
+// fails t when the call is refused.
+func serveGameOver(t *testing.T, mw []leaguesdk.Middleware, msg leaguesdk.GameOver, do func(ctx context.Context, in *leaguesdk.GameOver)) {
+	t.Helper()
+	s := leaguesdk.NewServer(leaguesdk.ServerConfig{Middleware: mw})
 	leaguesdk.Handle(s, leaguesdk.Tool{Name: leaguesdk.MethodNotifyMatchResult},
-		func(_ context.Context, _ *leaguesdk.Request, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
-			order = append(order, "handler")
-			return &leaguesdk.Ack{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgAck, "player:P01", "tok_secret_123456", in.ConversationID, time.Now()),
+		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
+			do(ctx, in)
+			return &leaguesdk.Ack{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgAck, "player:P01", in.AuthToken, in.ConversationID, time.Now()),
 				Status: leaguesdk.AckOK, Acknowledged: leaguesdk.MsgGameOver, MatchID: in.MatchID}, nil
 		})
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
-	msg := leaguesdk.GameOver{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgGameOver, "referee:REF01", "tok_secret_123456", "conv-7", time.Now()),
-		MatchID: "R1M1", GameType: leaguesdk.GameEvenOdd,
-		GameResult: leaguesdk.GameResult{Status: leaguesdk.ResultWin, WinnerPlayerID: leaguesdk.OptionalString("P01"), DrawnNumber: 8, NumberParity: leaguesdk.Even,
-			Choices: map[string]leaguesdk.Parity{"P01": leaguesdk.Even, "P02": leaguesdk.Odd}, Reason: "secret-reason-text"}}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": leaguesdk.MethodNotifyMatchResult, "params": msg})
 	resp, err := http.Post(ts.URL+"/mcp", "application/json", bytes.NewReader(body))
 	if err != nil {
@@ -80,6 +84,22 @@ func callOnce(t *testing.T, level slog.Level) []map[string]any {
 	if reply.Error != nil {
 		t.Fatalf("call refused: %s", reply.Error)
 	}
+}
+
+// callOnce serves one GAME_OVER through a Server whose middleware logs on a
+// logger at level, and returns the log lines.
+func callOnce(t *testing.T, level slog.Level) []map[string]any {
+	t.Helper()
+	log, path := logFile(t, level)
+	var order []string
+	mark := func(next leaguesdk.HandlerFunc) leaguesdk.HandlerFunc {
+		return func(ctx context.Context, req *leaguesdk.Request) (any, error) {
+			order = append(order, "inner")
+			return next(ctx, req)
+		}
+	}
+	serveGameOver(t, []leaguesdk.Middleware{agentkit.LogCalls(log), mark}, gameOver("tok_secret_123456", "conv-7", "R1M1", "secret-reason-text"),
+		func(context.Context, *leaguesdk.GameOver) { order = append(order, "handler") })
 	if strings.Join(order, ",") != "inner,handler" {
 		t.Fatalf("ran %v", order)
 	}
@@ -126,36 +146,14 @@ func TestLogCallsDebugLinesCarryWholeMessagesRedacted(t *testing.T) {
 }
 
 func TestLogOutcomeGoesOnTheCallsLine(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "agent.log.jsonl")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	log := agentkit.NewLogger(f, "player:P01", slog.LevelInfo)
+	log, path := logFile(t, slog.LevelInfo)
 	late := make(chan context.Context, 1)
-	s := leaguesdk.NewServer(leaguesdk.ServerConfig{Middleware: []leaguesdk.Middleware{agentkit.LogCalls(log)}})
-	leaguesdk.Handle(s, leaguesdk.Tool{Name: leaguesdk.MethodNotifyMatchResult},
-		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
+	serveGameOver(t, []leaguesdk.Middleware{agentkit.LogCalls(log)}, gameOver("", "conv-9", "R2M3", ""),
+		func(ctx context.Context, in *leaguesdk.GameOver) {
 			agentkit.LogOutcome(ctx, log, "match over", slog.String("match_id", in.MatchID), slog.String("result", "WIN"))
 			agentkit.LogOutcome(ctx, log, "second outcome", slog.Int("n", 2))
 			late <- ctx
-			return &leaguesdk.Ack{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgAck, "player:P01", "", in.ConversationID, time.Now()),
-				Status: leaguesdk.AckOK, Acknowledged: leaguesdk.MsgGameOver, MatchID: in.MatchID}, nil
 		})
-	ts := httptest.NewServer(s)
-	t.Cleanup(ts.Close)
-	msg := leaguesdk.GameOver{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgGameOver, "referee:REF01", "", "conv-9", time.Now()),
-		MatchID: "R2M3", GameType: leaguesdk.GameEvenOdd,
-		GameResult: leaguesdk.GameResult{Status: leaguesdk.ResultWin, WinnerPlayerID: leaguesdk.OptionalString("P01"), DrawnNumber: 8, NumberParity: leaguesdk.Even,
-			Choices: map[string]leaguesdk.Parity{"P01": leaguesdk.Even, "P02": leaguesdk.Odd}}}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": leaguesdk.MethodNotifyMatchResult, "params": msg})
-	resp, err := http.Post(ts.URL+"/mcp", "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
 	// Said with the call's context once the call is answered: its line is
 	// written, so this one stands alone. So does one said outside any call.
 	agentkit.LogOutcome(<-late, log, "after the reply", slog.Int("n", 3))
