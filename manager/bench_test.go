@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -161,13 +162,19 @@ func leagueBench(b *testing.B, root string, players, referees int) {
 		mgrDone := make(chan error, 1)
 		go func() { mgrDone <- m.Run(ctx) }()
 
+		// One transcript store for all the referees, as examples/fourplayer
+		// has: their matches that end together share fsyncs.
+		refStore, err := referee.OpenStore(tempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
 		var stops []func()
 		for i := range referees {
 			ln := listen(b)
 			ref, err := referee.New(referee.Config{Name: fmt.Sprintf("Referee %d", i+1), League: mcp,
 				Endpoint: "http://" + ln.Addr().String() + "/mcp", MaxConcurrentMatches: (players/2 + referees - 1) / referees,
 				JoinTimeout: 2 * time.Second, MoveTimeout: 2 * time.Second, RetryDelay: 50 * time.Millisecond,
-				ReportTimeout: 2 * time.Second, ShutdownGrace: time.Second, DataRoot: tempDir()})
+				ReportTimeout: 2 * time.Second, ShutdownGrace: time.Second, Store: refStore})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -242,7 +249,7 @@ func leagueBench(b *testing.B, root string, players, referees int) {
 		for _, stop := range stops {
 			stop()
 		}
-		if err := store.Close(); err != nil {
+		if err := errors.Join(store.Close(), refStore.Close()); err != nil {
 			b.Fatal(err)
 		}
 		agents, stops = nil, nil

@@ -27,11 +27,13 @@
 // never answers in time, declines, or never gives a valid choice loses by
 // TECHNICAL_LOSS (0 points, 3 for the opponent, 0 each when both fail).
 // Each match is recorded at data/matches/<league_id>/<match_id>.json under
-// Config.DataRoot (see Transcript). The record is made durable through the
-// referee's own journal under data/matches/<league_id>/.journal/ (the
-// matches that end together share one fsync) before the result is
+// Config.DataRoot (see Transcript). The record is made durable through a
+// journal under data/matches/<league_id>/.journal/ (the matches that end
+// together share one fsync) before GAME_OVER is sent and the result
 // reported; after a crash, the next referee to open the league rebuilds
-// the files from the journal. The referee writes its own log, JSON
+// the files from the journal. The journal is the referee's own, or that of
+// a Store shared by the referees of one process (Config.Store), so that
+// their matches share fsyncs too. The referee writes its own log, JSON
 // lines with tokens redacted, to logs/agents/<referee_id>.log.jsonl under
 // Config.DataRoot, besides passing every record to Config.Logger;
 // Config.NoAgentLog turns the file off.

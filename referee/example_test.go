@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
+	"net"
 	"os"
 	"os/signal"
+	"sync"
 	"time"
 
+	"github.com/agentleague/league/manager"
 	"github.com/agentleague/league/referee"
 )
 
@@ -79,4 +82,50 @@ func ExampleGames() {
 	//     }
 	//   }
 	// }
+}
+
+// Referees run in one process share one Store: the matches that end at the
+// same time on any of them are made durable by one fsync.
+func ExampleOpenStore() {
+	dataRoot, err := os.MkdirTemp("", "league-data")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dataRoot)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	mgr, err := manager.New(manager.Config{Listener: ln, DataRoot: dataRoot})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	var running sync.WaitGroup
+	running.Go(func() { _ = mgr.Run(ctx) })
+
+	store, err := referee.OpenStore(dataRoot)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, name := range []string{"Referee Alpha", "Referee Beta"} {
+		ref, err := referee.New(referee.Config{Name: name, League: "http://" + ln.Addr().String() + "/mcp",
+			Addr: "127.0.0.1:0", Store: store})
+		if err != nil {
+			log.Fatal(err)
+		}
+		running.Go(func() { _ = ref.Run(ctx) })
+		<-ref.Registered()
+		fmt.Println(name, "registered as", ref.ID())
+	}
+	stop()
+	running.Wait()
+	// After the referees: every match file written and durable, the
+	// journals removed.
+	if err := store.Close(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// Referee Alpha registered as REF01
+	// Referee Beta registered as REF02
 }

@@ -112,8 +112,15 @@ type Config struct {
 	// ShutdownGrace is how long Run lets in-flight matches finish after its
 	// context ends. Default 30 s.
 	ShutdownGrace time.Duration
-	// DataRoot is the root of the data layer. Default DefaultDataRoot.
+	// DataRoot is the root of the data layer. Default: the Store's data
+	// root when Store is set, else DefaultDataRoot.
 	DataRoot string
+	// Store, when set, keeps the referee's match transcripts, in the
+	// Store's data root, with those of the other referees that share it:
+	// the matches that end together share fsyncs. The caller closes it
+	// after the referees stop. Default nil: the referee keeps a store of
+	// its own on DataRoot and closes it when it stops.
+	Store *Store
 	// Games are the game types the referee runs. Default DefaultGames().
 	Games Games
 	// Logger receives the referee's log, for people to read (a text
@@ -192,6 +199,9 @@ func (c *Config) withDefaults() error {
 	agentkit.Default(&c.RegisterTimeout, leaguesdk.DefaultRegistrationTimeout)
 	agentkit.Default(&c.RegisterRetry, DefaultRegisterRetry)
 	agentkit.Default(&c.ShutdownGrace, DefaultShutdownGrace)
+	if c.DataRoot == "" && c.Store != nil {
+		c.DataRoot = c.Store.t.root
+	}
 	if c.DataRoot == "" {
 		c.DataRoot = DefaultDataRoot
 	}
@@ -254,11 +264,16 @@ func New(cfg Config) (*Referee, error) {
 		return nil, err
 	}
 	r := &Referee{
-		cfg:         cfg,
-		registered:  make(chan struct{}),
-		matches:     map[string]*match{},
-		transcripts: newTranscripts(cfg.DataRoot),
-		endpoint:    cfg.Endpoint,
+		cfg:        cfg,
+		registered: make(chan struct{}),
+		matches:    map[string]*match{},
+		endpoint:   cfg.Endpoint,
+	}
+	ownStore := cfg.Store == nil
+	if ownStore {
+		r.transcripts = newTranscripts(cfg.DataRoot)
+	} else {
+		r.transcripts = cfg.Store.t
 	}
 	if !cfg.NoAgentLog {
 		r.agentLog = agentkit.NewAgentLog(leaguesdk.NameSender("referee", cfg.Name), cfg.AgentLogLevel)
@@ -280,7 +295,10 @@ func New(cfg Config) (*Referee, error) {
 		r.wg.Wait() // the matches aborted by cancel have written their transcripts
 		r.client.Close()
 		r.manager.Close()
-		err := r.transcripts.close()
+		var err error
+		if ownStore { // a shared Store is closed by its owner
+			err = r.transcripts.close()
+		}
 		if err != nil {
 			r.log.Error("cannot make the match transcripts durable", slog.String("error", err.Error()))
 		}

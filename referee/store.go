@@ -88,6 +88,45 @@ func newTranscripts(root string) *transcripts {
 	return &transcripts{root: root, instance: uuid.NewString(), leagues: map[string]*leagueTranscripts{}}
 }
 
+// A Store keeps durable the match transcripts of the referees that share
+// it: one journal per league for all of them, so that the matches that end
+// together on any of them share one fsync (group commit). Several referees
+// in one process (examples/fourplayer runs them so) would otherwise each
+// keep a journal of their own and pay an fsync each for matches that end
+// at the same moment; on one disk those fsyncs queue behind one another.
+// The match files are the same either way:
+// <DataRoot>/data/matches/<league_id>/<match_id>.json.
+//
+// A referee sharing a Store also sees the matches the others finished: a
+// start_match for a match another referee of the Store has already decided
+// (given again by a manager that waited too long for its report) is
+// answered with that result, reported again, not played a second time.
+//
+// Open one with OpenStore, hand it to the referees through Config.Store,
+// and Close it after they have stopped. A Store is safe for concurrent use.
+type Store struct {
+	t *transcripts
+}
+
+// OpenStore opens a transcript store on dataRoot (the data root of the
+// league's data layer, as in Config.DataRoot; "" means DefaultDataRoot).
+// A league's journal opens with the first match of that league, after the
+// journals of stores that crashed on the data root are recovered.
+func OpenStore(dataRoot string) (*Store, error) {
+	if dataRoot == "" {
+		dataRoot = DefaultDataRoot
+	}
+	if err := os.MkdirAll(filepath.Join(dataRoot, "data", "matches"), 0o755); err != nil {
+		return nil, fmt.Errorf("referee: open transcript store: %w", err)
+	}
+	return &Store{t: newTranscripts(dataRoot)}, nil
+}
+
+// Close writes the match files still pending, makes them durable and
+// removes the store's journals. A referee still running afterwards writes
+// each transcript durably on its own. Close is idempotent.
+func (s *Store) Close() error { return s.t.close() }
+
 func (s *transcripts) dir(leagueID string) string {
 	return filepath.Join(s.root, "data", "matches", agentkit.SafeFileName(leagueID))
 }

@@ -129,8 +129,9 @@ func (r *Referee) forget(key string, m *match) {
 }
 
 // duplicate answers a start_match for a match this referee already has,
-// in memory or as a finished transcript under its data root; it returns nil
-// for a new match.
+// in memory or as a finished transcript in its store (under its data root,
+// or one it shares with other referees: see Store); it returns nil for a
+// new match.
 func (r *Referee) duplicate(key string, in *leaguesdk.StartMatch, accepted func(string) *leaguesdk.StartMatchResponse) *leaguesdk.StartMatchResponse {
 	r.mu.Lock()
 	m := r.matches[key]

@@ -262,6 +262,17 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 			err = cerr
 		}
 	}()
+	// Likewise one transcript store for every referee: the matches that
+	// end together, on any referee, share one fsync.
+	refStore, err := referee.OpenStore(o.data)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := refStore.Close(); err == nil {
+			err = cerr
+		}
+	}()
 
 	// The agents stop when runLeague returns (ctx ended: Ctrl-C; the
 	// league over with -exit; a failure), the referees first: while they
@@ -304,6 +315,7 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 			League:               leagueURL,
 			Listener:             ln,
 			DataRoot:             o.data,
+			Store:                refStore,
 			JoinTimeout:          joinTimeout,
 			MoveTimeout:          moveTimeout,
 			RetryDelay:           retryDelay,
