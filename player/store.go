@@ -84,6 +84,9 @@ func OpenStore(dataRoot string) (*Store, error) {
 }
 
 func openStore(dataRoot string, jcfg journal.Config) (*Store, error) {
+	// The journal is the store's own, read by no one while it is open:
+	// space reserved ahead of its records makes each fsync cheaper.
+	jcfg.Reserve = journal.DefaultReserve
 	s := &Store{root: dataRoot, instance: uuid.NewString(), compactEvery: compactEvery,
 		players: map[*historyStore]struct{}{}, regs: savedRegistrations{root: dataRoot}}
 	if !filelock.Supported {

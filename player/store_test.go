@@ -1,6 +1,7 @@
 package player_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -110,6 +111,8 @@ func journalLines(t *testing.T, path string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The records end at the zeros reserved after them.
+	raw, _, _ = bytes.Cut(raw, []byte{0})
 	var out []string
 	for line := range strings.Lines(string(raw)) {
 		var r struct {

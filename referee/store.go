@@ -165,7 +165,9 @@ func (s *transcripts) league(leagueID string) (*leagueTranscripts, error) {
 		lock.Release(true)
 		return nil, err
 	}
-	j, err := journal.Open(base+".jsonl", journal.Config{})
+	// The journal is read by no one while it is open: space reserved
+	// ahead of its records makes each fsync cheaper.
+	j, err := journal.Open(base+".jsonl", journal.Config{Reserve: journal.DefaultReserve})
 	if err != nil {
 		lock.Release(true)
 		return nil, err

@@ -24,8 +24,38 @@ var benchRecord = map[string]any{
 // BenchmarkFsyncPerRecord, measured in the same run:
 //
 //	go test ./internal/journal -run '^$' -bench . -benchtime 2000x
-func BenchmarkAppend(b *testing.B) {
-	j, err := journal.Open(filepath.Join(b.TempDir(), "j.jsonl"), journal.Config{})
+func BenchmarkAppend(b *testing.B) { benchAppend(b, journal.Config{}) }
+
+// BenchmarkAppendReserved is BenchmarkAppend with space reserved ahead of
+// the records (Config.Reserve), as the referees' and players' stores keep
+// it: each fsync writes the records, not a new file size as well.
+func BenchmarkAppendReserved(b *testing.B) { benchAppend(b, journal.Config{Reserve: 64 << 10}) }
+
+// BenchmarkAppendOne is one writer appending one record at a time (no
+// group to share an fsync with): the latency of one durable record.
+func BenchmarkAppendOne(b *testing.B) {
+	for _, reserve := range []int64{0, 64 << 10} {
+		name := "appended"
+		if reserve > 0 {
+			name = "reserved"
+		}
+		b.Run(name, func(b *testing.B) {
+			j, err := journal.Open(filepath.Join(b.TempDir(), "j.jsonl"), journal.Config{Reserve: reserve})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer j.Close()
+			for b.Loop() {
+				if err := j.Append(context.Background(), benchRecord); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func benchAppend(b *testing.B, cfg journal.Config) {
+	j, err := journal.Open(filepath.Join(b.TempDir(), "j.jsonl"), cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,12 @@
 // completely written (it was never acknowledged) is cut off, and every
 // complete record is handed to Config.Replay in order.
 //
+// A journal that no one reads while it is open can keep space reserved
+// ahead of its records (Config.Reserve): zeros the records are written
+// over, so that an fsync makes the records durable without a new file size
+// to record as well. The first zero byte ends the records; Open cuts off
+// what follows it and Close cuts off the zeros.
+//
 // Quick start:
 //
 //	j, err := journal.Open(path, journal.Config{Replay: func(rec []byte) error {

@@ -32,9 +32,28 @@ type Config struct {
 	// and fsync took. It runs on the journal's flushing goroutine and must
 	// return quickly.
 	OnSync func(records, bytes int, took time.Duration)
-	// Sync makes the written bytes durable. Default (*os.File).Sync.
+	// Sync makes the written bytes durable. Default (*os.File).Sync, or
+	// with Reserve fdatasync(2) where the system has it.
 	Sync func(f *os.File) error
+	// Reserve, when positive, keeps the file larger than its records: the
+	// journal extends it with zeros ahead of the records, by at least
+	// Reserve bytes at a time (more as the file grows, up to 4 MiB), so
+	// that a group commit writes into space the file already has and its
+	// fsync need not record a new file size as well. On ext4 that halves
+	// the time an fsync takes. The zeros after the records are not part of
+	// the journal: Open cuts them off and Close truncates the file to its
+	// records. For journals that people and tools do not read while they
+	// are open (a tool reading a line-oriented file would meet the zeros).
+	Reserve int64
 }
+
+// DefaultReserve is a Config.Reserve for a journal of small records
+// written often: a step of zeros per few hundred records at first.
+const DefaultReserve = 64 << 10
+
+// maxReserveStep bounds the zeros added to a file with Config.Reserve at
+// one time.
+const maxReserveStep = 4 << 20
 
 // Stats counts what a Journal has done since Open.
 type Stats struct {
@@ -55,6 +74,9 @@ type Journal struct {
 	// everything below it and is never held across I/O.
 	wmu sync.Mutex
 	f   *os.File
+	// With Config.Reserve: end is where the next records go, size the
+	// file's size (end plus the zeros reserved after it).
+	end, size int64
 
 	mu      sync.Mutex
 	wake    *sync.Cond
@@ -83,13 +105,16 @@ func newBatch() *batch { return &batch{done: make(chan struct{})} }
 func Open(path string, cfg Config) (*Journal, error) {
 	if cfg.Sync == nil {
 		cfg.Sync = (*os.File).Sync
+		if cfg.Reserve > 0 {
+			cfg.Sync = dataSync
+		}
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("journal: open %s: %w", path, err)
 	}
 	_, statErr := os.Stat(path)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|cfg.appendFlag(), 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("journal: open %s: %w", path, err)
 	}
@@ -104,15 +129,30 @@ func Open(path string, cfg Config) (*Journal, error) {
 		f.Close()
 		return nil, fmt.Errorf("journal: open %s: %w", path, err)
 	}
-	j := &Journal{path: path, cfg: cfg, f: f, cur: newBatch(), stopped: make(chan struct{})}
+	j := &Journal{path: path, cfg: cfg, f: f, cur: newBatch(), stopped: make(chan struct{}), end: size, size: size}
 	j.stats.Bytes = size
 	j.wake = sync.NewCond(&j.mu)
 	go j.flush()
 	return j, nil
 }
 
+// appendFlag is the flag the file is opened with: O_APPEND, except with
+// Reserve, where records are written at their offset, before the zeros.
+func (cfg Config) appendFlag() int {
+	if cfg.Reserve > 0 {
+		return 0
+	}
+	return os.O_APPEND
+}
+
 // replay reads every complete record of f, hands it to cfg.Replay, cuts
 // off a torn tail and returns the size of the good part.
+//
+// The first zero byte ends the records, whatever follows it: JSON text
+// never holds one, and every acknowledged record was made durable before
+// any later byte was written, so a zero byte lies in space reserved ahead
+// of the records (Config.Reserve) or in a batch a crash cut short, and
+// nothing from the line that holds it on was acknowledged.
 func replay(f *os.File, cfg Config) (int64, error) {
 	r := bufio.NewReaderSize(f, 256<<10)
 	var good int64 // end of the last good record
@@ -122,12 +162,23 @@ func replay(f *os.File, cfg Config) (int64, error) {
 		line, err := r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			// A record longer than the buffer: gather it whole.
+			// (Zeros end it: reserved space is not gathered.)
 			long := append([]byte(nil), line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
+			for errors.Is(err, bufio.ErrBufferFull) && bytes.IndexByte(line, 0) < 0 {
 				line, err = r.ReadSlice('\n')
 				long = append(long, line...)
 			}
 			line = long
+		}
+		if i := bytes.IndexByte(line, 0); i >= 0 {
+			// Reserved space or a torn batch: the records end before
+			// this line. The file's size decides the cut.
+			st, serr := f.Stat()
+			if serr != nil {
+				return 0, serr
+			}
+			off = st.Size()
+			break
 		}
 		if len(line) > 0 {
 			complete := line[len(line)-1] == '\n'
@@ -317,10 +368,39 @@ func (j *Journal) flush() {
 func (j *Journal) write(buf []byte) error {
 	j.wmu.Lock()
 	defer j.wmu.Unlock()
-	if _, err := j.f.Write(buf); err != nil {
+	if j.cfg.Reserve <= 0 {
+		if _, err := j.f.Write(buf); err != nil {
+			return err
+		}
+		return j.cfg.Sync(j.f)
+	}
+	if need := j.end + int64(len(buf)); need > j.size {
+		if err := j.reserve(need); err != nil {
+			return err
+		}
+	}
+	if _, err := j.f.WriteAt(buf, j.end); err != nil {
 		return err
 	}
+	j.end += int64(len(buf))
 	return j.cfg.Sync(j.f)
+}
+
+// reserve extends the file with zeros to beyond need: by Config.Reserve,
+// or by the file's own size up to maxReserveStep, whichever is more. The
+// zeros become durable with the sync that follows. j.wmu must be held.
+func (j *Journal) reserve(need int64) error {
+	step := max(j.cfg.Reserve, min(j.size, maxReserveStep))
+	zeros := make([]byte, min(step, 64<<10))
+	for off, to := j.size, need+step; off < to; {
+		n := min(int64(len(zeros)), to-off)
+		if _, err := j.f.WriteAt(zeros[:n], off); err != nil {
+			return err
+		}
+		off += n
+		j.size = off
+	}
+	return nil
 }
 
 // Compact replaces the journal's content with the records snapshot emits,
@@ -356,7 +436,7 @@ func (j *Journal) Compact(snapshot func(emit func(v any) error) error) error {
 	if err := atomicfile.WriteFile(j.path, data, 0o644); err != nil {
 		return fmt.Errorf("journal: compact: %w", err)
 	}
-	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(j.path, os.O_RDWR|j.cfg.appendFlag(), 0o644)
 	if err != nil {
 		// The new file is in place but cannot be appended to: stop here
 		// rather than write to the replaced one.
@@ -367,6 +447,7 @@ func (j *Journal) Compact(snapshot func(emit func(v any) error) error) error {
 	}
 	old := j.f
 	j.f = f
+	j.end, j.size = int64(len(data)), int64(len(data))
 	_ = old.Close()
 	j.mu.Lock()
 	j.stats.Bytes = int64(len(data))
@@ -392,7 +473,8 @@ func (j *Journal) Pending() int {
 func (j *Journal) Path() string { return j.path }
 
 // Close makes every record appended before it durable, then closes the
-// file. Appends after Close fail with ErrClosed. Close is idempotent.
+// file (cut to its records, with Config.Reserve). Appends after Close fail
+// with ErrClosed. Close is idempotent.
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	if j.closed {
@@ -406,7 +488,12 @@ func (j *Journal) Close() error {
 	<-j.stopped
 	j.wmu.Lock()
 	defer j.wmu.Unlock()
-	err := j.f.Close()
+	var err error
+	if j.size > j.end {
+		// No sync: were the cut lost, Open would cut the zeros again.
+		err = j.f.Truncate(j.end)
+	}
+	err = errors.Join(err, j.f.Close())
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.err != nil {

@@ -2,6 +2,7 @@ package journal_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -352,14 +353,26 @@ func TestCompactThatFailsKeepsTheOldRecords(t *testing.T) {
 // goroutines and prints each record once Append has returned; the parent
 // kills it with SIGKILL mid-burst and finds every printed record in the
 // journal exactly once.
-const crashChildEnv = "JOURNAL_CRASH_CHILD"
+const (
+	crashChildEnv   = "JOURNAL_CRASH_CHILD"
+	crashReserveEnv = "JOURNAL_CRASH_RESERVE" // the child's Config.Reserve
+)
 
 func TestCrashChild(t *testing.T) {
 	path := os.Getenv(crashChildEnv)
 	if path == "" {
 		t.Skip("runs only as the child of TestNothingAcknowledgedIsLostOnSIGKILL")
 	}
-	j, err := journal.Open(path, journal.Config{})
+	var cfg journal.Config
+	if r := os.Getenv(crashReserveEnv); r != "" {
+		n, err := strconv.Atoi(r)
+		if err != nil {
+			fmt.Println("reserve:", err)
+			os.Exit(2)
+		}
+		cfg.Reserve = int64(n)
+	}
+	j, err := journal.Open(path, cfg)
 	if err != nil {
 		fmt.Println("open:", err)
 		os.Exit(2)
@@ -388,9 +401,17 @@ func TestNothingAcknowledgedIsLostOnSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
+	// Appended at the end of the file, and written into space reserved
+	// ahead of the records (small steps, so that the burst crosses many).
+	for _, reserve := range []int{0, 1024} {
+		t.Run(fmt.Sprintf("reserve=%d", reserve), func(t *testing.T) { killMidBurst(t, reserve) })
+	}
+}
+
+func killMidBurst(t *testing.T, reserve int) {
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+path, crashReserveEnv+"="+strconv.Itoa(reserve))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -475,5 +496,135 @@ func TestLazyRecordsRideOnTheNextGroupCommit(t *testing.T) {
 	}
 	if err := j.AppendLazy([]byte(`{}`)); !errors.Is(err, journal.ErrClosed) {
 		t.Fatalf("lazy append after Close: %v, want ErrClosed", err)
+	}
+}
+
+// appendSeqs appends records seq from..to-1 and fails the test on error.
+func appendSeqs(t *testing.T, j *journal.Journal, from, to int) {
+	t.Helper()
+	for i := from; i < to; i++ {
+		if err := j.Append(context.Background(), rec{Seq: i, Who: "reserve"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// seqsOf returns the seqs of records.
+func seqsOf(records []rec) []int {
+	var out []int
+	for _, r := range records {
+		out = append(out, r.Seq)
+	}
+	return out
+}
+
+// wantSeqs fails the test unless got holds seqs 0..n-1 in order.
+func wantSeqs(t *testing.T, got []rec, n int) {
+	t.Helper()
+	if len(got) != n {
+		t.Fatalf("replayed %d records %v, want %d", len(got), seqsOf(got), n)
+	}
+	for i, r := range got {
+		if r.Seq != i {
+			t.Fatalf("replayed %v, want seqs 0..%d in order", seqsOf(got), n-1)
+		}
+	}
+}
+
+// With Reserve the file is kept larger than its records, zeros after
+// them; what a crash leaves (the file as it is while open) replays every
+// record, and Close cuts the file to its records.
+func TestReserveKeepsZerosAheadOfTheRecords(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "j.jsonl")
+	j := open(t, path, journal.Config{Reserve: 512})
+	appendSeqs(t, j, 0, 100) // about 3 KB: several steps of 512 bytes
+	records := j.Stats().Bytes
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(b)) <= records {
+		t.Fatalf("file of %d bytes for %d bytes of records: nothing reserved", len(b), records)
+	}
+	if tail := b[records:]; len(bytes.Trim(tail, "\x00")) != 0 {
+		t.Fatalf("the reserved space holds %q, want zeros", tail)
+	}
+	// The file as a crash would leave it.
+	crashed := filepath.Join(dir, "crashed.jsonl")
+	if err := os.WriteFile(crashed, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantSeqs(t, reopen(t, crashed), 100)
+	if st, err := os.Stat(crashed); err != nil || st.Size() != records {
+		t.Fatalf("the crashed file after Open: %v, %v; want its %d bytes of records", st.Size(), err, records)
+	}
+
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Size() != records {
+		t.Fatalf("after Close the file has %v bytes (%v), want its %d bytes of records", st.Size(), err, records)
+	}
+	wantSeqs(t, reopen(t, path), 100)
+}
+
+// A journal with Reserve opened again appends after its records, and a
+// compaction starts it over at the snapshot.
+func TestReserveAcrossOpenAndCompact(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	cfg := journal.Config{Reserve: 256}
+	j := open(t, path, cfg)
+	appendSeqs(t, j, 0, 10)
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	j = open(t, path, cfg)
+	appendSeqs(t, j, 10, 20)
+	snapshot := func(emit func(any) error) error {
+		for i := range 20 {
+			if err := emit(rec{Seq: i, Who: "reserve"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := j.Compact(snapshot); err != nil {
+		t.Fatal(err)
+	}
+	appendSeqs(t, j, 20, 60)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crashed := filepath.Join(t.TempDir(), "crashed.jsonl")
+	if err := os.WriteFile(crashed, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantSeqs(t, reopen(t, crashed), 60)
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wantSeqs(t, reopen(t, path), 60)
+}
+
+// The first zero byte ends the records, with the line that holds it: a
+// batch a crash cut short may have reached the disk in part, its later
+// blocks without its earlier ones, and none of it was acknowledged.
+func TestOpenCutsATornBatchAfterZeros(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	torn := "{\"seq\":0}\n{\"seq\":1}\n{\"seq\":2,\"who\":\"to" + strings.Repeat("\x00", 5000) + "rn\"}\n{\"seq\":3}\n" + strings.Repeat("\x00", 3000)
+	if err := os.WriteFile(path, []byte(torn), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j := open(t, path, journal.Config{Reserve: 4096})
+	appendSeqs(t, j, 2, 4)
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wantSeqs(t, reopen(t, path), 4)
+	b, _ := os.ReadFile(path)
+	if bytes.IndexByte(b, 0) >= 0 {
+		t.Fatalf("zeros left in the file after Close: %q", b)
 	}
 }
