@@ -359,22 +359,35 @@ func (m *match) ask(ctx context.Context, i int, kind, method string, msg leagues
 	w := m.r.hub.expect(k, m.ids, i, alias, m.rec, cancel)
 	defer m.r.hub.done(k, w)
 
+	// answered takes the answer a callback handed over, if one did.
+	answered := func() (reply, bool) {
+		select {
+		case rep := <-w.ch:
+			m.learnAlias(k, w, i, rep)
+			return rep, true
+		default:
+			return reply{}, false
+		}
+	}
+	// expired is the error once actx has ended: the match stops, or the
+	// deadline passed.
+	expired := func() error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return leaguesdk.NewError(leaguesdk.CodeTimeout, "no answer to %s within %s", method, timeout)
+	}
+
 	m.rec.message(Sent, pid, method, msg, nil)
 	raw, err := leaguesdk.CallWith[json.RawMessage](actx, m.r.client, endpoint, msg,
 		leaguesdk.CallOptions{Method: method, Retry: leaguesdk.Once()})
-	select {
-	case rep := <-w.ch: // a callback came first, or with the reply
-		m.learnAlias(k, w, i, rep)
+	if rep, ok := answered(); ok { // a callback came first, or with the reply
 		return rep, nil
-	default:
 	}
 	var callErr error
 	switch {
-	case err != nil && actx.Err() != nil: // the deadline passed, or the match stops
-		if ctx.Err() != nil {
-			return reply{}, ctx.Err()
-		}
-		return reply{}, leaguesdk.NewError(leaguesdk.CodeTimeout, "no answer to %s within %s", method, timeout)
+	case err != nil && actx.Err() != nil:
+		return reply{}, expired()
 	case err != nil:
 		m.rec.message(Received, pid, method, nil, err)
 		if leaguesdk.CodeOf(err) != leaguesdk.CodeMissingRequiredField {
@@ -396,20 +409,16 @@ func (m *match) ask(ctx context.Context, i int, kind, method string, msg leagues
 		m.learnAlias(k, w, i, rep)
 		return rep, nil
 	case <-actx.Done():
-		select {
-		case rep := <-w.ch: // the callback ended the wait
-			m.learnAlias(k, w, i, rep)
+		if rep, ok := answered(); ok { // the callback ended the wait
 			return rep, nil
-		default:
 		}
 		if callErr != nil {
 			return reply{}, callErr
 		}
-		if ctx.Err() != nil {
-			return reply{}, ctx.Err()
+		if ctx.Err() == nil {
+			m.rec.message(Received, pid, method, nil, errors.New("no callback before the deadline"))
 		}
-		m.rec.message(Received, pid, method, nil, errors.New("no callback before the deadline"))
-		return reply{}, leaguesdk.NewError(leaguesdk.CodeTimeout, "no answer to %s within %s", method, timeout)
+		return reply{}, expired()
 	}
 }
 
