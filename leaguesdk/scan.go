@@ -19,21 +19,31 @@ import (
 func members(b []byte, names ...string) (vals [][]byte, ok bool) {
 	vals = make([][]byte, len(names))
 	err := jsonscan.Object(b, func(key []byte, escaped bool, value []byte) error {
-		if escaped {
-			return errSlowPath
+		i, err := nameOf(key, escaped, names)
+		if i >= 0 {
+			vals[i] = value
 		}
-		for i, n := range names {
-			if string(key) == n {
-				vals[i] = value
-				return nil
-			}
-			if len(key) == len(n) && bytes.EqualFold(key, []byte(n)) {
-				return errSlowPath
-			}
-		}
-		return nil
+		return err
 	})
 	return vals, err == nil
+}
+
+// nameOf returns the index in names of the member key that members hands
+// out, or -1 when it is none of them; errSlowPath when only encoding/json
+// can tell (an escaped key, or one of names in another case).
+func nameOf(key []byte, escaped bool, names []string) (int, error) {
+	if escaped {
+		return -1, errSlowPath
+	}
+	for i, n := range names {
+		if string(key) == n {
+			return i, nil
+		}
+		if len(key) == len(n) && bytes.EqualFold(key, []byte(n)) {
+			return -1, errSlowPath
+		}
+	}
+	return -1, nil
 }
 
 // errSlowPath stops a scan whose text encoding/json must read.
@@ -56,9 +66,29 @@ func scanString(v []byte, dst *string) bool {
 // parseRequest reads a JSON-RPC request object in one pass; ok is false
 // when encoding/json must read it (malformed text, a method that is not a
 // plain string, and the like).
-func parseRequest(body []byte) (req rpcRequest, ok bool) {
-	v, ok := members(body, "jsonrpc", "id", "method", "params")
-	if !ok || !scanString(v[0], &req.JSONRPC) {
+//
+// With tail set, a request whose params come last, after its jsonrpc, id
+// and method (the order in which this package's client and most others
+// write them), has its params taken as the rest of the body without
+// checking them: req.tail is then true, and the body is well formed
+// exactly when req.Params is one JSON value (jsonscan.Head). The params
+// are most of a large message, and the decoder that reads them checks
+// them anyway (see Server.serveTail): this spares a pass over them.
+func parseRequest(body []byte, tail bool) (req rpcRequest, ok bool) {
+	names := []string{"jsonrpc", "id", "method", "params"}
+	var v [4][]byte
+	seen := 0 // a bit for each of jsonrpc, id and method met
+	rest, err := jsonscan.Head(body, func(key []byte) bool {
+		return tail && seen == 7 && string(key) == "params"
+	}, func(key []byte, escaped bool, value []byte) error {
+		i, err := nameOf(key, escaped, names)
+		if i >= 0 {
+			v[i] = value
+			seen |= 1 << i
+		}
+		return err
+	})
+	if err != nil || !scanString(v[0], &req.JSONRPC) {
 		return req, false
 	}
 	if v[2] != nil && string(v[2]) != "null" {
@@ -70,6 +100,9 @@ func parseRequest(body []byte) (req rpcRequest, ok bool) {
 	}
 	req.ID = json.RawMessage(v[1])
 	req.Params = json.RawMessage(v[3])
+	if rest != nil {
+		req.Params, req.tail = json.RawMessage(rest), true
+	}
 	return req, true
 }
 

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 	"testing/iotest"
+
+	"github.com/agentleague/league/internal/jsonscan"
 )
 
 var scanSeeds = []string{
@@ -17,6 +19,10 @@ var scanSeeds = []string{
 	`{"message":{"message_type":"GAME_INVITATION"}}`, `{"arguments":{"message_type":"A"},"message_type":"B"}`,
 	`{"message_type":7}`, `{"message_type":"\u0041"}`, `{"payload":{"message_type":null},"message":{"message_type":"X"}}`,
 	`{"result":{"message_type":"ACK"}}`, `{"error":{"code":-32000,"message":"m"}}`, `{"result":null,"params":{"a":1}}`,
+	// params last, taken as the rest of the body, and what must send the server back to the whole body
+	`{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[1,"}"]} }`, `{"jsonrpc":"2.0","id":1,"method":"m","params":{},"method":"n"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1}`, `{"jsonrpc":"2.0","id":1,"method":"m","params":{}} x`,
+	`{"jsonrpc":"2.0","id":1,"method":"m","params":{},"Params":[]}`, `{"jsonrpc":"2.0","id":1,"method":"m","params":{}}}`,
 }
 
 // FuzzScanMatchesEncodingJSON checks that the one-pass readers of a
@@ -29,13 +35,23 @@ func FuzzScanMatchesEncodingJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var want rpcRequest
 		wantErr := json.Unmarshal(b, &want)
-		if got, ok := parseRequest(b); ok {
+		for _, tail := range []bool{false, true} {
+			got, ok := parseRequest(b, tail)
+			if got.tail && !tail {
+				t.Fatalf("parseRequest(%q, false) took the params unchecked", b)
+			}
+			if got.tail && !jsonscan.Valid(got.Params) {
+				continue // the server reads the body again, whole
+			}
+			if !ok {
+				continue
+			}
 			if wantErr != nil {
-				t.Fatalf("parseRequest(%q) read what encoding/json refuses: %v", b, wantErr)
+				t.Fatalf("parseRequest(%q, %v) read what encoding/json refuses: %v", b, tail, wantErr)
 			}
 			if got.JSONRPC != want.JSONRPC || !bytes.Equal(got.ID, want.ID) || !bytes.Equal(got.Params, want.Params) ||
 				(got.Method == nil) != (want.Method == nil) || (got.Method != nil && *got.Method != *want.Method) {
-				t.Fatalf("parseRequest(%q) = %+v, encoding/json reads %+v", b, got, want)
+				t.Fatalf("parseRequest(%q, %v) = %+v, encoding/json reads %+v", b, tail, got, want)
 			}
 		}
 

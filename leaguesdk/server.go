@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentleague/league/internal/jsonscan"
 )
 
 // DefaultMaxBodyBytes is the largest request body a Server reads by default.
@@ -169,6 +171,9 @@ type route struct {
 	// authorises and serves a decoded input.
 	decode func(raw json.RawMessage) (in any, t MessageType, err error)
 	run    func(ctx context.Context, req *Request, in any) (any, error)
+	// checks reports whether decode refuses text that is not one
+	// well-formed JSON value, so that it may be handed unchecked text.
+	checks bool
 }
 
 // Server is an http.Handler that serves the league protocol on POST /mcp
@@ -232,6 +237,7 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, req *
 	}
 	r := &route{tool: tool, schema: schemaFor(reflect.TypeOf(zero))}
 	renames := readsAliased(reflect.TypeFor[In]())
+	r.checks = checksJSON(new(In))
 	r.decode = func(raw json.RawMessage) (any, MessageType, error) {
 		in := new(In)
 		if len(raw) > 0 {
@@ -387,6 +393,7 @@ type rpcRequest struct {
 	ID      json.RawMessage `json:"id"`
 	Method  *string         `json:"method"`
 	Params  json.RawMessage `json:"params"`
+	tail    bool            // Params is the rest of the body, not yet checked (parseRequest)
 }
 
 func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
@@ -407,7 +414,17 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 			Error: &RPCError{Code: RPCParseError, Message: "reading request: " + err.Error()}})
 		return
 	}
-	req, ok := parseRequest(body)
+	req, ok := parseRequest(body, true)
+	if ok && req.tail {
+		if s.serveTail(w, r, req) {
+			return
+		}
+		// No decoder that checks what it reads took the params: check
+		// them, or read the body again, whole, for what it holds.
+		if req.tail = false; !jsonscan.Valid(req.Params) {
+			req, ok = parseRequest(body, false)
+		}
+	}
 	if !ok {
 		req = rpcRequest{}
 		err = json.Unmarshal(body, &req)
@@ -444,6 +461,39 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	reply(w, id, result, rpcErr)
+}
+
+// serveTail serves a request whose params parseRequest took unchecked,
+// as the rest of the body, when they go to a tool whose decoder checks
+// them as it reads them (jsonscan.Checker, or encoding/json): a large
+// message is then read in one pass over it, not two. It reports false,
+// having done nothing, for any other request.
+func (s *Server) serveTail(w http.ResponseWriter, r *http.Request, req rpcRequest) bool {
+	if req.JSONRPC != "2.0" || req.Method == nil || len(req.ID) == 0 || lifecycle(*req.Method) {
+		return false
+	}
+	rt, msg, in, t := s.direct(*req.Method, req.Params, true)
+	if rt == nil {
+		return false
+	}
+	result, rpcErr := s.serve(r, rt, FormSpec, *req.Method, req.ID, msg, string(t), in)
+	reply(w, req.ID, result, rpcErr)
+	return true
+}
+
+// lifecycle reports whether method is one the server answers itself
+// (MCP's lifecycle and tools) rather than a tool's name.
+func lifecycle(method string) bool {
+	switch method {
+	case "initialize", "ping", "tools/list", "tools/call":
+		return true
+	}
+	return strings.HasPrefix(method, "notifications/")
+}
+
+// reply answers a request with the JSON-RPC id id: its result, or rpcErr.
+func reply(w http.ResponseWriter, id json.RawMessage, result any, rpcErr *RPCError) {
 	if rpcErr != nil {
 		status := http.StatusOK
 		if rpcErr.status != 0 {
@@ -491,7 +541,7 @@ func (s *Server) dispatch(hr *http.Request, method string, id, params json.RawMe
 		return struct{}{}, nil
 	}
 	if method != "tools/call" {
-		if rt, msg, in, t := s.direct(method, params); rt != nil {
+		if rt, msg, in, t := s.direct(method, params, false); rt != nil {
 			return s.serve(hr, rt, FormSpec, method, id, msg, string(t), in)
 		}
 	}
@@ -530,15 +580,17 @@ func (s *Server) dispatch(hr *http.Request, method string, id, params json.RawMe
 // direct is the fast path of the most common request: a method that names
 // a tool, with the message as flat params whose message_type the tool
 // takes. It decodes the message once, and returns a nil route for any
-// other request, which then takes the general path.
-func (s *Server) direct(method string, params json.RawMessage) (rt *route, msg json.RawMessage, in any, t MessageType) {
+// other request, which then takes the general path. With unchecked set,
+// params have not been checked to be well-formed JSON, and only a tool
+// whose decoder checks them takes them.
+func (s *Server) direct(method string, params json.RawMessage, unchecked bool) (rt *route, msg json.RawMessage, in any, t MessageType) {
 	if len(params) == 0 || params[0] != '{' {
 		return nil, nil, nil, ""
 	}
 	s.mu.RLock()
 	rt = s.byName[strings.ToLower(method)]
 	s.mu.RUnlock()
-	if rt == nil {
+	if rt == nil || unchecked && !rt.checks {
 		return nil, nil, nil, ""
 	}
 	defer func() {
@@ -836,13 +888,27 @@ var aliases = [...][2]string{
 // renamed to the profile's names, then the type's own decoding reads the
 // variants it tolerates (tolerant.go).
 //
-// A type that decodes itself gets the message directly: raw is always part
-// of a request or reply that was checked whole when it arrived, and
-// encoding/json would scan it once more before handing it over. A type
-// whose UnmarshalJSON scans with internal/jsonscan (the player's view of
-// the broadcasts) then reads a large message in one pass.
+// A type that decodes itself gets the message directly: encoding/json
+// would scan it once more before handing it over. raw is part of a request
+// or reply that was checked whole when it arrived, or it is the params of
+// a request that only a type that checks what it reads is handed
+// unchecked (checksJSON, Server.serveTail). A type whose UnmarshalJSON
+// scans with internal/jsonscan (the player's view of the broadcasts) then
+// reads a large message in one pass.
 func decodeMessage(raw json.RawMessage, v any) error {
 	return decodeRenamed(normalizeAliases(raw), v)
+}
+
+// checksJSON reports whether decodeRenamed(raw, v) refuses any raw that is
+// not one well-formed JSON value: encoding/json checks the text before it
+// decodes it, but an Unmarshaler is handed the text unchecked, and only
+// one that says so (jsonscan.Checker) checks it.
+func checksJSON(v any) bool {
+	if _, ok := v.(json.Unmarshaler); !ok {
+		return true
+	}
+	_, ok := v.(jsonscan.Checker)
+	return ok
 }
 
 // decodeRenamed is decodeMessage for a message whose alias fields are

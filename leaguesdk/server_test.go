@@ -10,10 +10,12 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/agentleague/league/internal/jsonscan"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -613,6 +615,109 @@ func TestServerHTTPRoutes(t *testing.T) {
 		_, raw := post(t, p.ts.URL+path, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 		if !bytes.Contains(raw, []byte(`"result":{}`)) {
 			t.Errorf("POST %s: %s", path, raw)
+		}
+	}
+}
+
+// checkedIn decodes itself and checks what it reads (jsonscan.Checker):
+// the server hands it a request's params unchecked when they come last.
+type checkedIn struct {
+	leaguesdk.Envelope
+	Mode string `json:"mode"`
+}
+
+func (c *checkedIn) UnmarshalJSON(b []byte) error {
+	rest, _, err := jsonscan.Cut(b, "ignored", nil)
+	if err != nil {
+		return err
+	}
+	type plain checkedIn
+	return json.Unmarshal(rest, (*plain)(c))
+}
+
+func (*checkedIn) ChecksJSON() {}
+
+// lenientIn decodes itself without checking: it reads anything, so the
+// server must never hand it unchecked text.
+type lenientIn struct {
+	leaguesdk.Envelope
+	Raw string
+}
+
+func (l *lenientIn) UnmarshalJSON(b []byte) error {
+	l.MessageType, l.Raw = "TEST_LENIENT", string(b)
+	return nil
+}
+
+// plainIn is decoded by encoding/json, which checks the text first.
+type plainIn struct {
+	leaguesdk.Envelope
+	Mode string `json:"mode"`
+}
+
+// A request's params that come last are read in the same pass as the
+// tool decodes them; whatever is wrong after them, or in them, is answered
+// as encoding/json would read the whole body, whichever decoder the tool
+// has, and no handler sees it.
+func TestServerParamsLastAreCheckedOnce(t *testing.T) {
+	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{})
+	var served []string
+	var mu sync.Mutex
+	ack := func(tool, got string) (*leaguesdk.Ack, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		served = append(served, tool+":"+got)
+		return &leaguesdk.Ack{Status: leaguesdk.AckOK}, nil
+	}
+	tool := func(name string) leaguesdk.Tool {
+		return leaguesdk.Tool{Name: name, Public: true, NoValidate: true,
+			MessageTypes: []leaguesdk.MessageType{leaguesdk.MessageType("TEST_" + strings.ToUpper(name))}}
+	}
+	leaguesdk.Handle(srv, tool("checked"),
+		func(_ context.Context, _ *leaguesdk.Request, in *checkedIn) (*leaguesdk.Ack, error) {
+			return ack("checked", in.Mode)
+		})
+	leaguesdk.Handle(srv, tool("lenient"),
+		func(_ context.Context, _ *leaguesdk.Request, in *lenientIn) (*leaguesdk.Ack, error) {
+			return ack("lenient", in.Raw)
+		})
+	leaguesdk.Handle(srv, tool("plain"),
+		func(_ context.Context, _ *leaguesdk.Request, in *plainIn) (*leaguesdk.Ack, error) {
+			return ack("plain", in.Mode)
+		})
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	p := &testPeer{ts: ts, srv: srv}
+
+	for _, c := range []struct {
+		body   string
+		code   int    // 0: served
+		served string // what the handler saw
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"checked","params":{"message_type":"TEST_CHECKED","mode":"a"}}`, 0, "checked:a"},
+		{`{"jsonrpc":"2.0","id":1,"method":"plain","params":{"message_type":"TEST_PLAIN","mode":"b"} }` + "\n", 0, "plain:b"},
+		{`{"jsonrpc":"2.0","id":1,"method":"lenient","params":{"mode":"c"}}`, 0, `lenient:{"mode":"c"}`},
+		// What follows params decides: the last method, as encoding/json reads it.
+		{`{"jsonrpc":"2.0","id":1,"method":"checked","params":{"message_type":"TEST_PLAIN","mode":"d"},"method":"plain"}`, 0, "plain:d"},
+		{`{"jsonrpc":"2.0","id":1,"method":"lenient","params":{"mode":"e"},"id":2}`, 0, `lenient:{"mode":"e"}`},
+		// Malformed in or after the params: a parse error, nothing served.
+		{`{"jsonrpc":"2.0","id":1,"method":"checked","params":{"message_type":"TEST_CHECKED","mode":"x",]}}`, leaguesdk.RPCParseError, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"lenient","params":{"mode":"x",]}}`, leaguesdk.RPCParseError, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"plain","params":{"message_type":"TEST_PLAIN","mode":"x",]}}`, leaguesdk.RPCParseError, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"checked","params":{"message_type":"TEST_CHECKED","mode":"x"}} x`, leaguesdk.RPCParseError, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"lenient","params":{"mode":"x"}}}`, leaguesdk.RPCParseError, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"lenient","params":{"mode":"x"}`, leaguesdk.RPCParseError, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"mode":"x",]}}`, leaguesdk.RPCParseError, ""},
+	} {
+		mu.Lock()
+		served = nil
+		mu.Unlock()
+		r, raw := p.rpc(t, c.body)
+		mu.Lock()
+		got := strings.Join(served, ",")
+		mu.Unlock()
+		if c.code == 0 && (r.Error != nil || got != c.served) || c.code != 0 && (r.Error == nil || r.Error.Code != c.code || got != "") {
+			t.Errorf("%s\n  answered %s, served %q; want code %d, served %q", c.body, raw, got, c.code, c.served)
 		}
 	}
 }

@@ -568,6 +568,10 @@ func (r *roundAnnouncement) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// ChecksJSON tells the server that UnmarshalJSON refuses malformed text,
+// as standingsUpdate's does.
+func (*roundAnnouncement) ChecksJSON() {}
+
 // matchesOf decodes and validates the announced matches that may name the
 // player id: those whose bytes hold its id, or every one when none does (a
 // peer escaping its strings differently). A match that names the player

@@ -454,23 +454,24 @@ func Elements(b []byte, fn func(elem []byte) error) error {
 	return err
 }
 
-// Cut takes the member named name out of the JSON object obj, which must
-// be well-formed (Cut walks it as Members does): rest is the object
-// without that member (a new slice) and value the member's value (a slice
-// of obj; nil when there is none). name matches a key as encoding/json
-// matches a field's name: exactly, else in another case; an escaped key
-// is unquoted first. When the name appears more than once, value is the
-// last one, which is what encoding/json decodes, and rest holds none of
-// them.
+// Cut takes the member named name out of the JSON object obj, checking
+// obj whole as Object does: rest is the object without that member (a new
+// slice) and value the member's value (a slice of obj; nil when there is
+// none). name matches a key as encoding/json matches a field's name:
+// exactly, else in another case; an escaped key is unquoted first. When
+// the name appears more than once, value is the last one, which is what
+// encoding/json decodes, and rest holds none of them.
 //
 // When elem is not nil and the value is an array, elem is called with
-// each of its elements as the walk passes them (as Elements would, but
+// each of its elements as the walk passes them (as Array would, but
 // without a second pass over the value); an error from elem stops Cut.
+// Cut is the one pass over a message that a decoder handed unchecked text
+// needs (see Checker): it refuses malformed text as a *SyntaxError.
 func Cut(obj []byte, name string, elem func(elem []byte) error) (rest, value []byte, err error) {
 	type span struct{ from, to int }
 	var keep []span // the other members, key to value, as offsets in obj
 	size := 2
-	err = walkMembers(obj, func(key []byte, escaped bool, start int) (int, error) {
+	err = checkMembers(obj, func(key []byte, escaped bool, start int) (int, error) {
 		k := key
 		if escaped {
 			var s string
@@ -482,18 +483,18 @@ func Cut(obj []byte, name string, elem func(elem []byte) error) (rest, value []b
 			var end int
 			var err error
 			if elem != nil && start < len(obj) && obj[start] == '[' {
-				end, err = walkElements(obj, start, elem)
-			} else if end = skipTrusted(obj, start); end <= start {
-				err = ErrMalformed
+				end, err = skipArray(obj, start, 2, elem)
+			} else {
+				end, err = skip(obj, start, 1)
 			}
 			if err == nil {
 				value = obj[start:end]
 			}
 			return end, err
 		}
-		end := skipTrusted(obj, start)
-		if end <= start {
-			return 0, ErrMalformed
+		end, err := skip(obj, start, 1)
+		if err != nil {
+			return 0, err
 		}
 		// key is a slice of obj: its offset follows from its capacity.
 		sp := span{cap(obj) - cap(key) - 1, end}
@@ -513,6 +514,110 @@ func Cut(obj []byte, name string, elem func(elem []byte) error) (rest, value []b
 		rest = append(rest, obj[sp.from:sp.to]...)
 	}
 	return append(rest, '}'), value, nil
+}
+
+// Checker is implemented by a json.Unmarshaler whose UnmarshalJSON refuses
+// any text that is not one well-formed JSON value (white space around it
+// allowed), as encoding/json's Unmarshal does before it calls an
+// Unmarshaler. A decoder may hand such a type text it has not checked, and
+// so pass over a large message once rather than twice.
+type Checker interface {
+	UnmarshalJSON([]byte) error
+	// ChecksJSON marks the type; it does nothing.
+	ChecksJSON()
+}
+
+// Head reads the JSON object b up to a member whose value may be large
+// and is checked elsewhere: it walks the members as Object does, calling
+// fn with each, until stop, called with the key of each member whose key
+// holds no escape sequence, reports true. Head then returns that member's
+// value unchecked as tail: the text from the value's first byte to the
+// object's closing brace, without the white space before the brace.
+//
+// tail is the member's value exactly when the member is the object's last
+// and b is well formed, and then only: a member after it, a missing brace
+// or any fault in the rest of b makes tail something other than one JSON
+// value. So a caller that finds tail to be one well-formed value has
+// checked b whole, and one that does not must read b again with Object.
+// When stop never reports true, Head is Object and tail is nil.
+func Head(b []byte, stop func(key []byte) bool, fn func(key []byte, escaped bool, value []byte) error) (tail []byte, err error) {
+	err = checkMembers(b, func(key []byte, escaped bool, start int) (int, error) {
+		if !escaped && stop(key) {
+			tail = b[start:]
+			return 0, errStop
+		}
+		end, err := skip(b, start, 1)
+		if err != nil {
+			return 0, err
+		}
+		return end, fn(key, escaped, b[start:end])
+	})
+	if err != errStop {
+		return nil, err
+	}
+	// The closing brace is the last byte but white space; the tail ends at
+	// the last byte but white space before it.
+	end := len(tail)
+	for end > 0 && isSpace(tail[end-1]) {
+		end--
+	}
+	if end == 0 || tail[end-1] != '}' {
+		return tail[:0], nil // no closing brace: not a value, as a caller will find
+	}
+	end--
+	for end > 0 && isSpace(tail[end-1]) {
+		end--
+	}
+	return tail[:end], nil
+}
+
+// errStop ends Head's walk at the member it stops at.
+var errStop = errors.New("jsonscan: stop")
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// checkMembers walks the members of the object b, checking b whole as
+// Object does: value is called with each key (as Object hands it out) and
+// the offset where its value starts, and checks the value and returns
+// where it ends.
+func checkMembers(b []byte, value func(key []byte, escaped bool, start int) (end int, err error)) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		if _, err := Value(b); err != nil {
+			return err
+		}
+		return ErrNotObject
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return trailing(b, i+1)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return syntax(b, i, "object key")
+		}
+		kend, esc, err := skipString(b, i)
+		if err != nil {
+			return err
+		}
+		key := b[i+1 : kend-1]
+		i = skipSpace(b, kend)
+		if i >= len(b) || b[i] != ':' {
+			return syntax(b, i, "':' after object key")
+		}
+		if i, err = value(key, esc, skipSpace(b, i+1)); err != nil {
+			return err
+		}
+		i = skipSpace(b, i)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+			continue
+		}
+		if i < len(b) && b[i] == '}' {
+			return trailing(b, i+1)
+		}
+		return syntax(b, i, "',' or '}' in object")
+	}
 }
 
 // walkMembers walks the members of the well-formed object b: value is

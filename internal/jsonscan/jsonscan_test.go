@@ -21,6 +21,8 @@ var corpus = []string{
 	``, ` `, `{`, `}`, `[1,]`, `{"a":1,}`, `{"a" 1}`, `{a:1}`, `01`, `1.`, `.5`, `-`, `1e`, `1e+`, `+1`,
 	`tru`, `nul`, `"abc`, `"\x"`, `"\u12g4"`, "\"a\x01b\"", `[1 2]`, `{"a":1}{}`, `{"a":1} x`, `[`, `{"a":}`,
 	`NaN`, `Infinity`, `'a'`, `[1,,2]`, `{"a":1,"b"}`,
+	// a member named a, last or not, and the faults after it that Head's tail must show
+	`{"b":1,"a":[1,{"c":"}"}]}`, `{"a":{"x":1},"b":2}`, `{"a":1} }`, `{"a":1 ,}`, `{"a":[1]`, `{"b":[],"a":"x"} x`,
 }
 
 func TestValidAgreesWithEncodingJSON(t *testing.T) {
@@ -175,6 +177,11 @@ func FuzzValid(f *testing.F) {
 		if (err == nil) != (objErr == nil && m != nil) {
 			t.Fatalf("Object(%q) = %v, encoding/json says %v", b, err, objErr)
 		}
+		// Cut checks what it cuts as Object does.
+		if _, _, cutErr := jsonscan.Cut(b, "a", nil); (cutErr == nil) != (err == nil) {
+			t.Fatalf("Cut(%q) = %v, Object gives %v", b, cutErr, err)
+		}
+		checkHead(t, b, err)
 		if err == nil {
 			var elems []string
 			rest, value, cutErr := jsonscan.Cut(b, "a", func(e []byte) error { elems = append(elems, string(e)); return nil })
@@ -287,5 +294,89 @@ func TestCutHandsOutTheElements(t *testing.T) {
 	stop := errors.New("stop")
 	if _, _, err := jsonscan.Cut([]byte(`{"rows":[1,2]}`), "rows", func([]byte) error { return stop }); !errors.Is(err, stop) {
 		t.Fatalf("Cut with a failing element function = %v, want its error", err)
+	}
+}
+
+// checkHead checks Head on b, whose Object walk returned objErr: it hands
+// out the members before the first one named a as Object does, and its
+// tail is one JSON value exactly when b is well formed and that member is
+// the last.
+func checkHead(t *testing.T, b []byte, objErr error) {
+	t.Helper()
+	var before, all []string
+	collect := func(to *[]string) func([]byte, bool, []byte) error {
+		return func(k []byte, esc bool, v []byte) error {
+			*to = append(*to, fmt.Sprintf("%s|%v|%s", k, esc, v))
+			return nil
+		}
+	}
+	_ = jsonscan.Object(b, collect(&all))
+	tail, err := jsonscan.Head(b, func(key []byte) bool { return string(key) == "a" }, collect(&before))
+	if tail == nil {
+		// No member named a (or b is not an object): Head is Object.
+		if (err == nil) != (objErr == nil) || err == nil && !slices.Equal(before, all) {
+			t.Fatalf("Head(%q) = %v, %q; Object gives %v, %q", b, err, before, objErr, all)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("Head(%q) = %q, %v: a tail and an error", b, tail, err)
+	}
+	if objErr == nil && !slices.Equal(before, all[:len(before)]) {
+		t.Fatalf("Head(%q) handed out %q, Object %q", b, before, all)
+	}
+	last := objErr == nil && len(all) > 0 && strings.HasPrefix(all[len(all)-1], "a|false|")
+	if got := jsonscan.Valid(tail); got != last {
+		t.Fatalf("Head(%q): tail %q, Valid = %v; want %v (the object well formed and a its last member)", b, tail, got, last)
+	}
+	if last && !strings.HasSuffix(all[len(all)-1], "|"+string(tail)) {
+		t.Fatalf("Head(%q): tail %q, Object's last member %q", b, tail, all[len(all)-1])
+	}
+}
+
+func TestHead(t *testing.T) {
+	for _, c := range []struct {
+		in, tail string
+		keys     string // the keys handed out before the tail
+	}{
+		{`{"jsonrpc":"2.0","id":1,"params":{"x":[1,"}"]}}`, `{"x":[1,"}"]}`, "jsonrpc,id"},
+		{` { "id" : 1 , "params" : [ 2 ] } ` + "\n", `[ 2 ]`, "id"},
+		{`{"params":{},"id":1}`, `{},"id":1`, ""},             // not the last member: not one value
+		{`{"id":1,"params":{"a":1}`, `{"a":1`, "id"},          // no closing brace of its own
+		{`{"id":1,"params":`, ``, "id"},                       // truncated
+		{`{"id":1,"Params":{},"params":2}`, `2`, "id,Params"}, // another case is another key
+		{`{"id":1,"p\u0061rams":{}}`, ``, ""},                 // escaped: never a stop
+	} {
+		var keys []string
+		tail, err := jsonscan.Head([]byte(c.in), func(k []byte) bool { return string(k) == "params" },
+			func(k []byte, _ bool, _ []byte) error { keys = append(keys, string(k)); return nil })
+		if c.in == `{"id":1,"p\u0061rams":{}}` {
+			if err != nil || tail != nil || strings.Join(keys, ",") != `id,p\u0061rams` {
+				t.Errorf("Head(%s) = %q, %v, keys %q; want no tail, every key", c.in, tail, err, keys)
+			}
+			continue
+		}
+		if err != nil || string(tail) != c.tail || tail == nil || strings.Join(keys, ",") != c.keys {
+			t.Errorf("Head(%s) = %q, %v, keys %q; want %q, keys %q", c.in, tail, err, keys, c.tail, c.keys)
+		}
+	}
+	if _, err := jsonscan.Head([]byte(`{"id":1,,"params":{}}`), func(k []byte) bool { return string(k) == "params" },
+		func([]byte, bool, []byte) error { return nil }); err == nil {
+		t.Error("Head of an object malformed before its tail: no error")
+	}
+	if tail, err := jsonscan.Head([]byte(`[1]`), func([]byte) bool { return true },
+		func([]byte, bool, []byte) error { return nil }); !errors.Is(err, jsonscan.ErrNotObject) || tail != nil {
+		t.Errorf("Head([1]) = %q, %v; want ErrNotObject", tail, err)
+	}
+}
+
+// Cut refuses what is not one well-formed object, as Object does.
+func TestCutChecks(t *testing.T) {
+	for _, in := range []string{`{"a":[1,]}`, `{"a":1} x`, `{"b":"\x","a":[]}`, `{"a":[1,2]`, `{"b":tru}`} {
+		if _, _, err := jsonscan.Cut([]byte(in), "a", func([]byte) error { return nil }); err == nil {
+			t.Errorf("Cut(%s): no error", in)
+		} else if e := new(jsonscan.SyntaxError); !errors.As(err, &e) {
+			t.Errorf("Cut(%s) = %v, want a *SyntaxError", in, err)
+		}
 	}
 }
