@@ -68,12 +68,13 @@ func scanString(v []byte, dst *string) bool {
 // plain string, and the like).
 //
 // With tail set, a request whose params come last, after its jsonrpc, id
-// and method (the order in which this package's client and most others
-// write them), has its params taken as the rest of the body without
-// checking them: req.tail is then true, and the body is well formed
-// exactly when req.Params is one JSON value (jsonscan.Head). The params
-// are most of a large message, and the decoder that reads them checks
-// them anyway (see Server.serveTail): this spares a pass over them.
+// and method (the order in which this package's client writes them), has
+// its params taken as the rest of the body without checking them:
+// req.tail is then true, and the body is well formed exactly when
+// req.Params is one JSON value (jsonscan.Head). The params are most of a
+// large message, and the decoder that reads them checks them anyway (see
+// Server.serveTail): this spares a pass over them. A request in another
+// order is read whole, as without tail.
 func parseRequest(body []byte, tail bool) (req rpcRequest, ok bool) {
 	names := []string{"jsonrpc", "id", "method", "params"}
 	var v [4][]byte
