@@ -70,6 +70,11 @@ func Value(b []byte) ([]byte, error) {
 // object returns ErrNotObject; malformed text a *SyntaxError, possibly
 // after fn has seen the members before the fault.
 func Object(b []byte, fn func(key []byte, escaped bool, value []byte) error) error {
+	return object(b, fn, nil)
+}
+
+// object is Object, or with value not nil checkMembers.
+func object(b []byte, fn func(key []byte, escaped bool, value []byte) error, value memberValue) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		if _, err := Value(b); err != nil {
@@ -77,7 +82,7 @@ func Object(b []byte, fn func(key []byte, escaped bool, value []byte) error) err
 		}
 		return ErrNotObject
 	}
-	end, err := skipObject(b, i, 1, fn)
+	end, err := skipObject(b, i, 1, fn, value)
 	if err != nil {
 		return err
 	}
@@ -159,7 +164,7 @@ func skip(b []byte, i, depth int) (int, error) {
 		end, _, err := skipString(b, i)
 		return end, err
 	case c == '{':
-		return skipObject(b, i, depth+1, nil)
+		return skipObject(b, i, depth+1, nil, nil)
 	case c == '[':
 		return skipArray(b, i, depth+1, nil)
 	case c == '-' || (c >= '0' && c <= '9'):
@@ -183,7 +188,14 @@ func literal(b []byte, i int, lit string) (int, error) {
 	return i + len(lit), nil
 }
 
-func skipObject(b []byte, i, depth int, fn func(key []byte, escaped bool, value []byte) error) (int, error) {
+// memberValue checks the value of a member whose key is key and which
+// starts at offset start, and returns where it ends.
+type memberValue func(key []byte, escaped bool, start int) (end int, err error)
+
+// skipObject returns the end of the object that starts at offset i of b,
+// calling fn with each member once its value is checked; or, when value is
+// not nil, leaving each value to value instead.
+func skipObject(b []byte, i, depth int, fn func(key []byte, escaped bool, value []byte) error, value memberValue) (int, error) {
 	if depth > maxDepth {
 		return 0, &SyntaxError{i, "nesting too deep"}
 	}
@@ -205,7 +217,11 @@ func skipObject(b []byte, i, depth int, fn func(key []byte, escaped bool, value 
 			return 0, syntax(b, i, "':' after object key")
 		}
 		vstart := skipSpace(b, i+1)
-		if i, err = skip(b, vstart, depth); err != nil {
+		if value != nil {
+			if i, err = value(key, esc, vstart); err != nil {
+				return 0, err
+			}
+		} else if i, err = skip(b, vstart, depth); err != nil {
 			return 0, err
 		}
 		if fn != nil {
@@ -580,50 +596,12 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // Object does: value is called with each key (as Object hands it out) and
 // the offset where its value starts, and checks the value and returns
 // where it ends.
-func checkMembers(b []byte, value func(key []byte, escaped bool, start int) (end int, err error)) error {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		if _, err := Value(b); err != nil {
-			return err
-		}
-		return ErrNotObject
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return trailing(b, i+1)
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return syntax(b, i, "object key")
-		}
-		kend, esc, err := skipString(b, i)
-		if err != nil {
-			return err
-		}
-		key := b[i+1 : kend-1]
-		i = skipSpace(b, kend)
-		if i >= len(b) || b[i] != ':' {
-			return syntax(b, i, "':' after object key")
-		}
-		if i, err = value(key, esc, skipSpace(b, i+1)); err != nil {
-			return err
-		}
-		i = skipSpace(b, i)
-		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-			continue
-		}
-		if i < len(b) && b[i] == '}' {
-			return trailing(b, i+1)
-		}
-		return syntax(b, i, "',' or '}' in object")
-	}
-}
+func checkMembers(b []byte, value memberValue) error { return object(b, nil, value) }
 
 // walkMembers walks the members of the well-formed object b: value is
 // called with each key and the offset where its value starts, and returns
 // where the value ends.
-func walkMembers(b []byte, value func(key []byte, escaped bool, start int) (end int, err error)) error {
+func walkMembers(b []byte, value memberValue) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return ErrNotObject
