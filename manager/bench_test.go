@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -48,6 +49,47 @@ func heapInUse() uint64 {
 	return ms.HeapAlloc
 }
 
+// cpuMark is where a measured span starts: the wall clock, the process's
+// CPU time (processCPU) and the garbage collector's share of it.
+type cpuMark struct {
+	wall     time.Time
+	cpu, gc  time.Duration
+	measured bool // processCPU is available here
+}
+
+func markCPU() cpuMark {
+	cpu, ok := processCPU()
+	return cpuMark{wall: time.Now(), cpu: cpu, gc: gcCPU(), measured: ok}
+}
+
+// gcCPU is the CPU time the garbage collector has taken so far, as the
+// runtime accounts it.
+func gcCPU() time.Duration {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	return time.Duration(s[0].Value.Float64() * float64(time.Second))
+}
+
+// reportCPU reports, for the span since m, the CPU time the whole process
+// took per call (cpu-us/call: manager, referees, players and the callers
+// together, the figure to set beside the echo's), cpu-% (that time as a
+// share of the GOMAXPROCS processors' time: below 100, the league waited
+// with a processor free, on fsyncs for instance) and gc-% (the garbage
+// collector's share of the CPU time).
+func reportCPU(b *testing.B, m cpuMark, calls int64) {
+	if !m.measured {
+		return
+	}
+	cpu, _ := processCPU()
+	used, wall := cpu-m.cpu, time.Since(m.wall)
+	if used <= 0 || calls <= 0 {
+		return
+	}
+	b.ReportMetric(float64(used.Microseconds())/float64(calls), "cpu-us/call")
+	b.ReportMetric(100*used.Seconds()/(wall.Seconds()*float64(runtime.GOMAXPROCS(0))), "cpu-%")
+	b.ReportMetric(100*(gcCPU()-m.gc).Seconds()/used.Seconds(), "gc-%")
+}
+
 // BenchmarkLeague100 plays a full league of 100 players with 4 referees
 // (see leagueBench).
 //
@@ -80,7 +122,7 @@ func BenchmarkLeague(b *testing.B) {
 // echoBench serves a bare net/http JSON echo (decode the request into a
 // map, answer it as a JSON-RPC result) and reports the calls per second it
 // serves to workers concurrent keep-alive callers sending a
-// CHOOSE_PARITY_CALL-sized request.
+// CHOOSE_PARITY_CALL-sized request, with the CPU figures of reportCPU.
 func echoBench(b *testing.B, workers int) {
 	var calls atomic.Int64
 	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -103,6 +145,7 @@ func echoBench(b *testing.B, workers int) {
 	defer client.CloseIdleConnections()
 	const perWorker = 200
 	for range b.N {
+		mark := markCPU()
 		start := time.Now()
 		var wg sync.WaitGroup
 		for range workers {
@@ -120,6 +163,7 @@ func echoBench(b *testing.B, workers int) {
 		}
 		wg.Wait()
 		b.ReportMetric(float64(workers*perWorker)/time.Since(start).Seconds(), "calls/s")
+		reportCPU(b, mark, int64(workers*perWorker))
 	}
 }
 
@@ -131,7 +175,8 @@ func echoBench(b *testing.B, workers int) {
 // any agent received), the heap the manager retains after the league, and
 // the peak heap of the whole process (manager, referees and players
 // together); league-s runs from the first registration to the league's
-// completion, play-ms from its start (every player registered) to it.
+// completion, play-ms from its start (every player registered) to it;
+// cpu-us/call, cpu-% and gc-% (reportCPU) cover the league's span.
 func leagueBench(b *testing.B, root string, players, referees int) {
 	tempDir := func() string {
 		dir, err := os.MkdirTemp(root, "league-")
@@ -224,6 +269,7 @@ func leagueBench(b *testing.B, root string, players, referees int) {
 		}()
 
 		callsBefore := calls.Load()
+		mark := markCPU()
 		b.StartTimer()
 		start := time.Now()
 		for _, a := range agents {
@@ -239,6 +285,7 @@ func leagueBench(b *testing.B, root string, players, referees int) {
 		elapsed := time.Since(start)
 		play := time.Since(time.Unix(0, started.Load()))
 		b.StopTimer()
+		reportCPU(b, mark, calls.Load()-callsBefore)
 		close(stopSampling)
 		sampling.Wait()
 
