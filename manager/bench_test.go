@@ -49,17 +49,16 @@ func heapInUse() uint64 {
 	return ms.HeapAlloc
 }
 
-// cpuMark is where a measured span starts: the wall clock, the process's
-// CPU time (processCPU) and the garbage collector's share of it.
+// cpuMark is where a measured span starts: the process's CPU time
+// (processCPU) and the garbage collector's share of it.
 type cpuMark struct {
-	wall     time.Time
 	cpu, gc  time.Duration
 	measured bool // processCPU is available here
 }
 
 func markCPU() cpuMark {
 	cpu, ok := processCPU()
-	return cpuMark{wall: time.Now(), cpu: cpu, gc: gcCPU(), measured: ok}
+	return cpuMark{cpu: cpu, gc: gcCPU(), measured: ok}
 }
 
 // gcCPU is the CPU time the garbage collector has taken so far, as the
@@ -70,19 +69,19 @@ func gcCPU() time.Duration {
 	return time.Duration(s[0].Value.Float64() * float64(time.Second))
 }
 
-// reportCPU reports, for the span since m, the CPU time the whole process
+// reportCPU reports, for the span since m, which lasted wall, the CPU time the whole process
 // took per call (cpu-us/call: manager, referees, players and the callers
 // together, the figure to set beside the echo's), cpu-% (that time as a
 // share of the GOMAXPROCS processors' time: below 100, the league waited
 // with a processor free, on fsyncs for instance) and gc-% (the garbage
 // collector's share of the CPU time).
-func reportCPU(b *testing.B, m cpuMark, calls int64) {
+func reportCPU(b *testing.B, m cpuMark, wall time.Duration, calls int64) {
 	if !m.measured {
 		return
 	}
 	cpu, _ := processCPU()
-	used, wall := cpu-m.cpu, time.Since(m.wall)
-	if used <= 0 || calls <= 0 {
+	used := cpu - m.cpu
+	if used <= 0 || calls <= 0 || wall <= 0 {
 		return
 	}
 	b.ReportMetric(float64(used.Microseconds())/float64(calls), "cpu-us/call")
@@ -145,8 +144,7 @@ func echoBench(b *testing.B, workers int) {
 	defer client.CloseIdleConnections()
 	const perWorker = 200
 	for range b.N {
-		mark := markCPU()
-		start := time.Now()
+		mark, start := markCPU(), time.Now()
 		var wg sync.WaitGroup
 		for range workers {
 			wg.Go(func() {
@@ -162,8 +160,9 @@ func echoBench(b *testing.B, workers int) {
 			})
 		}
 		wg.Wait()
-		b.ReportMetric(float64(workers*perWorker)/time.Since(start).Seconds(), "calls/s")
-		reportCPU(b, mark, int64(workers*perWorker))
+		elapsed := time.Since(start)
+		b.ReportMetric(float64(workers*perWorker)/elapsed.Seconds(), "calls/s")
+		reportCPU(b, mark, elapsed, int64(workers*perWorker))
 	}
 }
 
@@ -269,9 +268,8 @@ func leagueBench(b *testing.B, root string, players, referees int) {
 		}()
 
 		callsBefore := calls.Load()
-		mark := markCPU()
 		b.StartTimer()
-		start := time.Now()
+		mark, start := markCPU(), time.Now()
 		for _, a := range agents {
 			if err := a.Register(ctx); err != nil {
 				b.Fatal(err)
@@ -285,7 +283,7 @@ func leagueBench(b *testing.B, root string, players, referees int) {
 		elapsed := time.Since(start)
 		play := time.Since(time.Unix(0, started.Load()))
 		b.StopTimer()
-		reportCPU(b, mark, calls.Load()-callsBefore)
+		reportCPU(b, mark, elapsed, calls.Load()-callsBefore)
 		close(stopSampling)
 		sampling.Wait()
 
