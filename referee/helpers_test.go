@@ -45,7 +45,7 @@ type testManager struct {
 	notify  chan struct{}
 }
 
-func newTestManager(t *testing.T) *testManager {
+func newTestManager(t testing.TB) *testManager {
 	t.Helper()
 	m := &testManager{token: leaguesdk.NewToken(), seen: map[string]bool{}, notify: make(chan struct{}, 1)}
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{Sender: func() string { return leaguesdk.LeagueManagerSender }})
@@ -132,8 +132,30 @@ func (m *testManager) Reports() []leaguesdk.MatchResultReport {
 	return append([]leaguesdk.MatchResultReport(nil), m.reports...)
 }
 
+// reportCount returns the number of reports received so far.
+func (m *testManager) reportCount() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.reports)
+}
+
+// waitReportCount waits until n reports have arrived, without copying
+// them as waitReports does.
+func (m *testManager) waitReportCount(t testing.TB, n int, within time.Duration) {
+	t.Helper()
+	deadline := time.NewTimer(within)
+	defer deadline.Stop()
+	for m.reportCount() < n {
+		select {
+		case <-m.notify:
+		case <-deadline.C:
+			t.Fatalf("got %d reports within %s, want %d", m.reportCount(), within, n)
+		}
+	}
+}
+
 // waitReports waits until n reports have arrived and returns them.
-func (m *testManager) waitReports(t *testing.T, n int, within time.Duration) []leaguesdk.MatchResultReport {
+func (m *testManager) waitReports(t testing.TB, n int, within time.Duration) []leaguesdk.MatchResultReport {
 	t.Helper()
 	deadline := time.NewTimer(within)
 	defer deadline.Stop()
@@ -207,7 +229,7 @@ func (p *testPlayer) spans() (join, move []span) {
 	return append([]span(nil), p.joinSpans...), append([]span(nil), p.moveSpans...)
 }
 
-func newTestPlayer(t *testing.T, b behaviour) *testPlayer {
+func newTestPlayer(t testing.TB, b behaviour) *testPlayer {
 	t.Helper()
 	if b.Choice == "" {
 		b.Choice = leaguesdk.Even
@@ -537,7 +559,7 @@ func testLogger() *slog.Logger {
 }
 
 // startReferee runs a referee against mgr until the test ends.
-func startReferee(t *testing.T, mgr *testManager, mod func(*referee.Config)) *env {
+func startReferee(t testing.TB, mgr *testManager, mod func(*referee.Config)) *env {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := fastConfig(mgr, dir)
@@ -572,7 +594,7 @@ func startReferee(t *testing.T, mgr *testManager, mod func(*referee.Config)) *en
 }
 
 // stop ends Run and waits for it.
-func (e *env) stop(t *testing.T) error {
+func (e *env) stop(t testing.TB) error {
 	t.Helper()
 	e.cancel()
 	select {
@@ -608,7 +630,7 @@ func (e *env) match(a, b *testPlayer, idA, idB string) *leaguesdk.StartMatch {
 }
 
 // start sends start_match and returns the referee's answer.
-func (e *env) start(t *testing.T, req *leaguesdk.StartMatch) (*leaguesdk.StartMatchResponse, error) {
+func (e *env) start(t testing.TB, req *leaguesdk.StartMatch) (*leaguesdk.StartMatchResponse, error) {
 	t.Helper()
 	// Generous: with -race on two cores, 200 matches started at once keep
 	// the machine busy while the last assignments are answered.

@@ -428,7 +428,7 @@ func TestReportRetriedUntilAcknowledged(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, within time.Duration, cond func() bool) {
+func waitFor(t testing.TB, within time.Duration, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for !cond() {
