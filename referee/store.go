@@ -71,6 +71,10 @@ type leagueTranscripts struct {
 	// then never replaces the newer file with the older record.
 	files sync.Mutex
 
+	// doc is the buffer a settled match's file is laid out in, reused
+	// from one file to the next under files.
+	doc []byte
+
 	mu         sync.Mutex
 	dirty      map[string]*pending // match id → newest record whose file is not yet durable
 	sinceCompa int                 // records appended since the last compaction
@@ -268,16 +272,26 @@ func (lt *leagueTranscripts) path(matchID string) string { return matchFile(lt.d
 // the journal's next group commit rather than waited for. The file holds
 // the record laid out for people (see document).
 func (s *transcripts) write(t *Transcript, file bool) error {
-	record, err := t.record()
+	result, err := t.resultJSON()
 	if err != nil {
 		return fmt.Errorf("referee: encode transcript: %w", err)
 	}
+	flat := t.flatCopy()
+	return s.writeWith(&flat, result, file)
+}
+
+// writeWith is write for a transcript whose messages are each on one line
+// already (Transcript.flatten), with result as the encoding of its result
+// (Transcript.resultJSON): a recorder does both once for all the writes
+// of its transcript.
+func (s *transcripts) writeWith(t *Transcript, result []byte, file bool) error {
+	record := t.appendTo(nil, oneLine, result)
 	lt, err := s.league(t.LeagueID)
 	if err != nil {
 		return err
 	}
 	if lt == nil {
-		return atomicfile.WriteFile(matchFile(s.dir(t.LeagueID), t.MatchID), document(record), 0o644)
+		return atomicfile.WriteFile(matchFile(s.dir(t.LeagueID), t.MatchID), t.appendTo(nil, laidOut, result), 0o644)
 	}
 	lt.gate.RLock()
 	lt.mu.Lock()
@@ -302,7 +316,7 @@ func (s *transcripts) write(t *Transcript, file bool) error {
 	}
 	switch {
 	case err == nil && file:
-		err = lt.writeFile(t.MatchID, p)
+		err = lt.writeFile(t.MatchID, p, func(b []byte) []byte { return t.appendTo(b, laidOut, result) })
 	case err != nil:
 		lt.mu.Lock()
 		if lt.dirty[t.MatchID] == p {
@@ -310,7 +324,7 @@ func (s *transcripts) write(t *Transcript, file bool) error {
 		}
 		lt.mu.Unlock()
 		if errors.Is(err, journal.ErrClosed) { // the referee stopped meanwhile
-			err = atomicfile.WriteFile(lt.path(t.MatchID), document(record), 0o644)
+			err = atomicfile.WriteFile(lt.path(t.MatchID), t.appendTo(nil, laidOut, result), 0o644)
 		}
 	}
 	lt.gate.RUnlock()
@@ -326,8 +340,10 @@ func (s *transcripts) write(t *Transcript, file bool) error {
 // writeFile writes p's record to its match's file unless the file holds
 // it already or a newer record of the match has come since (its own write
 // or the next flush writes the file then, and the journal keeps it until
-// that file is durable).
-func (lt *leagueTranscripts) writeFile(matchID string, p *pending) error {
+// that file is durable). layOut, when not nil, appends the file's
+// content, laid out from the transcript p's record was encoded from
+// rather than by reading the record again.
+func (lt *leagueTranscripts) writeFile(matchID string, p *pending, layOut func([]byte) []byte) error {
 	lt.files.Lock()
 	defer lt.files.Unlock()
 	lt.mu.Lock()
@@ -337,7 +353,14 @@ func (lt *leagueTranscripts) writeFile(matchID string, p *pending) error {
 	if skip {
 		return nil
 	}
-	if err := atomicfile.Replace(lt.path(matchID), document(p.record), 0o644); err != nil {
+	var doc []byte
+	if layOut == nil {
+		doc = document(p.record)
+	} else {
+		doc = layOut(lt.doc[:0])
+		lt.doc = doc
+	}
+	if err := atomicfile.Replace(lt.path(matchID), doc, 0o644); err != nil {
 		return err
 	}
 	lt.mu.Lock()
@@ -351,7 +374,7 @@ func (lt *leagueTranscripts) writeFile(matchID string, p *pending) error {
 func (lt *leagueTranscripts) flush(taken map[string]*pending) error {
 	paths := make([]string, 0, len(taken))
 	for id, p := range taken {
-		if err := lt.writeFile(id, p); err != nil {
+		if err := lt.writeFile(id, p, nil); err != nil {
 			return err
 		}
 		paths = append(paths, lt.path(id))

@@ -3,6 +3,7 @@ package referee
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"time"
@@ -94,6 +95,15 @@ type recorder struct {
 	now   func() time.Time
 	t     Transcript
 	err   error // first write error, reported once
+
+	// result is the encoding of resultOf, the transcript's result when it
+	// was last written: a result is set once and never changed in place,
+	// so each write of the transcript after the first reuses it.
+	resultOf *Result
+	result   []byte
+	// flat is the number of the transcript's first messages put on one
+	// line (Transcript.flatten) for its writes.
+	flat int
 }
 
 func (r *recorder) at() string { return r.now().UTC().Format(time.RFC3339Nano) }
@@ -147,7 +157,19 @@ func (r *recorder) settle(f func(t *Transcript)) error {
 
 func (r *recorder) flushLocked(file bool) error {
 	r.t.LastUpdated = leaguesdk.FormatTime(r.now())
-	err := r.store.write(&r.t, file)
+	var err error
+	if r.result == nil || r.resultOf != r.t.Result {
+		var result []byte
+		if result, err = r.t.resultJSON(); err != nil {
+			err = fmt.Errorf("referee: encode transcript: %w", err)
+		} else {
+			r.resultOf, r.result = r.t.Result, result
+		}
+	}
+	if err == nil {
+		r.flat = r.t.flatten(r.flat)
+		err = r.store.writeWith(&r.t, r.result, file)
+	}
 	if err != nil && r.err == nil {
 		r.err = err
 		return err

@@ -112,3 +112,35 @@ func TestTranscriptDocumentReadsAsTheRecord(t *testing.T) {
 		t.Errorf("document of a non-object = %q", got)
 	}
 }
+
+// A match's file laid out from its transcript (its messages put on one
+// line first, as a recorder does) is what document makes of the
+// transcript's record, byte for byte, in a buffer of its own or appended
+// to one in use.
+func TestTranscriptAppendDocumentIsDocumentOfRecord(t *testing.T) {
+	multiline := sampleTranscripts()[0]
+	multiline.Transcript[0].Message = json.RawMessage("{\n  \"message_type\": \"GAME_INVITATION\",\r\n  \"n\": [1, 2]\n}")
+	one := sampleTranscripts()[0]
+	one.Players, one.Lifecycle, one.Transcript = one.Players[:1], one.Lifecycle[:1], one.Transcript[1:]
+	for _, tr := range append(sampleTranscripts(), multiline, one) {
+		record, err := tr.record()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := document(record)
+		result, err := tr.resultJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.flatten(0)
+		if got := tr.appendTo(nil, laidOut, result); !bytes.Equal(got, want) {
+			t.Errorf("laid out\n%s\nwant\n%s", got, want)
+		}
+		if got := tr.appendTo([]byte("x"), laidOut, result); string(got) != "x"+string(want) {
+			t.Errorf("laid out after x\n%s\nwant\n%s", got, want)
+		}
+	}
+	if got := document([]byte(`[1]`)); string(got) != "[1]\n" {
+		t.Errorf("document of a non-object = %q", got)
+	}
+}
