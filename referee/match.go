@@ -104,10 +104,19 @@ func (r *Referee) newMatch(req *leaguesdk.StartMatch, game Game, refereeID strin
 			{PlayerID: req.PlayerAID, Role: leaguesdk.PlayerA, Endpoint: req.PlayerAEndpoint},
 			{PlayerID: req.PlayerBID, Role: leaguesdk.PlayerB, Endpoint: req.PlayerBEndpoint},
 		},
-		Lifecycle: []LifecycleEntry{}, Transcript: []TranscriptMessage{},
+		Lifecycle: make([]LifecycleEntry, 0, statesOfAMatch), Transcript: make([]TranscriptMessage, 0, messagesOfAMatch),
 	}}
 	return m
 }
+
+// The lengths of a normal match's lifecycle (WAITING_FOR_PLAYERS to
+// FINISHED) and transcript (a call and its answer for each invitation,
+// choice and GAME_OVER, and the report): room for them is made once
+// rather than grown entry by entry.
+const (
+	statesOfAMatch   = 4
+	messagesOfAMatch = 14
+)
 
 func matchKey(leagueID, matchID string) string { return leagueID + "/" + matchID }
 
@@ -118,7 +127,9 @@ func (m *match) setState(s State, note string) {
 	if err := m.rec.state(s, note); err != nil {
 		m.log.Error("cannot write the match transcript", slog.String("error", err.Error()))
 	}
-	m.log.Debug("match state", slog.String("state", string(s)), slog.String("note", note))
+	// LogAttrs, here and in the other lines of every match, takes the
+	// attributes without boxing each in an interface value.
+	m.log.LogAttrs(context.Background(), slog.LevelDebug, "match state", slog.String("state", string(s)), slog.String("note", note))
 }
 
 // run plays the match, tells the players, and reports the result. It is
@@ -168,7 +179,7 @@ func (m *match) play(ctx context.Context) (*Result, error) {
 	m.mu.Unlock()
 	m.rec.set(func(t *Transcript) { t.Result = res })
 	m.setState(StateFinished, res.Reason) // writes the transcript, result included
-	m.log.Info("match finished", slog.String("status", string(res.Status)), slog.String("winner", string(res.Winner)),
+	m.log.LogAttrs(context.Background(), slog.LevelInfo, "match finished", slog.String("status", string(res.Status)), slog.String("winner", string(res.Winner)),
 		slog.Any("score", res.Score), slog.String("reason", res.Reason))
 	m.gameOver(ctx, res)
 	return res, nil
@@ -691,6 +702,6 @@ func (m *match) sendReport(ctx context.Context, res *Result) bool {
 		m.log.Warn("report answered without a RECORDED/DUPLICATE ack; taken as acknowledged",
 			slog.String("status", string(ack.Status)))
 	}
-	m.log.Info("result reported", slog.Int("attempts", attempts), slog.String("ack", string(ack.Status)))
+	m.log.LogAttrs(context.Background(), slog.LevelInfo, "result reported", slog.Int("attempts", attempts), slog.String("ack", string(ack.Status)))
 	return true
 }
