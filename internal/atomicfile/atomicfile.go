@@ -104,10 +104,15 @@ func Sync(paths ...string) error {
 
 func write(path string, perm os.FileMode, durable bool, fill func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("atomicfile: write %s: %w", path, err)
-	}
+	// The directory nearly always exists: it is created only when the
+	// temporary file cannot be, rather than looked up before every write.
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("atomicfile: write %s: %w", path, err)
+		}
+		tmp, err = os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	}
 	if err != nil {
 		return fmt.Errorf("atomicfile: write %s: %w", path, err)
 	}
@@ -127,6 +132,10 @@ func write(path string, perm os.FileMode, durable bool, fill func(w io.Writer) e
 	if err := fill(tmp); err != nil {
 		return err
 	}
+	// Through the open file, not its name: no path to look up again.
+	if err := tmp.Chmod(perm); err != nil {
+		return err
+	}
 	if durable {
 		if err := tmp.Sync(); err != nil {
 			return err
@@ -134,9 +143,6 @@ func write(path string, perm os.FileMode, durable bool, fill func(w io.Writer) e
 	}
 	closed = true
 	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmpName, perm); err != nil {
 		return err
 	}
 	if err := os.Rename(tmpName, path); err != nil {
