@@ -85,7 +85,7 @@ func (l *AgentLog) Logger(base *slog.Logger) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	case l == nil:
 		return base
-	case base == nil:
+	case base == nil || base.Handler() == slog.DiscardHandler:
 		return slog.New(&logHandler{log: l})
 	}
 	return slog.New(FanOut(&logHandler{log: l}, base.Handler()))
@@ -217,10 +217,20 @@ func (l *AgentLog) write(b []byte) (int, error) {
 }
 
 // urgent reports whether a JSON line of NewLogger is at warning level or
-// above: its level member comes before the message and the attributes.
+// above: its level member comes first, or second after a timestamp, which
+// holds no quotation mark.
 func urgent(line []byte) bool {
-	head := line[:min(len(line), 96)]
-	return bytes.Contains(head, []byte(`"level":"WARN`)) || bytes.Contains(head, []byte(`"level":"ERROR`))
+	const stamp, level = `{"timestamp":"`, `"level":"`
+	rest := line[1:]
+	if bytes.HasPrefix(line, []byte(stamp)) {
+		end := bytes.IndexByte(line[len(stamp):], '"')
+		if end < 0 {
+			return false
+		}
+		rest = line[len(stamp)+end+2:] // past the quotation mark and the comma
+	}
+	rest, ok := bytes.CutPrefix(rest, []byte(level))
+	return ok && (bytes.HasPrefix(rest, []byte("WARN")) || bytes.HasPrefix(rest, []byte("ERROR")))
 }
 
 type writerFunc func([]byte) (int, error)
@@ -246,6 +256,27 @@ func (h *logHandler) Enabled(_ context.Context, level slog.Level) bool {
 }
 
 func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
+	return h.handler().Handle(ctx, r)
+}
+
+// handleAttrs does what Handle does with the record of t, level and msg
+// whose attributes are first and then, without making the record when the
+// handler of the log's agent id does not need one (see
+// jsonHandler.handleAttrs).
+func (h *logHandler) handleAttrs(ctx context.Context, t time.Time, level slog.Level, msg string, first, then []slog.Attr) error {
+	switch x := h.handler().(type) {
+	case *jsonHandler: // always: NewLogger's, with what h was derived with
+		return x.handleAttrs(ctx, t, level, msg, first, then)
+	default:
+		r := slog.NewRecord(t, level, msg, 0)
+		r.AddAttrs(first...)
+		r.AddAttrs(then...)
+		return x.Handle(ctx, r)
+	}
+}
+
+// handler returns the handler of the log's current agent id, derived as h was.
+func (h *logHandler) handler() slog.Handler {
 	base := h.log.base.Load()
 	b := h.built.Load()
 	if b == nil || b.base != base {
@@ -255,7 +286,7 @@ func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
 		}
 		h.built.Store(b)
 	}
-	return b.h.Handle(ctx, r)
+	return b.h
 }
 
 func (h *logHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
@@ -294,8 +325,8 @@ func LogCalls(log *slog.Logger) leaguesdk.Middleware {
 			info := log.Enabled(ctx, slog.LevelInfo)
 			var line *callLine
 			if info {
-				line = &callLine{}
-				ctx = context.WithValue(ctx, callLineKey{}, line)
+				cc := &callCtx{Context: ctx}
+				line, ctx = &cc.line, cc
 			}
 			start := time.Now()
 			out, err := next(ctx, req)
@@ -304,11 +335,13 @@ func LogCalls(log *slog.Logger) leaguesdk.Middleware {
 				if msg == "" {
 					msg = "served"
 				}
-				attrs := append(make([]slog.Attr, 0, len(said)+6), said...)
-				attrs = append(attrs, slog.String("tool", req.Tool), slog.String("message_type", string(msgType)),
+				end := time.Now()
+				ids := [...]slog.Attr{slog.String("tool", req.Tool), slog.String("message_type", string(msgType)),
 					slog.String("sender", sender), slog.String("conversation_id", conv),
-					slog.String("outcome", leaguesdk.Outcome(err)), slog.Duration("took", time.Since(start)))
-				log.LogAttrs(ctx, slog.LevelInfo, msg, attrs...)
+					slog.String("outcome", leaguesdk.Outcome(err)), slog.Duration("took", end.Sub(start))}
+				if !writeCallLine(ctx, log.Handler(), end, msg, said, ids[:]) {
+					log.LogAttrs(ctx, slog.LevelInfo, msg, append(slices.Clip(said), ids[:]...)...)
+				}
 			}
 			if m, ok := out.(leaguesdk.Message); ok && debug && err == nil {
 				log.LogAttrs(ctx, slog.LevelDebug, "sent", MessageAttrs(m)...)
@@ -316,6 +349,31 @@ func LogCalls(log *slog.Logger) leaguesdk.Middleware {
 			return out, err
 		}
 	}
+}
+
+// writeCallLine writes the info line of a call served, of time t, msg
+// and the attributes said and then ids, on h if h is the agent log's
+// handler or NewLogger's, and reports whether it is. These write no
+// source: the line is written without the look-up of the caller's program
+// counter that Logger.LogAttrs makes for every line, nor a record to copy
+// the attributes into. The level is asked again, as LogAttrs does, for a
+// level that may have changed while the call was served. (A type switch,
+// not an interface: the attributes passed to an interface's method would
+// be moved to the heap.)
+func writeCallLine(ctx context.Context, h slog.Handler, t time.Time, msg string, said, ids []slog.Attr) bool {
+	switch h := h.(type) {
+	case *logHandler:
+		if h.Enabled(ctx, slog.LevelInfo) {
+			_ = h.handleAttrs(ctx, t, slog.LevelInfo, msg, said, ids) // dropped, as Logger.LogAttrs drops it
+		}
+	case *jsonHandler:
+		if h.Enabled(ctx, slog.LevelInfo) {
+			_ = h.handleAttrs(ctx, t, slog.LevelInfo, msg, said, ids)
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // callLine is the info line of one call served through LogCalls while its
@@ -328,6 +386,21 @@ type callLine struct {
 }
 
 type callLineKey struct{}
+
+// callCtx is the context of a call served through LogCalls: ctx with its
+// callLine as the value of callLineKey. It is context.WithValue's context
+// and the line in one allocation rather than two.
+type callCtx struct {
+	context.Context
+	line callLine
+}
+
+func (c *callCtx) Value(key any) any {
+	if key == (callLineKey{}) {
+		return &c.line
+	}
+	return c.Context.Value(key)
+}
 
 // say keeps msg and attrs for the line and reports whether it did: not
 // once the line is written, nor a second time.

@@ -2,6 +2,7 @@ package agentkit
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -184,5 +185,23 @@ func TestAgentLogWritesLinesInBatches(t *testing.T) {
 	}
 	if grown := size() - before; grown < flushSize || grown > flushSize+1024 {
 		t.Fatalf("a batch of %d bytes written, want one as soon as %d wait", grown, flushSize)
+	}
+}
+
+// TestUrgent finds the level of every line NewLogger writes, with a
+// timestamp and without one.
+func TestUrgent(t *testing.T) {
+	var buf bytes.Buffer
+	h := NewLogger(&buf, "P01", slog.LevelDebug).With("note", `"level":"WARN`).Handler()
+	for _, at := range []time.Time{{}, time.Now(), time.Date(2025, 1, 15, 10, 15, 5, 0, time.UTC)} {
+		for _, level := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelInfo + 3, slog.LevelWarn, slog.LevelWarn + 1, slog.LevelError, slog.LevelError + 4} {
+			buf.Reset()
+			if err := h.Handle(context.Background(), slog.NewRecord(at, level, `"level":"ERROR`, 0)); err != nil {
+				t.Fatal(err)
+			}
+			if got := urgent(buf.Bytes()); got != (level >= slog.LevelWarn) {
+				t.Errorf("urgent(%s) = %v", buf.Bytes(), got)
+			}
+		}
 	}
 }

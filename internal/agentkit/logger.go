@@ -16,11 +16,12 @@ import (
 // MessageAttrs). Auth tokens never reach w: attributes named auth_token or
 // token are redacted, and token-shaped strings are masked wherever they are.
 func NewLogger(w io.Writer, agentID string, level slog.Leveler) *slog.Logger {
-	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: replaceAttr})
-	return slog.New(h).With(slog.String("agent_id", agentID))
+	return slog.New(newJSONHandler(w, level)).With(slog.String("agent_id", agentID))
 }
 
-// replaceAttr renames slog's built-in keys to the log schema and removes tokens.
+// replaceAttr renames slog's built-in keys to the log schema and removes
+// tokens: the ReplaceAttr of the slog.JSONHandler that writes the records
+// jsonHandler does not encode itself.
 func replaceAttr(groups []string, a slog.Attr) slog.Attr {
 	if len(groups) == 0 {
 		switch a.Key {
@@ -64,10 +65,12 @@ func (f fanOut) Enabled(ctx context.Context, l slog.Level) bool {
 }
 
 func (f fanOut) Handle(ctx context.Context, r slog.Record) error {
-	var errs []error
+	var errs []error // only the errors: a slice of every handler's nil would cost an allocation per record
 	for _, h := range f {
 		if h.Enabled(ctx, r.Level) {
-			errs = append(errs, h.Handle(ctx, r.Clone()))
+			if err := h.Handle(ctx, r.Clone()); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	return errors.Join(errs...)
