@@ -13,6 +13,8 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -141,13 +143,56 @@ var ErrCircuitOpen = errors.New("circuit breaker open")
 // handshake counts against the call's deadline and goes through the
 // endpoint's circuit breaker like any other request.
 type Client struct {
-	cfg      ClientConfig
-	http     *http.Client
-	ownsHTTP bool
-	nextID   atomic.Int64
-	breakers sync.Map // endpoint → *gobreaker.CircuitBreaker[struct{}]
-	forms    sync.Map // endpoint → WireForm that worked
-	sessions sync.Map // endpoint → *mcpEndpoint
+	cfg       ClientConfig
+	http      *http.Client
+	ownsHTTP  bool
+	nextID    atomic.Int64
+	endpoints sync.Map // endpoint → *endpointState
+}
+
+// endpointState is what a Client keeps of one endpoint it has called:
+// one look-up per call finds it all. There is one per endpoint called, as
+// there is one circuit breaker per endpoint.
+type endpointState struct {
+	name string
+	// url is the endpoint parsed once, as http.NewRequest parses it, for
+	// every request to it; urlErr is why it does not parse.
+	url     *url.URL
+	urlErr  error
+	breaker *gobreaker.CircuitBreaker[struct{}]
+	// form is 1 + the WireForm that worked with the endpoint, 0 before
+	// one has.
+	form atomic.Int32
+	mcp  mcpEndpoint
+}
+
+// endpoint returns the state kept of endpoint, made at its first call.
+func (c *Client) endpoint(endpoint string) *endpointState {
+	if ep, ok := c.endpoints.Load(endpoint); ok {
+		return ep.(*endpointState)
+	}
+	ep := &endpointState{name: endpoint, mcp: mcpEndpoint{gate: make(chan struct{}, 1)}}
+	ep.url, ep.urlErr = url.Parse(endpoint)
+	if ep.urlErr == nil {
+		// As http.NewRequest: "host:" is "host".
+		ep.url.Host = strings.TrimSuffix(ep.url.Host, ":")
+	}
+	failures := uint32(c.cfg.Breaker.Failures)
+	ep.breaker = gobreaker.NewCircuitBreaker[struct{}](gobreaker.Settings{
+		Name:        endpoint,
+		MaxRequests: 1,
+		Timeout:     c.cfg.Breaker.OpenFor,
+		ReadyToTrip: func(counts gobreaker.Counts) bool { return counts.ConsecutiveFailures >= failures },
+		IsExcluded:  func(err error) bool { return errors.Is(err, context.Canceled) },
+	})
+	actual, _ := c.endpoints.LoadOrStore(endpoint, ep)
+	return actual.(*endpointState)
+}
+
+// knownForm returns the wire form that worked with the endpoint, if one has.
+func (ep *endpointState) knownForm() (WireForm, bool) {
+	f := ep.form.Load()
+	return WireForm(f - 1), f != 0
 }
 
 // NewClient returns a Client configured by cfg.
@@ -215,15 +260,16 @@ func (c *Client) Call(ctx context.Context, endpoint, method string, params, resu
 // breakerState returns the state of endpoint's circuit breaker: "closed",
 // "open" or "half-open".
 func (c *Client) breakerState(endpoint string) string {
-	return c.breaker(endpoint).State().String()
+	return c.endpoint(endpoint).breaker.State().String()
 }
 
 func (c *Client) call(ctx context.Context, endpoint, method string, params, result any, policy RetryPolicy) error {
-	start := time.Now()
-	attempts, err := c.callRetrying(ctx, endpoint, method, params, result, policy)
 	if c.cfg.Observer == nil {
+		_, err := c.callRetrying(ctx, endpoint, method, params, result, policy)
 		return err
 	}
+	start := time.Now()
+	attempts, err := c.callRetrying(ctx, endpoint, method, params, result, policy)
 	c.cfg.Observer.ObserveCall(CallEvent{Method: method, Endpoint: endpoint, Outcome: Outcome(err), Attempts: attempts,
 		Took: time.Since(start)})
 	return err
@@ -245,6 +291,62 @@ func (c *Client) callRetrying(ctx context.Context, endpoint, method string, para
 	if err != nil {
 		return 0, &Error{Code: CodeMissingRequiredField, Endpoint: endpoint, Method: method, Message: "params do not encode: " + err.Error(), Err: err}
 	}
+	r := retrying{c: c, ctx: ctx, ep: c.endpoint(endpoint), method: method, msgType: msgType, body: body, result: result, policy: policy}
+	// Most calls succeed, or fail for good, at their first attempt: the
+	// backoff that paces the retries is set up only for a call that will
+	// have one, and is then handed the first attempt's error as if it had
+	// made it.
+	done, first := r.once()
+	if done {
+		return r.attempt, first
+	}
+	return r.retry(first)
+}
+
+// retrying is one call of callRetrying: what each of its attempts sends,
+// and how many it has made.
+type retrying struct {
+	c       *Client
+	ctx     context.Context
+	ep      *endpointState
+	method  string
+	msgType MessageType
+	body    encoded
+	result  any
+	policy  RetryPolicy
+	attempt int
+	last    error // the *Error of the last failed attempt
+}
+
+// once makes one attempt. done is true when it is the last: it succeeded
+// (err nil) or failed with an error not to retry; otherwise err is the
+// attempt's retryable error.
+func (r *retrying) once() (done bool, err error) {
+	r.attempt++
+	actx := r.ctx
+	if r.policy.AttemptTimeout > 0 {
+		var cancel context.CancelFunc
+		actx, cancel = context.WithTimeout(r.ctx, r.policy.AttemptTimeout)
+		defer cancel()
+	}
+	err = r.c.withFallback(actx, r.ep, r.method, r.msgType, r.body, r.result)
+	if err == nil {
+		return true, nil
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		e = &Error{Code: CodeConnectionError, Err: err}
+	}
+	e.Endpoint, e.Method, e.Attempt = r.ep.name, r.method, r.attempt
+	r.last = e
+	return !e.Code.Retryable() || errors.Is(e, ErrCircuitOpen) || r.ctx.Err() != nil, e
+}
+
+// retry goes on with a call whose first attempt failed with first, a
+// retryable error, as the retry policy says, and returns the number of
+// attempts made and the call's error.
+func (r retrying) retry(first error) (int, error) {
+	policy, ctx := r.policy, r.ctx
 	var b backoff.BackOff
 	if policy.Exponential {
 		e := backoff.NewExponentialBackOff()
@@ -260,47 +362,33 @@ func (c *Client) callRetrying(ctx context.Context, endpoint, method string, para
 	deadline, _ := ctx.Deadline()
 	// WithContext ends a pause between attempts as soon as ctx is done.
 	b = backoff.WithContext(&deadlineBackOff{BackOff: backoff.WithMaxRetries(b, uint64(policy.MaxRetries)), deadline: deadline}, ctx)
-	attempt := 0
-	var last error
 	op := func() error {
-		attempt++
-		actx := ctx
-		if policy.AttemptTimeout > 0 {
-			var cancel context.CancelFunc
-			actx, cancel = context.WithTimeout(ctx, policy.AttemptTimeout)
-			defer cancel()
+		done, err := false, first
+		if first == nil {
+			done, err = r.once()
 		}
-		err := c.withFallback(actx, endpoint, method, msgType, body, result)
-		if err == nil {
-			return nil
+		first = nil // the first attempt was made already
+		if done && err != nil {
+			return backoff.Permanent(err)
 		}
-		var e *Error
-		if !errors.As(err, &e) {
-			e = &Error{Code: CodeConnectionError, Err: err}
-		}
-		e.Endpoint, e.Method, e.Attempt = endpoint, method, attempt
-		last = e
-		if !e.Code.Retryable() || errors.Is(e, ErrCircuitOpen) || ctx.Err() != nil {
-			return backoff.Permanent(e)
-		}
-		return e
+		return err
 	}
 	b.Reset()
 	var notify backoff.Notify
 	if policy.OnRetry != nil {
-		notify = func(err error, pause time.Duration) { policy.OnRetry(attempt, err, pause) }
+		notify = func(err error, pause time.Duration) { policy.OnRetry(r.attempt, err, pause) }
 	}
 	if err := backoff.RetryNotify(op, b, notify); err != nil {
-		if errors.Is(err, context.Canceled) && !errors.Is(last, context.Canceled) {
+		if errors.Is(err, context.Canceled) && !errors.Is(r.last, context.Canceled) {
 			// Cancelled while waiting to retry.
-			return attempt, &Error{Code: CodeConnectionError, Message: "call cancelled", Endpoint: endpoint, Method: method, Attempt: attempt, Err: err}
+			return r.attempt, &Error{Code: CodeConnectionError, Message: "call cancelled", Endpoint: r.ep.name, Method: r.method, Attempt: r.attempt, Err: err}
 		}
-		if last != nil {
-			return attempt, last
+		if r.last != nil {
+			return r.attempt, r.last
 		}
-		return attempt, err
+		return r.attempt, err
 	}
-	return attempt, nil
+	return r.attempt, nil
 }
 
 // deadlineBackOff stops retrying when the next pause would end past the deadline.
@@ -327,22 +415,22 @@ func (d *deadlineBackOff) NextBackOff() time.Duration {
 // (formMissed): some peers answer a message they did not find where they
 // looked with a server error. The form of the first exchange that works is
 // remembered, so later calls keep the narrow reading.
-func (c *Client) withFallback(ctx context.Context, endpoint, method string, msgType MessageType, params encoded, result any) error {
-	first, known := FormSpec, false
-	if f, ok := c.forms.Load(endpoint); ok {
-		first, known = f.(WireForm), true
+func (c *Client) withFallback(ctx context.Context, ep *endpointState, method string, msgType MessageType, params encoded, result any) error {
+	first, known := ep.knownForm()
+	if !known {
+		first = FormSpec
 	}
 	refused := func(err error) bool { return formRefused(err) || (!known && formMissed(err)) }
-	sess := c.currentSession(endpoint)
-	err := c.attempt(ctx, endpoint, method, msgType, first, sess, params, result)
+	sess := ep.mcp.cur.Load()
+	err := c.attempt(ctx, ep, method, msgType, first, sess, params, result)
 	if err == nil && !known {
-		c.forms.LoadOrStore(endpoint, first)
+		ep.form.CompareAndSwap(0, int32(first)+1)
 	}
 	if err == nil || ctx.Err() != nil {
 		return err
 	}
 	if sessionRefused(err) {
-		return c.withSession(ctx, endpoint, method, msgType, sess, params, result)
+		return c.withSession(ctx, ep, method, msgType, sess, params, result)
 	}
 	if !refused(err) {
 		return err
@@ -351,17 +439,17 @@ func (c *Client) withFallback(ctx context.Context, endpoint, method string, msgT
 		if f == first || (f == FormMessageType && msgType == "") {
 			continue
 		}
-		e2 := c.attempt(ctx, endpoint, method, msgType, f, sess, params, result)
+		e2 := c.attempt(ctx, ep, method, msgType, f, sess, params, result)
 		switch {
 		case e2 == nil:
-			c.forms.Store(endpoint, f)
-			c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "peer accepts another wire form", slog.String("endpoint", endpoint),
+			ep.form.Store(int32(f) + 1)
+			c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "peer accepts another wire form", slog.String("endpoint", ep.name),
 				slog.String("method", method), slog.String("form", f.String()))
 			return nil
 		case ctx.Err() != nil:
 			return e2
 		case sessionRefused(e2):
-			return c.withSession(ctx, endpoint, method, msgType, sess, params, result)
+			return c.withSession(ctx, ep, method, msgType, sess, params, result)
 		case !refused(e2):
 			return e2
 		}
@@ -406,22 +494,6 @@ type httpStatusError struct {
 
 func (h *httpStatusError) Error() string { return fmt.Sprintf("HTTP status %d", h.status) }
 
-func (c *Client) breaker(endpoint string) *gobreaker.CircuitBreaker[struct{}] {
-	if b, ok := c.breakers.Load(endpoint); ok {
-		return b.(*gobreaker.CircuitBreaker[struct{}])
-	}
-	failures := uint32(c.cfg.Breaker.Failures)
-	b := gobreaker.NewCircuitBreaker[struct{}](gobreaker.Settings{
-		Name:        endpoint,
-		MaxRequests: 1,
-		Timeout:     c.cfg.Breaker.OpenFor,
-		ReadyToTrip: func(counts gobreaker.Counts) bool { return counts.ConsecutiveFailures >= failures },
-		IsExcluded:  func(err error) bool { return errors.Is(err, context.Canceled) },
-	})
-	actual, _ := c.breakers.LoadOrStore(endpoint, b)
-	return actual.(*gobreaker.CircuitBreaker[struct{}])
-}
-
 // peerAnswer carries an error the peer answered through the breaker as a
 // success: a peer that answers is up.
 type peerAnswer struct{ err error }
@@ -429,30 +501,38 @@ type peerAnswer struct{ err error }
 func (p *peerAnswer) Error() string { return p.err.Error() }
 func (p *peerAnswer) Unwrap() error { return p.err }
 
-func (c *Client) attempt(ctx context.Context, endpoint, method string, msgType MessageType, form WireForm, sess *mcpSession, params encoded, result any) error {
-	start := time.Now()
-	err := c.guarded(endpoint, func() error {
-		return c.send(ctx, endpoint, method, msgType, form, sess, params, result)
+func (c *Client) attempt(ctx context.Context, ep *endpointState, method string, msgType MessageType, form WireForm, sess *mcpSession, params encoded, result any) error {
+	// The debug line is built only for a logger that writes it.
+	log := c.cfg.Logger
+	debug := log.Enabled(ctx, slog.LevelDebug)
+	var start time.Time
+	if debug {
+		start = time.Now()
+	}
+	err := c.guarded(ep, func() error {
+		return c.send(ctx, ep, method, msgType, form, sess, params, result)
 	})
-	attrs := []slog.Attr{slog.String("endpoint", endpoint), slog.String("method", method),
+	if !debug {
+		return err
+	}
+	attrs := []slog.Attr{slog.String("endpoint", ep.name), slog.String("method", method),
 		slog.String("message_type", string(msgType)), slog.String("form", form.String()),
 		slog.Duration("took", time.Since(start)), slog.Any("error", err)}
 	if sess != nil && form == FormToolsCall {
 		attrs = append(attrs, slog.Bool("mcp_session", true))
 	}
-	c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "call", attrs...)
+	log.LogAttrs(ctx, slog.LevelDebug, "call", attrs...)
 	return err
 }
 
-// guarded runs one exchange with endpoint through its circuit breaker. An
-// error the peer answered (*peerAnswer) is returned unwrapped and counts as
-// a success: a peer that answers is up.
-func (c *Client) guarded(endpoint string, exchange func() error) error {
+// guarded runs one exchange with the endpoint through its circuit breaker.
+// An error the peer answered (*peerAnswer) is returned unwrapped and counts
+// as a success: a peer that answers is up.
+func (c *Client) guarded(ep *endpointState, exchange func() error) error {
 	var answered error
 	exec := func() (struct{}, error) {
 		err := exchange()
-		var pa *peerAnswer
-		if errors.As(err, &pa) {
+		if pa := asPeerAnswer(err); pa != nil {
 			answered = pa.err
 			return struct{}{}, nil
 		}
@@ -462,9 +542,9 @@ func (c *Client) guarded(endpoint string, exchange func() error) error {
 	if c.cfg.Breaker.Disabled {
 		_, err = exec()
 	} else {
-		_, err = c.breaker(endpoint).Execute(exec)
+		_, err = ep.breaker.Execute(exec)
 		if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
-			err = &Error{Code: CodeConnectionError, Message: "circuit breaker open for " + endpoint, Err: ErrCircuitOpen}
+			err = &Error{Code: CodeConnectionError, Message: "circuit breaker open for " + ep.name, Err: ErrCircuitOpen}
 		}
 	}
 	if err == nil {
@@ -473,10 +553,27 @@ func (c *Client) guarded(endpoint string, exchange func() error) error {
 	return err
 }
 
+// asPeerAnswer returns the *peerAnswer in err's chain, or nil. The
+// exchanges return it as it is: the type assertion finds it without the
+// allocation errors.As makes of its target.
+func asPeerAnswer(err error) *peerAnswer {
+	if err == nil {
+		return nil
+	}
+	if pa, ok := err.(*peerAnswer); ok {
+		return pa
+	}
+	var pa *peerAnswer
+	if errors.As(err, &pa) {
+		return pa
+	}
+	return nil
+}
+
 // send makes one HTTP exchange (in the MCP session sess, if any, when the
 // form is tools/call). Errors the peer answered come back wrapped in
 // *peerAnswer; transport failures come back as *Error.
-func (c *Client) send(ctx context.Context, endpoint, method string, msgType MessageType, form WireForm, sess *mcpSession, params encoded, result any) error {
+func (c *Client) send(ctx context.Context, ep *endpointState, method string, msgType MessageType, form WireForm, sess *mcpSession, params encoded, result any) error {
 	if form != FormToolsCall {
 		sess = nil
 	}
@@ -495,7 +592,9 @@ func (c *Client) send(ctx context.Context, endpoint, method string, msgType Mess
 		wrapped, _ := json.Marshal(map[string]json.RawMessage{"name": name, "arguments": params.join()})
 		reqParams = encoded{wrapped}
 	}
-	reply, _, err := c.request(ctx, endpoint, requestParts(id, reqMethod, reqParams), sess) // shared.go
+	// A request sent from one buffer needs no slice of parts made for it.
+	var one [1][]byte
+	reply, _, err := c.request(ctx, ep, requestParts(one[:0], id, reqMethod, reqParams), sess) // shared.go
 	if err != nil {
 		return err
 	}
@@ -522,41 +621,66 @@ func (c *Client) send(ctx context.Context, endpoint, method string, msgType Mess
 // 35 KB allocated per call before partsConn, 10 KB with it).
 const joinBodyUpTo = 3 << 10
 
-// exchange posts one JSON-RPC body to endpoint, with the headers of the MCP
-// session sess if it is not nil, and returns the answer's status, headers
-// and body (the data of its first event when it is an event stream).
-// Transport failures come back as *Error.
-func (c *Client) exchange(ctx context.Context, endpoint string, body encoded, sess *mcpSession) (int, http.Header, []byte, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, nil)
-	if err != nil {
-		return 0, nil, nil, &Error{Code: CodeConnectionError, Message: "bad endpoint: " + err.Error(), Err: err}
+// exchange posts one JSON-RPC body to the endpoint, with the headers of
+// the MCP session sess if it is not nil, and returns the answer's status,
+// headers and body (the data of its first event when it is an event
+// stream). Transport failures come back as *Error.
+//
+// The request is what http.NewRequestWithContext would make of the
+// endpoint, but for the endpoint's URL, parsed once, and its Host, left
+// empty: the URL's host is sent in its place, and http.Client.Do copies
+// the URL of a request whose Host is set.
+func (c *Client) exchange(ctx context.Context, ep *endpointState, body encoded, sess *mcpSession) (int, http.Header, []byte, error) {
+	if ep.urlErr != nil {
+		return 0, nil, nil, &Error{Code: CodeConnectionError, Message: "bad endpoint: " + ep.urlErr.Error(), Err: ep.urlErr}
 	}
-	hreq.ContentLength = int64(body.size())
-	if hreq.ContentLength <= joinBodyUpTo {
+	u := ep.url
+	if !c.ownsHTTP {
+		// A RoundTripper of the caller's own might change the request's
+		// URL (it should not): it gets a copy. This client's transport
+		// only reads it.
+		cp := *u
+		u = &cp
+	}
+	// The three headers' values share one array, as http.Header.Clone
+	// makes them, rather than a slice each from Header.Set.
+	vals := [...]string{"application/json", "application/json, text/event-stream", c.cfg.UserAgent}
+	req := http.Request{
+		Method:     http.MethodPost,
+		URL:        u,
+		Proto:      "HTTP/1.1",
+		ProtoMajor: 1,
+		ProtoMinor: 1,
+		Header: http.Header{
+			"Content-Type": vals[0:1:1],
+			"Accept":       vals[1:2:2],
+			"User-Agent":   vals[2:3:3],
+		},
+		ContentLength: int64(body.size()),
+	}
+	if req.ContentLength <= joinBodyUpTo {
 		// One buffer: net/http sends a body it knows to be in memory
 		// with its headers, in one write.
 		joined := body.join()
-		hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(joined)), nil }
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(joined)), nil }
 	} else {
 		// A larger body (a broadcast table) is sent as its parts rather
 		// than copied into one buffer first.
-		hreq.GetBody = func() (io.ReadCloser, error) {
-			return &partsBody{append(net.Buffers(nil), body...)}, nil // reading consumes its copy of the parts
+		parts := slices.Clone(body)
+		req.GetBody = func() (io.ReadCloser, error) {
+			return &partsBody{append(net.Buffers(nil), parts...)}, nil // reading consumes its copy of the parts
 		}
 	}
-	hreq.Body, _ = hreq.GetBody()
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/json, text/event-stream")
-	hreq.Header.Set("User-Agent", c.cfg.UserAgent)
+	req.Body, _ = req.GetBody()
 	if sess != nil {
-		sess.setHeaders(hreq.Header)
+		sess.setHeaders(req.Header)
 	}
-	resp, err := c.http.Do(hreq)
+	resp, err := c.http.Do(req.WithContext(ctx))
 	if err != nil {
 		return 0, nil, nil, transportError(ctx, err)
 	}
 	defer resp.Body.Close()
-	raw, err := readAll(io.LimitReader(resp.Body, c.cfg.MaxReplyBytes), min(resp.ContentLength, c.cfg.MaxReplyBytes))
+	raw, err := readAll(resp.Body, min(resp.ContentLength, c.cfg.MaxReplyBytes), c.cfg.MaxReplyBytes)
 	if err != nil {
 		return 0, nil, nil, transportError(ctx, err)
 	}
@@ -568,17 +692,17 @@ func (c *Client) exchange(ctx context.Context, endpoint string, body encoded, se
 
 // request makes one exchange and reads its JSON-RPC reply; a JSON-RPC error
 // comes back as an error the peer answered (*peerAnswer).
-func (c *Client) request(ctx context.Context, endpoint string, body encoded, sess *mcpSession) (*parsedReply, http.Header, error) {
-	status, header, raw, err := c.exchange(ctx, endpoint, body, sess)
+func (c *Client) request(ctx context.Context, ep *endpointState, body encoded, sess *mcpSession) (parsedReply, http.Header, error) {
+	status, header, raw, err := c.exchange(ctx, ep, body, sess)
 	if err != nil {
-		return nil, nil, err
+		return parsedReply{}, nil, err
 	}
 	reply, err := readReply(status, raw)
 	if err != nil {
-		return nil, nil, err
+		return parsedReply{}, nil, err
 	}
 	if reply.rpcErr != nil {
-		return nil, nil, &peerAnswer{errorFromRPC(reply.rpcErr)}
+		return parsedReply{}, nil, &peerAnswer{errorFromRPC(reply.rpcErr)}
 	}
 	return reply, header, nil
 }
@@ -586,7 +710,7 @@ func (c *Client) request(ctx context.Context, endpoint string, body encoded, ses
 // readReply parses an answer's body. Answers without a JSON-RPC reply come
 // back as errors: HTTP 429 and 5xx as retryable *Error, anything else as an
 // error the peer answered (*peerAnswer).
-func readReply(status int, raw []byte) (*parsedReply, error) {
+func readReply(status int, raw []byte) (parsedReply, error) {
 	reply, perr := parseReply(raw)
 	if perr == nil {
 		return reply, nil
@@ -594,20 +718,20 @@ func readReply(status int, raw []byte) (*parsedReply, error) {
 	herr := &httpStatusError{status: status, body: snippet(raw)}
 	switch {
 	case status == http.StatusTooManyRequests:
-		return nil, &Error{Code: CodeRateLimited, Message: "peer is rate limiting (HTTP 429)", Err: herr}
+		return parsedReply{}, &Error{Code: CodeRateLimited, Message: "peer is rate limiting (HTTP 429)", Err: herr}
 	case status >= 500:
-		return nil, &Error{Code: CodeConnectionError, Message: fmt.Sprintf("peer failed (HTTP %d)", status), Err: herr}
+		return parsedReply{}, &Error{Code: CodeConnectionError, Message: fmt.Sprintf("peer failed (HTTP %d)", status), Err: herr}
 	case status >= 400:
 		// The peer is up and refused the request: no catalog code, not retried.
 		msg := fmt.Sprintf("peer refused the request (HTTP %d)", status)
 		if herr.body != "" {
 			msg = fmt.Sprintf("peer refused the request (HTTP %d: %s)", status, herr.body)
 		}
-		return nil, &peerAnswer{&Error{Message: msg, Err: herr}}
+		return parsedReply{}, &peerAnswer{&Error{Message: msg, Err: herr}}
 	case status == http.StatusAccepted && len(bytes.TrimSpace(raw)) == 0:
-		return nil, &peerAnswer{&Error{Code: CodeMissingRequiredField, Message: "peer answered 202 with no reply message"}}
+		return parsedReply{}, &peerAnswer{&Error{Code: CodeMissingRequiredField, Message: "peer answered 202 with no reply message"}}
 	}
-	return nil, &peerAnswer{&Error{Code: CodeMissingRequiredField, Message: "reply is not a JSON-RPC response: " + perr.Error(), Err: perr}}
+	return parsedReply{}, &peerAnswer{&Error{Code: CodeMissingRequiredField, Message: "reply is not a JSON-RPC response: " + perr.Error(), Err: perr}}
 }
 
 // snippet returns the start of a body that is not JSON-RPC, as one line of
@@ -667,15 +791,19 @@ type parsedReply struct {
 
 // parseReply finds the reply message in a response body: in result (itself
 // or MCP content), in params of a request-shaped reply, or at the top level.
-func parseReply(raw []byte) (*parsedReply, error) {
+func parseReply(raw []byte) (parsedReply, error) {
 	top, ok := scanReply(raw)
 	if !ok {
-		if err := json.Unmarshal(raw, &top); err != nil {
-			return nil, err
+		// A variable of its own: top would be allocated for every reply,
+		// not only for those encoding/json reads.
+		var slow replyTop
+		if err := json.Unmarshal(raw, &slow); err != nil {
+			return parsedReply{}, err
 		}
+		top = slow
 	}
 	if top.Error != nil {
-		return &parsedReply{rpcErr: top.Error}, nil
+		return parsedReply{rpcErr: top.Error}, nil
 	}
 	var msg json.RawMessage
 	switch {
@@ -686,10 +814,10 @@ func parseReply(raw []byte) (*parsedReply, error) {
 	case top.MessageType != "":
 		msg = raw
 	default:
-		return nil, errors.New("no result")
+		return parsedReply{}, errors.New("no result")
 	}
 	msg, t := locateMessage(msg)
-	return &parsedReply{message: msg, messageType: t}, nil
+	return parsedReply{message: msg, messageType: t}, nil
 }
 
 // unwrapToolResult returns the message inside an MCP tool result

@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 )
 
 // The MCP protocol versions this package speaks, newest first: a Server
@@ -45,68 +45,40 @@ func (s *mcpSession) setHeaders(h http.Header) {
 }
 
 // mcpEndpoint holds the session with one endpoint. gate lets one handshake
-// run at a time (waiting on it honours the call's context); mu guards cur.
+// run at a time (waiting on it honours the call's context); cur changes
+// only while the gate is held.
 type mcpEndpoint struct {
 	gate chan struct{}
-	mu   sync.Mutex
-	cur  *mcpSession
+	cur  atomic.Pointer[mcpSession]
 }
 
-func (c *Client) mcpEndpoint(endpoint string) *mcpEndpoint {
-	if ep, ok := c.sessions.Load(endpoint); ok {
-		return ep.(*mcpEndpoint)
-	}
-	ep, _ := c.sessions.LoadOrStore(endpoint, &mcpEndpoint{gate: make(chan struct{}, 1)})
-	return ep.(*mcpEndpoint)
-}
-
-// currentSession returns the session held with endpoint, or nil.
-func (c *Client) currentSession(endpoint string) *mcpSession {
-	ep, ok := c.sessions.Load(endpoint)
-	if !ok {
-		return nil
-	}
-	e := ep.(*mcpEndpoint)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.cur
-}
-
-// session returns a session with endpoint other than stale (the one a
+// session returns a session with the endpoint other than stale (the one a
 // refused request was sent in, nil for none): the one another call has
 // just opened, or a new one from a handshake.
-func (c *Client) session(ctx context.Context, endpoint string, stale *mcpSession) (*mcpSession, error) {
-	ep := c.mcpEndpoint(endpoint)
+func (c *Client) session(ctx context.Context, ep *endpointState, stale *mcpSession) (*mcpSession, error) {
 	select {
-	case ep.gate <- struct{}{}:
+	case ep.mcp.gate <- struct{}{}:
 	case <-ctx.Done():
 		return nil, transportError(ctx, ctx.Err())
 	}
-	defer func() { <-ep.gate }()
-	ep.mu.Lock()
-	cur := ep.cur
-	ep.mu.Unlock()
-	if cur != nil && cur != stale {
+	defer func() { <-ep.mcp.gate }()
+	if cur := ep.mcp.cur.Load(); cur != nil && cur != stale {
 		return cur, nil
 	}
-	s, err := c.handshake(ctx, endpoint)
-	ep.mu.Lock()
-	defer ep.mu.Unlock()
+	s, err := c.handshake(ctx, ep)
 	if err != nil {
-		if ep.cur == stale {
-			ep.cur = nil
-		}
+		ep.mcp.cur.CompareAndSwap(stale, nil)
 		return nil, err
 	}
-	ep.cur = s
+	ep.mcp.cur.Store(s)
 	return s, nil
 }
 
 // withSession opens (or joins) an MCP session with endpoint and sends the
 // call as tools/call in it. stale is the session the refused request was
 // sent in (nil for none); at most one handshake is made.
-func (c *Client) withSession(ctx context.Context, endpoint, method string, msgType MessageType, stale *mcpSession, params encoded, result any) error {
-	s, err := c.session(ctx, endpoint, stale)
+func (c *Client) withSession(ctx context.Context, ep *endpointState, method string, msgType MessageType, stale *mcpSession, params encoded, result any) error {
+	s, err := c.session(ctx, ep, stale)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
@@ -118,20 +90,20 @@ func (c *Client) withSession(ctx context.Context, endpoint, method string, msgTy
 		}
 		return err
 	}
-	if err := c.attempt(ctx, endpoint, method, msgType, FormToolsCall, s, params, result); err != nil {
+	if err := c.attempt(ctx, ep, method, msgType, FormToolsCall, s, params, result); err != nil {
 		return err
 	}
-	if f, ok := c.forms.Load(endpoint); !ok || f.(WireForm) != FormToolsCall {
-		c.forms.Store(endpoint, FormToolsCall)
-		c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "peer accepts tools/call in an MCP session", slog.String("endpoint", endpoint),
+	if f, ok := ep.knownForm(); !ok || f != FormToolsCall {
+		ep.form.Store(int32(FormToolsCall) + 1)
+		c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "peer accepts tools/call in an MCP session", slog.String("endpoint", ep.name),
 			slog.String("method", method), slog.String("mcp_protocol_version", s.version))
 	}
 	return nil
 }
 
-// handshake opens an MCP session with endpoint: initialize, then the
+// handshake opens an MCP session with the endpoint: initialize, then the
 // notifications/initialized notification, through the endpoint's breaker.
-func (c *Client) handshake(ctx context.Context, endpoint string) (*mcpSession, error) {
+func (c *Client) handshake(ctx context.Context, ep *endpointState) (*mcpSession, error) {
 	init, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
 		"id":      c.nextID.Add(1),
@@ -144,8 +116,8 @@ func (c *Client) handshake(ctx context.Context, endpoint string) (*mcpSession, e
 	})
 	initialized := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	var s *mcpSession
-	err := c.guarded(endpoint, func() error {
-		reply, header, err := c.request(ctx, endpoint, encoded{init}, nil)
+	err := c.guarded(ep, func() error {
+		reply, header, err := c.request(ctx, ep, encoded{init}, nil)
 		if err != nil {
 			return err
 		}
@@ -157,7 +129,7 @@ func (c *Client) handshake(ctx context.Context, endpoint string) (*mcpSession, e
 			return &peerAnswer{&Error{Message: fmt.Sprintf("peer answered initialize with MCP protocol version %q, which this client does not speak", res.ProtocolVersion)}}
 		}
 		s = &mcpSession{id: header.Get("Mcp-Session-Id"), version: res.ProtocolVersion}
-		status, _, raw, err := c.exchange(ctx, endpoint, encoded{initialized}, s)
+		status, _, raw, err := c.exchange(ctx, ep, encoded{initialized}, s)
 		if err != nil || status < 300 {
 			return err
 		}
@@ -169,7 +141,7 @@ func (c *Client) handshake(ctx context.Context, endpoint string) (*mcpSession, e
 		}
 		return nil
 	})
-	c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "MCP handshake", slog.String("endpoint", endpoint),
+	c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "MCP handshake", slog.String("endpoint", ep.name),
 		slog.Bool("session_id", s != nil && s.id != ""), slog.Any("error", err))
 	if err != nil {
 		return nil, err

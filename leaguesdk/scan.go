@@ -15,11 +15,11 @@ import (
 // values are slices of b. ok is false when b is not a well-formed object,
 // or when a key is written in a way only encoding/json reads as one of
 // names (escaped, or in another case): the caller then decodes b with
-// encoding/json, which gives the same answer more slowly.
-func members(b []byte, names ...string) (vals [][]byte, ok bool) {
-	vals = make([][]byte, len(names))
+// encoding/json, which gives the same answer more slowly. Its callers all
+// look for four names: the values are an array, not a slice made for them.
+func members(b []byte, names [4]string) (vals [4][]byte, ok bool) {
 	err := jsonscan.Object(b, func(key []byte, escaped bool, value []byte) error {
-		i, err := nameOf(key, escaped, names)
+		i, err := nameOf(key, escaped, names[:])
 		if i >= 0 {
 			vals[i] = value
 		}
@@ -58,9 +58,114 @@ func scanString(v []byte, dst *string) bool {
 	}
 	s, ok := jsonscan.String(v)
 	if ok {
-		*dst = string(s)
+		*dst = intern(s)
 	}
 	return ok
+}
+
+// intern returns s as a string: one of the values every request and
+// reply carries (the JSON-RPC version, a message type or a method of the
+// protocol) without a copy of its own, any other in a new string.
+func intern(s []byte) string {
+	switch string(s) {
+	case "2.0":
+		return "2.0"
+	case string(MsgRefereeRegisterRequest):
+		return string(MsgRefereeRegisterRequest)
+	case string(MsgRefereeRegisterResponse):
+		return string(MsgRefereeRegisterResponse)
+	case string(MsgLeagueRegisterRequest):
+		return string(MsgLeagueRegisterRequest)
+	case string(MsgLeagueRegisterResponse):
+		return string(MsgLeagueRegisterResponse)
+	case string(MsgRoundAnnouncement):
+		return string(MsgRoundAnnouncement)
+	case string(MsgRoundCompleted):
+		return string(MsgRoundCompleted)
+	case string(MsgLeagueCompleted):
+		return string(MsgLeagueCompleted)
+	case string(MsgGameInvitation):
+		return string(MsgGameInvitation)
+	case string(MsgGameJoinAck):
+		return string(MsgGameJoinAck)
+	case string(MsgChooseParityCall):
+		return string(MsgChooseParityCall)
+	case string(MsgChooseParityResponse):
+		return string(MsgChooseParityResponse)
+	case string(MsgGameOver):
+		return string(MsgGameOver)
+	case string(MsgMatchResultReport):
+		return string(MsgMatchResultReport)
+	case string(MsgLeagueStandingsUpdate):
+		return string(MsgLeagueStandingsUpdate)
+	case string(MsgLeagueError):
+		return string(MsgLeagueError)
+	case string(MsgGameError):
+		return string(MsgGameError)
+	case string(MsgLeagueQuery):
+		return string(MsgLeagueQuery)
+	case string(MsgLeagueQueryResponse):
+		return string(MsgLeagueQueryResponse)
+	case string(MsgGameMoveCall):
+		return string(MsgGameMoveCall)
+	case string(MsgGameMoveResponse):
+		return string(MsgGameMoveResponse)
+	case string(MsgStartMatch):
+		return string(MsgStartMatch)
+	case string(MsgStartMatchResponse):
+		return string(MsgStartMatchResponse)
+	case string(MsgStartLeague):
+		return string(MsgStartLeague)
+	case string(MsgStartLeagueResponse):
+		return string(MsgStartLeagueResponse)
+	case string(MsgAck):
+		return string(MsgAck)
+	case string(MsgStateQuery):
+		return string(MsgStateQuery)
+	case string(MsgStateResponse):
+		return string(MsgStateResponse)
+	case MethodRegisterReferee:
+		return MethodRegisterReferee
+	case MethodRegisterPlayer:
+		return MethodRegisterPlayer
+	case MethodNotifyRound:
+		return MethodNotifyRound
+	case MethodStartMatch:
+		return MethodStartMatch
+	case MethodHandleGameInvitation:
+		return MethodHandleGameInvitation
+	case MethodChooseParity:
+		return MethodChooseParity
+	case MethodMakeMove:
+		return MethodMakeMove
+	case MethodNotifyMatchResult:
+		return MethodNotifyMatchResult
+	case MethodNotifyGameError:
+		return MethodNotifyGameError
+	case MethodReportMatchResult:
+		return MethodReportMatchResult
+	case MethodUpdateStandings:
+		return MethodUpdateStandings
+	case MethodNotifyRoundCompleted:
+		return MethodNotifyRoundCompleted
+	case MethodNotifyLeagueCompleted:
+		return MethodNotifyLeagueCompleted
+	case MethodLeagueQuery:
+		return MethodLeagueQuery
+	case MethodStartLeague:
+		return MethodStartLeague
+	case MethodGameJoinAck:
+		return MethodGameJoinAck
+	case MethodChooseParityResponse:
+		return MethodChooseParityResponse
+	case MethodGetStandings:
+		return MethodGetStandings
+	case MethodGetMatchState:
+		return MethodGetMatchState
+	case MethodGetPlayerState:
+		return MethodGetPlayerState
+	}
+	return string(s)
 }
 
 // parseRequest reads a JSON-RPC request object in one pass; ok is false
@@ -118,7 +223,7 @@ type paramsProbe struct {
 // scanParams reads params in one pass; ok is false when
 // probeParamsJSON must read them.
 func scanParams(params []byte) (p paramsProbe, ok bool) {
-	v, ok := members(params, "message_type", "message", "arguments", "payload")
+	v, ok := members(params, [4]string{"message_type", "message", "arguments", "payload"})
 	if !ok || !scanString(v[0], &p.MessageType) {
 		return p, false
 	}
@@ -143,7 +248,7 @@ type replyTop struct {
 // scanReply reads a response body in one pass; ok is false when
 // encoding/json must read it (an error reply among others).
 func scanReply(raw []byte) (top replyTop, ok bool) {
-	v, ok := members(raw, "result", "error", "params", "message_type")
+	v, ok := members(raw, [4]string{"result", "error", "params", "message_type"})
 	if !ok || !scanString(v[3], &top.MessageType) || (v[1] != nil && string(v[1]) != "null") {
 		return top, false
 	}
@@ -166,23 +271,36 @@ func messageTypeOf(msg []byte) string {
 
 // readAll reads r to its end into one buffer sized for size bytes (a
 // Content-Length; negative when unknown), where io.ReadAll would start
-// small and copy the body as it grows.
-func readAll(r io.Reader, size int64) ([]byte, error) {
+// small and copy the body as it grows. With limit not negative it reads
+// no more than limit bytes, and stops there without an error, as it would
+// from io.LimitReader(r, limit).
+func readAll(r io.Reader, size, limit int64) ([]byte, error) {
 	if size < 0 || size > 16<<20 {
-		return io.ReadAll(r)
+		size = 0 // as io.ReadAll: 512 bytes, then grown
 	}
-	b := make([]byte, 0, size+512)
+	size += 512
+	if limit >= 0 && size > limit {
+		size = limit
+	}
+	b := make([]byte, 0, size)
 	for {
-		n, err := r.Read(b[len(b):cap(b)])
+		if limit >= 0 && int64(len(b)) >= limit {
+			return b, nil
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		end := cap(b)
+		if limit >= 0 && int64(end) > limit {
+			end = int(limit)
+		}
+		n, err := r.Read(b[len(b):end])
 		b = b[:len(b)+n]
 		if err == io.EOF {
 			return b, nil
 		}
 		if err != nil {
 			return b, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
 		}
 	}
 }

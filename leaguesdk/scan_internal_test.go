@@ -3,6 +3,7 @@ package leaguesdk
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"reflect"
 	"testing"
 	"testing/iotest"
@@ -74,12 +75,12 @@ func FuzzScanMatchesEncodingJSON(f *testing.F) {
 func TestReadAllWhateverTheSizeHint(t *testing.T) {
 	body := bytes.Repeat([]byte("0123456789"), 300)
 	for _, hint := range []int64{-1, 0, 10, 2999, 3000, 3001, 100000, 1 << 30} {
-		got, err := readAll(iotest.OneByteReader(bytes.NewReader(body)), hint)
+		got, err := readAll(iotest.OneByteReader(bytes.NewReader(body)), hint, -1)
 		if err != nil || !bytes.Equal(got, body) {
 			t.Errorf("hint %d: read %d bytes (%v), want %d", hint, len(got), err, len(body))
 		}
 	}
-	if _, err := readAll(iotest.ErrReader(iotest.ErrTimeout), 10); err != iotest.ErrTimeout {
+	if _, err := readAll(iotest.ErrReader(iotest.ErrTimeout), 10, -1); err != iotest.ErrTimeout {
 		t.Errorf("error %v, want the reader's", err)
 	}
 }
@@ -111,6 +112,21 @@ func TestReadsAliasedOnlyWhereATypeReadsTheRenamedField(t *testing.T) {
 	} {
 		if got := readsAliased(tc.t); got != tc.want {
 			t.Errorf("readsAliased(%v) = %v, want %v", tc.t, got, tc.want)
+		}
+	}
+}
+
+// With a limit, readAll stops at it without an error, as it would reading
+// from an io.LimitReader, whatever the size hint.
+func TestReadAllStopsAtItsLimit(t *testing.T) {
+	body := bytes.Repeat([]byte("0123456789"), 300)
+	for _, limit := range []int64{0, 1, 10, 2999, 3000, 3001, 1 << 20} {
+		for _, hint := range []int64{-1, 0, 10, min(limit, 3000), 3000, 1 << 30} {
+			want, _ := io.ReadAll(io.LimitReader(bytes.NewReader(body), limit))
+			got, err := readAll(iotest.OneByteReader(bytes.NewReader(body)), hint, limit)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("limit %d, hint %d: read %d bytes (%v), want %d", limit, hint, len(got), err, len(want))
+			}
 		}
 	}
 }

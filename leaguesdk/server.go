@@ -402,7 +402,7 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 			Error: &RPCError{Code: RPCInvalidRequest, Message: fmt.Sprintf("request body larger than %d bytes", s.cfg.MaxBodyBytes)}})
 		return
 	}
-	body, err := readAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), r.ContentLength)
+	body, err := readAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), r.ContentLength, -1)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -426,8 +426,11 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !ok {
-		req = rpcRequest{}
-		err = json.Unmarshal(body, &req)
+		// A variable of its own: req would be allocated for every
+		// request, not only for those encoding/json reads.
+		var slow rpcRequest
+		err = json.Unmarshal(body, &slow)
+		req = slow
 	}
 	if err != nil {
 		trimmed := bytes.TrimSpace(body)
@@ -511,20 +514,34 @@ func reply(w http.ResponseWriter, id json.RawMessage, result any, rpcErr *RPCErr
 }
 
 // writeJSON answers v as JSON. HTML escaping is off, so that the request's
-// id and the handler's strings go back byte for byte.
+// id and the handler's strings go back byte for byte. The encoding goes to
+// w as it is, from the encoder's own buffer, not copied into one of ours
+// first: an encoder writes nothing of a value it cannot encode.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	jw := &jsonWriter{w: w, status: status}
+	enc := json.NewEncoder(jw)
 	enc.SetEscapeHTML(false)
-	b := []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"response does not encode"}}`)
-	if err := enc.Encode(v); err != nil {
-		status = http.StatusInternalServerError
-	} else {
-		b = buf.Bytes()
+	if err := enc.Encode(v); err != nil && !jw.wrote {
+		jw.status = http.StatusInternalServerError
+		_, _ = jw.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"response does not encode"}}`))
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+}
+
+// jsonWriter writes a JSON answer's headers and status before its first
+// bytes.
+type jsonWriter struct {
+	w      http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (j *jsonWriter) Write(p []byte) (int, error) {
+	if !j.wrote {
+		j.wrote = true
+		j.w.Header().Set("Content-Type", "application/json")
+		j.w.WriteHeader(j.status)
+	}
+	return j.w.Write(p)
 }
 
 // dispatch routes one request and returns its result or its error.
@@ -620,13 +637,16 @@ func (s *Server) serve(hr *http.Request, rt *route, form WireForm, method string
 	if m, ok := in.(Message); ok && decodeErr == nil {
 		req.Envelope = m.Header()
 	}
-	h := func(ctx context.Context, req *Request) (any, error) {
-		if decodeErr != nil {
-			return nil, decodeErr
-		}
-		return rt.run(ctx, req, in)
+	h := handling{rt: rt, in: in, decodeErr: decodeErr}
+	var out any
+	var err error
+	if mw := s.cfg.Middleware; len(mw) > 0 {
+		out, err = s.guard(ctx, rt.tool.Name, chain(h.handle, mw), req)
+	} else {
+		// Without middleware the handler is called as it is: no closure
+		// of it is kept, so none is allocated.
+		out, err = s.guard(ctx, rt.tool.Name, h.handle, req)
 	}
-	out, err := s.guard(ctx, rt.tool.Name, chain(h, s.cfg.Middleware), req)
 	took := time.Since(start)
 	if s.cfg.Observer != nil {
 		s.cfg.Observer.ObserveCall(CallEvent{Served: true, Method: rt.tool.Name, Outcome: Outcome(err), Took: took})
@@ -642,6 +662,21 @@ func (s *Server) serve(hr *http.Request, rt *route, form WireForm, method string
 	log.LogAttrs(ctx, slog.LevelDebug, "request served", slog.String("method", method), slog.String("tool", rt.tool.Name),
 		slog.String("message_type", msgType), slog.String("form", form.String()), slog.Duration("took", took))
 	return s.result(req, out), nil
+}
+
+// handling is the last step of serve: the route's handler with the
+// decoded message, or the error that decoding it gave.
+type handling struct {
+	rt        *route
+	in        any
+	decodeErr error
+}
+
+func (h handling) handle(ctx context.Context, req *Request) (any, error) {
+	if h.decodeErr != nil {
+		return nil, h.decodeErr
+	}
+	return h.rt.run(ctx, req, h.in)
 }
 
 // result is the JSON-RPC result that carries a handler's reply out.
@@ -858,8 +893,14 @@ func locateMessage(params json.RawMessage) (json.RawMessage, string) {
 		return params, ""
 	}
 	probe, ok := scanParams(params)
-	if !ok && probeParamsJSON(params, &probe) != nil {
-		return params, ""
+	if !ok {
+		// A variable of its own: probe would be allocated for every
+		// message, not only for those encoding/json reads.
+		var slow paramsProbe
+		if probeParamsJSON(params, &slow) != nil {
+			return params, ""
+		}
+		probe = slow
 	}
 	if probe.MessageType != "" {
 		return params, probe.MessageType

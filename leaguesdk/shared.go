@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -149,28 +150,66 @@ func (s *SharedMessage) typOrNil() MessageType {
 // compact JSON as json.Marshal writes it; the result is byte for byte what
 // json.Marshal writes for the request, without scanning params again.
 func appendRequest(dst []byte, id int64, method string, params encoded) []byte {
-	for _, part := range requestParts(id, method, params) {
+	for _, part := range requestParts(nil, id, method, params) {
 		dst = append(dst, part...)
 	}
 	return dst
 }
 
-// requestParts returns the JSON-RPC request of appendRequest as parts:
-// its head, the parts of params, its closing brace, so that a large message
-// is sent without being copied into a request body first.
-func requestParts(id int64, method string, params encoded) encoded {
-	m, _ := json.Marshal(method)
-	head := make([]byte, 0, 48+len(m))
-	head = append(head, `{"jsonrpc":"2.0","id":`...)
-	head = strconv.AppendInt(head, id, 10)
-	head = append(head, `,"method":`...)
-	head = append(head, m...)
-	head = append(head, `,"params":`...)
+// requestParts appends to dst the JSON-RPC request of appendRequest as
+// parts: its head, the parts of params, its closing brace, so that a large
+// message is sent without being copied into a request body first. A
+// request of at most joinBodyUpTo bytes, which is sent from one buffer
+// (Client.exchange), is appended as one part, written in one buffer of
+// its size: a dst with room for one part then takes it as it is.
+func requestParts(dst encoded, id int64, method string, params encoded) encoded {
 	if params.size() == 0 {
 		params = encoded{[]byte("null")}
 	}
-	parts := make(encoded, 0, len(params)+2)
-	parts = append(parts, head)
-	parts = append(parts, params...)
-	return append(parts, []byte("}"))
+	var m []byte
+	if !plainString(method) {
+		m, _ = json.Marshal(method)
+	}
+	headSize := len(`{"jsonrpc":"2.0","id":,"method":,"params":`) + 20 + len(method) + 2 + len(m)
+	size := params.size()
+	if size+headSize+1 <= joinBodyUpTo {
+		b := appendHead(make([]byte, 0, headSize+size+1), id, method, m)
+		for _, part := range params {
+			b = append(b, part...)
+		}
+		return append(dst, append(b, '}'))
+	}
+	dst = slices.Grow(dst, len(params)+2)
+	dst = append(dst, appendHead(make([]byte, 0, headSize), id, method, m))
+	dst = append(dst, params...)
+	return append(dst, []byte("}"))
+}
+
+// appendHead appends the start of a request, up to its params: method is
+// written as it is, quoted, unless m, its JSON encoding, is not nil.
+func appendHead(b []byte, id int64, method string, m []byte) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"method":`...)
+	if m != nil {
+		b = append(b, m...)
+	} else {
+		b = append(b, '"')
+		b = append(b, method...)
+		b = append(b, '"')
+	}
+	return append(b, `,"params":`...)
+}
+
+// plainString reports whether json.Marshal writes s as it is, between
+// quotes: printable ASCII without a quote, a backslash or a character it
+// escapes for HTML.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }

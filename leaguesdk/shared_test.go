@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -178,4 +179,32 @@ func BenchmarkBroadcast1000(b *testing.B) {
 			}
 		})
 	})
+}
+
+// A request is written byte for byte as json.Marshal writes it, whatever
+// its method (written as it is, or escaped as json.Marshal escapes it) and
+// whether it is one buffer (a small one) or parts (a large one).
+func TestRequestPartsAsJSONMarshal(t *testing.T) {
+	small := []byte(`{"a":1}`)
+	large := []byte(`{"a":"` + strings.Repeat("x", joinBodyUpTo) + `"}`)
+	for _, method := range []string{MethodChooseParity, "tools/call", "a<b>&c", `q"uote\`, "tab\there", "é", ""} {
+		for _, params := range []encoded{{small}, {large}, {large[:5], large[5:]}} {
+			want, err := json.Marshal(struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      int64           `json:"id"`
+				Method  string          `json:"method"`
+				Params  json.RawMessage `json:"params"`
+			}{"2.0", 7, method, params.join()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts := requestParts(nil, 7, method, params)
+			if got := parts.join(); !bytes.Equal(got, want) {
+				t.Fatalf("method %q: request\n%s\nwant\n%s", method, got, want)
+			}
+			if oneBuffer := len(parts) == 1; oneBuffer != (len(want) <= joinBodyUpTo) {
+				t.Errorf("method %q, %d bytes: %d parts", method, len(want), len(parts))
+			}
+		}
+	}
 }
