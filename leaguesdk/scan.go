@@ -64,12 +64,17 @@ func scanString(v []byte, dst *string) bool {
 }
 
 // intern returns s as a string: one of the values every request and
-// reply carries (the JSON-RPC version, a message type or a method of the
-// protocol) without a copy of its own, any other in a new string.
+// reply carries (the JSON-RPC version, the protocol, the manager's sender,
+// a message type or a method of the protocol) without a copy of its own,
+// any other in a new string.
 func intern(s []byte) string {
 	switch string(s) {
 	case "2.0":
 		return "2.0"
+	case Protocol:
+		return Protocol
+	case LeagueManagerSender:
+		return LeagueManagerSender
 	case string(MsgRefereeRegisterRequest):
 		return string(MsgRefereeRegisterRequest)
 	case string(MsgRefereeRegisterResponse):

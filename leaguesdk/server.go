@@ -291,7 +291,7 @@ func (s *Server) HandleRaw(tool Tool, h HandlerFunc) {
 	r.decode = func(raw json.RawMessage) (any, MessageType, error) {
 		env := new(Envelope)
 		if len(raw) > 0 && raw[0] == '{' {
-			_ = json.Unmarshal(raw, env) // the handler reads the message; the envelope is a claim
+			_ = unmarshal(raw, env) // the handler reads the message; the envelope is a claim
 		}
 		return env, env.MessageType, nil
 	}
@@ -699,7 +699,7 @@ func (s *Server) unrouted(hr *http.Request, form WireForm, method, tool string, 
 	req := &Request{Method: method, Tool: tool, Form: form, ID: id, Message: msg, HTTP: hr}
 	if msgType != "" {
 		env := new(Envelope)
-		_ = json.Unmarshal(msg, env) // what decodes of a message no tool reads
+		_ = unmarshal(msg, env) // what decodes of a message no tool reads
 		env.MessageType = MessageType(msgType)
 		req.Envelope = env
 	}
@@ -953,12 +953,14 @@ func checksJSON(v any) bool {
 }
 
 // decodeRenamed is decodeMessage for a message whose alias fields are
-// renamed already, or that has none its type reads.
+// renamed already, or that has none its type reads. A type that does not
+// decode itself is decoded by decodeFast when it can (decode.go), with
+// what encoding/json would give.
 func decodeRenamed(raw json.RawMessage, v any) error {
 	if u, ok := v.(json.Unmarshaler); ok && len(raw) > 0 && raw[0] == '{' {
 		return u.UnmarshalJSON(raw)
 	}
-	return json.Unmarshal(raw, v)
+	return unmarshal(raw, v)
 }
 
 // readsAliased reports whether decoding a message into t reads a field

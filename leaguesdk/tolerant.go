@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 )
 
 // Players of other implementations answer GAME_INVITATION and move calls
@@ -21,6 +22,12 @@ func (a *GameJoinAck) UnmarshalJSON(b []byte) error {
 	if !isObject(b) {
 		return nil
 	}
+	var f joinAckFields
+	if decodeFast(b, &f) {
+		*a = GameJoinAck{Envelope: f.Envelope, MatchID: f.MatchID, PlayerID: f.PlayerID, ArrivalTimestamp: f.ArrivalTimestamp}
+		a.readAccept(f.Accept, f.Accepted)
+		return nil
+	}
 	type plain GameJoinAck
 	w := struct {
 		*plain
@@ -28,9 +35,29 @@ func (a *GameJoinAck) UnmarshalJSON(b []byte) error {
 		Accepted json.RawMessage `json:"accepted"`
 	}{plain: (*plain)(a)}
 	err := json.Unmarshal(b, &w)
-	raw := w.Accept
+	a.readAccept(w.Accept, w.Accepted)
+	return err
+}
+
+// joinAckFields are the members GameJoinAck.UnmarshalJSON reads: the same
+// names, of the same types, as the struct it hands encoding/json, so that
+// decodeFast reads them (as that struct is, it is not for decodeFast: an
+// embedded pointer, a name at two depths).
+type joinAckFields struct {
+	Envelope
+	MatchID          string          `json:"match_id"`
+	PlayerID         string          `json:"player_id"`
+	ArrivalTimestamp string          `json:"arrival_timestamp"`
+	Accept           json.RawMessage `json:"accept"`
+	Accepted         json.RawMessage `json:"accepted"`
+}
+
+// readAccept sets what a received accept says from its member accept, or
+// else accepted, as received (nil when absent).
+func (a *GameJoinAck) readAccept(accept, accepted json.RawMessage) {
+	raw := accept
 	if raw == nil {
-		raw = w.Accepted
+		raw = accepted
 	}
 	a.noAccept, a.invalidAccept = false, ""
 	switch {
@@ -43,7 +70,6 @@ func (a *GameJoinAck) UnmarshalJSON(b []byte) error {
 	default:
 		a.invalidAccept = string(raw)
 	}
-	return err
 }
 
 // Answer interprets a received GAME_JOIN_ACK or other reply to
@@ -80,8 +106,10 @@ func (r *ChooseParityResponse) UnmarshalJSON(b []byte) error {
 	type plain ChooseParityResponse
 	// The profile's shape, the common case, is decoded directly.
 	if !containsFold(b, "move_data") && !bytes.Contains(b, []byte(`\u`)) {
-		if json.Unmarshal(b, (*plain)(r)) == nil && r.ParityChoice != "" {
-			r.noChoice = false
+		// From a zero value, which decodeFast takes: noChoice is set
+		// after, either way.
+		*r = ChooseParityResponse{}
+		if unmarshal(b, (*plain)(r)) == nil && r.ParityChoice != "" {
 			return nil
 		}
 		*r = ChooseParityResponse{noChoice: true}
@@ -139,9 +167,17 @@ func isObject(b []byte) bool {
 // isNull reports whether raw is absent or JSON null.
 func isNull(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "null" }
 
-// containsFold reports whether b holds the ASCII word in any case.
+// containsFold reports whether b holds the non-empty ASCII word in any
+// case.
 func containsFold(b []byte, word string) bool {
+	first := word[0] | 0x20
 	for i := 0; i+len(word) <= len(b); i++ {
+		// An ASCII byte that is not the first letter in either case
+		// cannot start the word: the look at every byte is then one
+		// comparison, not a call.
+		if c := b[i]; c < utf8.RuneSelf && c|0x20 != first {
+			continue
+		}
 		if strings.EqualFold(string(b[i:i+len(word)]), word) {
 			return true
 		}
