@@ -114,6 +114,15 @@ type fieldDecoder struct {
 	dec   *decoder
 }
 
+// selfDecodingKnown reports whether the types of the package of import
+// path pkg decode themselves without side effects: this package's and the
+// standard library's (json.RawMessage, time.Time), whose paths have no dot
+// in their first element.
+func selfDecodingKnown(pkg string) bool {
+	first, _, _ := strings.Cut(pkg, "/")
+	return pkg == reflect.TypeFor[Envelope]().PkgPath() || !strings.Contains(first, ".")
+}
+
 var (
 	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
@@ -128,8 +137,12 @@ func buildDecoder(t reflect.Type, seen map[reflect.Type]bool) (d *decoder, ok bo
 		pt := reflect.PointerTo(t)
 		if pt.Implements(unmarshalerType) {
 			// A method of an unnamed type comes from an embedded field,
-			// which encoding/json may or may not call: left to it.
-			return &decoder{kind: decUnmarshaler, typ: t}, t.Name() != ""
+			// which encoding/json may or may not call: left to it. So is
+			// a type of a package outside this one and the standard
+			// library: when its decoding fails, the fallback calls it a
+			// second time, which only these are known to bear (their
+			// decoding has no side effects).
+			return &decoder{kind: decUnmarshaler, typ: t}, t.Name() != "" && selfDecodingKnown(t.PkgPath())
 		}
 		if pt.Implements(textUnmarshalerType) {
 			return nil, false

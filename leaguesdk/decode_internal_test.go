@@ -492,3 +492,21 @@ func BenchmarkDecodeTolerant(b *testing.B) {
 		}
 	}
 }
+
+// A field that decodes itself is decoded on the fast path only when its
+// type is this package's or the standard library's: when it fails, the
+// fallback to encoding/json calls it a second time.
+func TestSelfDecodingKnown(t *testing.T) {
+	for pkg, want := range map[string]bool{
+		reflect.TypeFor[Envelope]().PkgPath():  true,
+		"encoding/json":                        true,
+		"time":                                 true,
+		"github.com/agentleague/league/player": false,
+		"github.com/google/uuid":               false,
+		"example.com/game":                     false,
+	} {
+		if got := selfDecodingKnown(pkg); got != want {
+			t.Errorf("selfDecodingKnown(%q) = %v, want %v", pkg, got, want)
+		}
+	}
+}
