@@ -23,6 +23,16 @@ var corpus = []string{
 	`NaN`, `Infinity`, `'a'`, `[1,,2]`, `{"a":1,"b"}`,
 	// a member named a, last or not, and the faults after it that Head's tail must show
 	`{"b":1,"a":[1,{"c":"}"}]}`, `{"a":{"x":1},"b":2}`, `{"a":1} }`, `{"a":1 ,}`, `{"a":[1]`, `{"b":[],"a":"x"} x`,
+	// numbers inside containers, where integers take a shorter way
+	`{"a":12.5,"b":3e2,"c":7E-1,"d":0,"e":-4,"f":120}`, `[10.25,1E+2,0.5,-0,7]`, `{"a":1.}`, `{"a":12e}`, `[1e+,2]`,
+	`{"a":01}`, `[12a]`, `{"a":9`, `[123`, `{"a":1x}`, `{"a":-}`,
+	// strings ending on either side of an eight-byte word, with a
+	// backslash or a control character before or after the quote
+	`["1234567","12345678","123456789",""]`, `{"1234567":"abcdefgh","k":"x"}`, `["ab\"cd","\\","a\\\\"]`,
+	"[\"ab\x1f\"]", "[\"ab\",\"\x1f\"]", "[\"1234567\x01\"]", "{\"abcdefgh\x7f\":1}", `["1234567\u00e9","abc\/defghij\n"]`,
+	`["abcdefg`, `{"abcdefg`, `{"abcdefgh":`, `["abc\`, `["abcdefghij\q"]`, `{"abcdefg\"":1,"abcdefgh\u":2}`,
+	// rows of a table written with white space
+	"[ {\n\t\"rank\" : 1 ,\r\n \"name\" : \"Agent Alpha\" } , {\"rank\":2} ]",
 }
 
 func TestValidAgreesWithEncodingJSON(t *testing.T) {
@@ -372,6 +382,30 @@ func TestCutChecks(t *testing.T) {
 			t.Errorf("Cut(%s): no error", in)
 		} else if e := new(jsonscan.SyntaxError); !errors.As(err, &e) {
 			t.Errorf("Cut(%s) = %v, want a *SyntaxError", in, err)
+		}
+	}
+}
+
+// BenchmarkCut is a player reading a standings update of a 200-player
+// league: the table is cut out of the message and its rows handed out in
+// the one pass that checks the whole text.
+func BenchmarkCut(b *testing.B) {
+	var rows []string
+	for i := range 200 {
+		rows = append(rows, fmt.Sprintf(`{"rank":%d,"player_id":"P%03d","display_name":"Agent %03d","played":%d,"wins":%d,"draws":%d,"losses":%d,"points":%d}`,
+			i+1, i+1, i+1, 10+i%3, 6+i%5, i%3, i%4, 20+i%17))
+	}
+	msg := []byte(`{"protocol":"league.v2","message_type":"LEAGUE_STANDINGS_UPDATE","sender":"league_manager",` +
+		`"timestamp":"2025-01-15T10:30:00Z","conversation_id":"conv-r3-standings","auth_token":"tok-0123456789abcdef",` +
+		`"league_id":"league_2025_even_odd","round_id":3,"standings":[` + strings.Join(rows, ",") + `]}`)
+	n := 0
+	count := func([]byte) error { n++; return nil }
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		n = 0
+		if _, _, err := jsonscan.Cut(msg, "standings", count); err != nil || n != 200 {
+			b.Fatal(err, n)
 		}
 	}
 }
