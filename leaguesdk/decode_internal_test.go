@@ -436,37 +436,21 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 // BenchmarkDecode decodes three messages of the league's hot path by
 // decodeFast (unmarshal) and by encoding/json.
 func BenchmarkDecode(b *testing.B) {
-	for _, mt := range []MessageType{MsgChooseParityCall, MsgGameInvitation, MsgMatchResultReport} {
-		raw, err := os.ReadFile(filepath.Join("../docs/message-examples", string(mt)+".json"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, raw); err != nil {
-			b.Fatal(err)
-		}
-		raw = compact.Bytes()
-		for _, path := range []struct {
-			name string
-			fn   func([]byte, any) error
-		}{{"fast", unmarshal}, {"encoding-json", json.Unmarshal}} {
-			b.Run(string(mt)+"/"+path.name, func(b *testing.B) {
-				b.ReportAllocs()
-				b.SetBytes(int64(len(raw)))
-				for b.Loop() {
-					if err := path.fn(raw, NewMessage(mt)); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
-	}
+	benchDecode(b, []MessageType{MsgChooseParityCall, MsgGameInvitation, MsgMatchResultReport},
+		unmarshal, json.Unmarshal)
 }
 
 // BenchmarkDecodeTolerant decodes the players' two answers, as the referee
 // reads them, by their UnmarshalJSON and by the reference decodings.
 func BenchmarkDecodeTolerant(b *testing.B) {
-	for _, mt := range []MessageType{MsgGameJoinAck, MsgChooseParityResponse} {
+	benchDecode(b, []MessageType{MsgGameJoinAck, MsgChooseParityResponse},
+		func(b []byte, v any) error { return v.(json.Unmarshaler).UnmarshalJSON(b) }, refDecodeRenamed)
+}
+
+// benchDecode decodes the example message of each of types, compacted, by
+// fast and by reference, as sub-benchmarks of each type.
+func benchDecode(b *testing.B, types []MessageType, fast, reference func([]byte, any) error) {
+	for _, mt := range types {
 		raw, err := os.ReadFile(filepath.Join("../docs/message-examples", string(mt)+".json"))
 		if err != nil {
 			b.Fatal(err)
@@ -479,7 +463,7 @@ func BenchmarkDecodeTolerant(b *testing.B) {
 		for _, path := range []struct {
 			name string
 			fn   func([]byte, any) error
-		}{{"fast", func(b []byte, v any) error { return v.(json.Unmarshaler).UnmarshalJSON(b) }}, {"encoding-json", refDecodeRenamed}} {
+		}{{"fast", fast}, {"encoding-json", reference}} {
 			b.Run(string(mt)+"/"+path.name, func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(len(raw)))
