@@ -101,7 +101,9 @@ func TestSharedMessageCostPerRecipient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			bytesPerRecipient = len(appendRequest(nil, 7, MethodUpdateStandings, params))
+			// As Client.call sends it: the request's parts, the table's
+			// bytes shared, not joined into one body.
+			bytesPerRecipient = requestParts(nil, 7, MethodUpdateStandings, params).size()
 		})
 		return allocs, bytesPerRecipient
 	}
