@@ -64,114 +64,29 @@ func scanString(v []byte, dst *string) bool {
 }
 
 // intern returns s as a string: one of the values every request and
-// reply carries (the JSON-RPC version, the protocol, the manager's sender,
-// a message type or a method of the protocol) without a copy of its own,
-// any other in a new string.
+// reply carries (the JSON-RPC version, the protocol, the manager's sender
+// name, a message type or the method it is sent with) without a copy of
+// its own, any other in a new string.
 func intern(s []byte) string {
-	switch string(s) {
-	case "2.0":
-		return "2.0"
-	case Protocol:
-		return Protocol
-	case LeagueManagerSender:
-		return LeagueManagerSender
-	case string(MsgRefereeRegisterRequest):
-		return string(MsgRefereeRegisterRequest)
-	case string(MsgRefereeRegisterResponse):
-		return string(MsgRefereeRegisterResponse)
-	case string(MsgLeagueRegisterRequest):
-		return string(MsgLeagueRegisterRequest)
-	case string(MsgLeagueRegisterResponse):
-		return string(MsgLeagueRegisterResponse)
-	case string(MsgRoundAnnouncement):
-		return string(MsgRoundAnnouncement)
-	case string(MsgRoundCompleted):
-		return string(MsgRoundCompleted)
-	case string(MsgLeagueCompleted):
-		return string(MsgLeagueCompleted)
-	case string(MsgGameInvitation):
-		return string(MsgGameInvitation)
-	case string(MsgGameJoinAck):
-		return string(MsgGameJoinAck)
-	case string(MsgChooseParityCall):
-		return string(MsgChooseParityCall)
-	case string(MsgChooseParityResponse):
-		return string(MsgChooseParityResponse)
-	case string(MsgGameOver):
-		return string(MsgGameOver)
-	case string(MsgMatchResultReport):
-		return string(MsgMatchResultReport)
-	case string(MsgLeagueStandingsUpdate):
-		return string(MsgLeagueStandingsUpdate)
-	case string(MsgLeagueError):
-		return string(MsgLeagueError)
-	case string(MsgGameError):
-		return string(MsgGameError)
-	case string(MsgLeagueQuery):
-		return string(MsgLeagueQuery)
-	case string(MsgLeagueQueryResponse):
-		return string(MsgLeagueQueryResponse)
-	case string(MsgGameMoveCall):
-		return string(MsgGameMoveCall)
-	case string(MsgGameMoveResponse):
-		return string(MsgGameMoveResponse)
-	case string(MsgStartMatch):
-		return string(MsgStartMatch)
-	case string(MsgStartMatchResponse):
-		return string(MsgStartMatchResponse)
-	case string(MsgStartLeague):
-		return string(MsgStartLeague)
-	case string(MsgStartLeagueResponse):
-		return string(MsgStartLeagueResponse)
-	case string(MsgAck):
-		return string(MsgAck)
-	case string(MsgStateQuery):
-		return string(MsgStateQuery)
-	case string(MsgStateResponse):
-		return string(MsgStateResponse)
-	case MethodRegisterReferee:
-		return MethodRegisterReferee
-	case MethodRegisterPlayer:
-		return MethodRegisterPlayer
-	case MethodNotifyRound:
-		return MethodNotifyRound
-	case MethodStartMatch:
-		return MethodStartMatch
-	case MethodHandleGameInvitation:
-		return MethodHandleGameInvitation
-	case MethodChooseParity:
-		return MethodChooseParity
-	case MethodMakeMove:
-		return MethodMakeMove
-	case MethodNotifyMatchResult:
-		return MethodNotifyMatchResult
-	case MethodNotifyGameError:
-		return MethodNotifyGameError
-	case MethodReportMatchResult:
-		return MethodReportMatchResult
-	case MethodUpdateStandings:
-		return MethodUpdateStandings
-	case MethodNotifyRoundCompleted:
-		return MethodNotifyRoundCompleted
-	case MethodNotifyLeagueCompleted:
-		return MethodNotifyLeagueCompleted
-	case MethodLeagueQuery:
-		return MethodLeagueQuery
-	case MethodStartLeague:
-		return MethodStartLeague
-	case MethodGameJoinAck:
-		return MethodGameJoinAck
-	case MethodChooseParityResponse:
-		return MethodChooseParityResponse
-	case MethodGetStandings:
-		return MethodGetStandings
-	case MethodGetMatchState:
-		return MethodGetMatchState
-	case MethodGetPlayerState:
-		return MethodGetPlayerState
+	if v, ok := interned[string(s)]; ok {
+		return v
 	}
 	return string(s)
 }
+
+// interned holds the strings intern returns without a copy, each its own
+// key. It is made once, from the package's list of message types, and
+// never changed.
+var interned = func() map[string]string {
+	m := map[string]string{"2.0": "2.0", Protocol: Protocol, LeagueManagerSender: LeagueManagerSender}
+	for _, t := range MessageTypes() {
+		m[string(t)] = string(t)
+		if method := MethodOf(t); method != "" {
+			m[method] = method
+		}
+	}
+	return m
+}()
 
 // parseRequest reads a JSON-RPC request object in one pass; ok is false
 // when encoding/json must read it (malformed text, a method that is not a
