@@ -267,23 +267,13 @@ func olderThan(a, b *Transcript) bool {
 
 func (lt *leagueTranscripts) path(matchID string) string { return matchFile(lt.dir, matchID) }
 
-// write makes t durable and, when file is set (the match is settled),
+// writeWith makes t durable and, when file is set (the match is settled),
 // writes its match's file; the settled record is then made durable with
 // the journal's next group commit rather than waited for. The file holds
-// the record laid out for people (see document).
-func (s *transcripts) write(t *Transcript, file bool) error {
-	result, err := t.resultJSON()
-	if err != nil {
-		return fmt.Errorf("referee: encode transcript: %w", err)
-	}
-	flat := t.flatCopy()
-	return s.writeWith(&flat, result, file)
-}
-
-// writeWith is write for a transcript whose messages are each on one line
-// already (Transcript.flatten), with result as the encoding of its result
-// (Transcript.resultJSON): a recorder does both once for all the writes
-// of its transcript.
+// the record laid out for people (see document). t's messages are each on
+// one line already (Transcript.flatten) and result is the encoding of its
+// result (Transcript.resultJSON): a recorder does both once for all the
+// writes of its transcript.
 func (s *transcripts) writeWith(t *Transcript, result []byte, file bool) error {
 	record := t.appendTo(nil, oneLine, result)
 	lt, err := s.league(t.LeagueID)

@@ -268,3 +268,14 @@ func TestCompactionNeverWritesAnOlderTranscriptOverANewer(t *testing.T) {
 		t.Fatalf("file after close: %+v, %v; want the settled transcript", tr, err)
 	}
 }
+
+// write is writeWith for any transcript, as the recorder uses it: its
+// messages flattened in a copy, its result encoded.
+func (s *transcripts) write(t *Transcript, file bool) error {
+	result, err := t.resultJSON()
+	if err != nil {
+		return fmt.Errorf("referee: encode transcript: %w", err)
+	}
+	flat := t.flatCopy()
+	return s.writeWith(&flat, result, file)
+}

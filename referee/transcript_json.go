@@ -3,34 +3,11 @@ package referee
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/agentleague/league/internal/jsonscan"
 )
-
-// record returns t as one line of JSON, the record the journal keeps: the
-// document encoding/json writes for t, built without reflection, and with
-// the messages as they are (redact made them valid JSON, flatten put them
-// on one line) rather than checked and compacted again.
-func (t *Transcript) record() ([]byte, error) {
-	result, err := t.resultJSON()
-	if err != nil {
-		return nil, err
-	}
-	flat := t.flatCopy()
-	return flat.appendTo(nil, oneLine, result), nil
-}
-
-// flatCopy returns a copy of t whose messages are each on one line (see
-// flatten); t is left as it is.
-func (t *Transcript) flatCopy() Transcript {
-	c := *t
-	c.Transcript = slices.Clone(t.Transcript)
-	c.flatten(0)
-	return c
-}
 
 // flatten puts each message of t from index from on on one line
 // (flatMessage) and returns the number of t's messages: a recorder

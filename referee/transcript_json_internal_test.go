@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -143,4 +144,26 @@ func TestTranscriptAppendDocumentIsDocumentOfRecord(t *testing.T) {
 	if got := document([]byte(`[1]`)); string(got) != "[1]\n" {
 		t.Errorf("document of a non-object = %q", got)
 	}
+}
+
+// record returns t as one line of JSON, the record the journal keeps: the
+// document encoding/json writes for t, built without reflection, and with
+// the messages as they are (redact made them valid JSON, flatten put them
+// on one line) rather than checked and compacted again.
+func (t *Transcript) record() ([]byte, error) {
+	result, err := t.resultJSON()
+	if err != nil {
+		return nil, err
+	}
+	flat := t.flatCopy()
+	return flat.appendTo(nil, oneLine, result), nil
+}
+
+// flatCopy returns a copy of t whose messages are each on one line (see
+// flatten); t is left as it is.
+func (t *Transcript) flatCopy() Transcript {
+	c := *t
+	c.Transcript = slices.Clone(t.Transcript)
+	c.flatten(0)
+	return c
 }
