@@ -106,12 +106,13 @@ func write(path string, perm os.FileMode, durable bool, fill func(w io.Writer) e
 	dir := filepath.Dir(path)
 	// The directory nearly always exists: it is created only when the
 	// temporary file cannot be, rather than looked up before every write.
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	pattern := "." + filepath.Base(path) + ".tmp-*"
+	tmp, err := os.CreateTemp(dir, pattern)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("atomicfile: write %s: %w", path, err)
 		}
-		tmp, err = os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+		tmp, err = os.CreateTemp(dir, pattern)
 	}
 	if err != nil {
 		return fmt.Errorf("atomicfile: write %s: %w", path, err)
