@@ -110,17 +110,6 @@ func BenchmarkServeHTTP(b *testing.B) {
 	}
 }
 
-// BenchmarkValidate measures Validate on a valid CHOOSE_PARITY_RESPONSE.
-func BenchmarkValidate(b *testing.B) {
-	m := parityResponse()
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := leaguesdk.Validate(m); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // BenchmarkClientCall measures one CHOOSE_PARITY_CALL through the Client
 // against a leaguesdk Server over loopback: Client.Call with the method
 // named, and the typed Call with the method from the message type, in the

@@ -28,31 +28,39 @@ func newValidator() *validator.Validate {
 		}
 		return name
 	})
-	must := func(err error) {
-		if err != nil {
+	for _, tag := range []string{"protocol", "sender", "utc", "parity", "protover", "endpoint"} {
+		rule := stringRule(tag)
+		if err := v.RegisterValidation(tag, func(fl validator.FieldLevel) bool {
+			return rule(fl.Field().String())
+		}); err != nil {
 			panic(err)
 		}
 	}
-	must(v.RegisterValidation("protocol", func(fl validator.FieldLevel) bool {
-		return fl.Field().String() == Protocol
-	}))
-	must(v.RegisterValidation("sender", func(fl validator.FieldLevel) bool {
-		return validSender(fl.Field().String())
-	}))
-	must(v.RegisterValidation("utc", func(fl validator.FieldLevel) bool {
-		_, err := ParseTime(fl.Field().String())
-		return err == nil
-	}))
-	must(v.RegisterValidation("parity", func(fl validator.FieldLevel) bool {
-		return Parity(fl.Field().String()).Valid()
-	}))
-	must(v.RegisterValidation("protover", func(fl validator.FieldLevel) bool {
-		return compareVersions(fl.Field().String(), MinProtocolVersion) >= 0
-	}))
-	must(v.RegisterValidation("endpoint", func(fl validator.FieldLevel) bool {
-		return ValidEndpoint(fl.Field().String())
-	}))
 	return v
+}
+
+// stringRule returns the test of a string field that the tag added by this
+// package stands for, or nil for any other tag. Both validator and the
+// checks of validcheck.go call it, so the two cannot disagree on a rule.
+func stringRule(tag string) func(string) bool {
+	switch tag {
+	case "protocol":
+		return func(s string) bool { return s == Protocol }
+	case "sender":
+		return validSender
+	case "utc":
+		return func(s string) bool {
+			_, err := ParseTime(s)
+			return err == nil
+		}
+	case "parity":
+		return func(s string) bool { return Parity(s).Valid() }
+	case "protover":
+		return func(s string) bool { return compareVersions(s, MinProtocolVersion) >= 0 }
+	case "endpoint":
+		return ValidEndpoint
+	}
+	return nil
 }
 
 // validSender accepts any non-empty sender of printable characters without
@@ -127,6 +135,9 @@ func parseVersion(s string) ([3]int, bool) {
 // (E021) and parity choices (E004). It returns nil or an *Error whose Field
 // is the JSON path of the first field at fault.
 func Validate(msg any) error {
+	if passes(msg) {
+		return nil // what validator would answer, found sooner
+	}
 	err := validate.Struct(msg)
 	if err == nil {
 		return nil
