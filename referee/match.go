@@ -186,11 +186,12 @@ func (m *match) play(ctx context.Context) (*Result, error) {
 }
 
 // both runs f for both players in parallel and waits for both: the
-// second player's in the match's own goroutine, so that a phase starts one
-// goroutine, not two.
+// second player's in the match's own goroutine, so that a phase hands one
+// task to the referee's pool, not two.
 func (m *match) both(f func(i int)) {
 	var wg sync.WaitGroup
-	wg.Go(func() { f(0) })
+	wg.Add(1)
+	m.r.workers.Go(func() { defer wg.Done(); f(0) })
 	f(1)
 	wg.Wait()
 }
@@ -275,7 +276,8 @@ func (m *match) collect(ctx context.Context) (failed [2]error, abort error) {
 		}
 		// The last move is asked on the match's own goroutine, as both does.
 		for k, mv := range pending[:len(pending)-1] {
-			wg.Go(func() { ask(at[k], mv) })
+			wg.Add(1)
+			m.r.workers.Go(func() { defer wg.Done(); ask(at[k], mv) })
 		}
 		ask(at[len(at)-1], pending[len(pending)-1])
 		wg.Wait()
@@ -540,11 +542,13 @@ func (m *match) gameError(ctx context.Context, i int, state State, cause error, 
 	m.notify(ctx, i, leaguesdk.MethodNotifyGameError, msg, &m.notes)
 }
 
-// notify sends a notification to player i in its own goroutine (tracked by
-// wg), with GameOverTimeout as deadline. Failures are logged.
+// notify sends a notification to player i on a goroutine of the referee's
+// pool (tracked by wg), with GameOverTimeout as deadline. Failures are
+// logged.
 func (m *match) notify(ctx context.Context, i int, method string, msg leaguesdk.Message, wg *sync.WaitGroup) {
 	m.rec.message(Sent, m.ids[i], method, msg, nil)
-	wg.Go(func() { m.deliver(ctx, i, method, msg) })
+	wg.Add(1)
+	m.r.workers.Go(func() { defer wg.Done(); m.deliver(ctx, i, method, msg) })
 }
 
 // deliver makes the call of a notification to player i that the

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/internal/gopool"
 	"github.com/agentleague/league/internal/ratelimit"
 	"github.com/agentleague/league/leaguesdk"
 )
@@ -243,7 +244,11 @@ type Referee struct {
 	base   context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	runner *agentkit.Lifecycle // Run, Shutdown and Close
+	// workers runs the matches and the calls a match makes in parallel on
+	// goroutines kept from one match to the next, whose stacks have grown
+	// to what a call needs already.
+	workers *gopool.Pool
+	runner  *agentkit.Lifecycle // Run, Shutdown and Close
 
 	registered chan struct{}
 
@@ -280,6 +285,7 @@ func New(cfg Config) (*Referee, error) {
 	}
 	r.log = r.agentLog.Logger(cfg.Logger)
 	r.base, r.cancel = context.WithCancel(context.Background())
+	r.workers = gopool.New(0)
 	r.client = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient, TLSConfig: cfg.ClientTLS,
 		MaxIdleConnsPerHost: 2 * cfg.MaxConcurrentMatches, Logger: r.log, Observer: cfg.Observer})
 	r.manager = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient, TLSConfig: cfg.ClientTLS,
@@ -293,6 +299,7 @@ func New(cfg Config) (*Referee, error) {
 	r.runner = agentkit.NewLifecycle("referee", func() error {
 		r.cancel()
 		r.wg.Wait() // the matches aborted by cancel have written their transcripts
+		r.workers.Close()
 		r.client.Close()
 		r.manager.Close()
 		var err error

@@ -103,10 +103,10 @@ func (r *Referee) startMatch(ctx context.Context, _ *leaguesdk.Request, in *leag
 	agentkit.LogOutcome(ctx, r.log, "match accepted", slog.String("league_id", in.LeagueID), slog.String("match_id", in.MatchID),
 		slog.Int("round_id", int(in.RoundID)), slog.String("player_A_id", in.PlayerAID), slog.String("player_B_id", in.PlayerBID),
 		slog.String("game_type", in.GameType))
-	go func() {
+	r.workers.Go(func() {
 		m.run(base)
 		r.forget(key, m)
-	}()
+	})
 	return accepted(""), nil
 }
 
