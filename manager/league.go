@@ -131,11 +131,14 @@ func (m *Manager) broadcast(ctx context.Context, what string, targets []target, 
 			mu.Unlock()
 		}
 	}
-	// maxParallelCalls workers take the targets in turn: a goroutine per
-	// target would grow a fresh stack through the whole client call for
-	// each of a 1000-player league's recipients, twice a round.
+	// maxParallelCalls workers of the manager's pool take the targets in
+	// turn: a goroutine per target would grow a fresh stack through the
+	// whole client call for each of a 1000-player league's recipients,
+	// three times a round.
 	for range min(maxParallelCalls, len(targets)) {
-		wg.Go(func() {
+		wg.Add(1)
+		m.workers.Go(func() {
+			defer wg.Done()
 			for i := next.Add(1) - 1; i < int64(len(targets)); i = next.Add(1) - 1 {
 				one(targets[i])
 			}
@@ -290,14 +293,14 @@ func (m *Manager) dispatch(ctx context.Context, r int) error {
 		}
 		for _, j := range jobs {
 			m.calls.Add(1)
-			go func() {
+			m.workers.Go(func() {
 				defer m.calls.Done()
 				if j.resume {
 					m.resumeMatch(ctx, j)
 				} else {
 					m.startMatch(ctx, j)
 				}
-			}()
+			})
 		}
 		if remaining == 0 {
 			return nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/dashboard"
+	"github.com/agentleague/league/internal/gopool"
 	"github.com/agentleague/league/internal/journal"
 	"github.com/agentleague/league/internal/ratelimit"
 	"github.com/agentleague/league/leaguesdk"
@@ -75,7 +76,11 @@ type Manager struct {
 	champion        *leaguesdk.Champion
 	updatedAt       time.Time
 
-	calls      sync.WaitGroup // start_match calls in flight
+	calls sync.WaitGroup // start_match calls in flight
+	// workers runs the start_match calls and the calls of broadcasts on
+	// goroutines kept from one to the next, whose stacks have grown to
+	// what a call needs already.
+	workers    *gopool.Pool
 	bg         sync.WaitGroup // journal appends nobody waits for
 	wake       chan struct{}  // something changed that the league loop waits for
 	viewsDirty int            // views to write (viewStandings, viewRounds); guarded by mu
@@ -213,6 +218,7 @@ func New(cfg Config) (*Manager, error) {
 		registry:  newRegistry(),
 		matchByID: map[string]*match{},
 		wake:      make(chan struct{}, 1),
+		workers:   gopool.New(0),
 		viewsWake: make(chan struct{}, 1),
 		done:      make(chan struct{}),
 		cache:     standingsCache{n: -1, rowsN: -1},
@@ -703,6 +709,7 @@ func (m *Manager) Close() error { return m.runner.Close() }
 
 // closeFiles closes the files New opened.
 func (m *Manager) closeFiles() error {
+	m.workers.Close()
 	m.bg.Wait()
 	m.life.close()
 	m.events.close()
