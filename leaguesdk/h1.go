@@ -321,13 +321,6 @@ func (p *connPool) closeIdle() {
 	closeAll(all)
 }
 
-// idleCount returns the number of idle connections, for tests.
-func (p *connPool) idleCount() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.count
-}
-
 func closeAll(conns []*h1Conn) {
 	for _, pc := range conns {
 		pc.conn.Close()

@@ -26,6 +26,13 @@ import (
 
 const okReply = `{"jsonrpc":"2.0","id":1,"result":{}}`
 
+// idleCount returns the number of idle connections in the pool.
+func (p *connPool) idleCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.count
+}
+
 // noRetries is a client of its own transport that makes one attempt per
 // call.
 func noRetries(t *testing.T, cfg ClientConfig) *Client {
