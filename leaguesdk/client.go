@@ -84,23 +84,31 @@ type BreakerPolicy struct {
 // ClientConfig configures a Client. The zero value is usable; every field
 // documents its default.
 type ClientConfig struct {
-	// HTTPClient sends the requests. Default: a client with pooled
-	// keep-alive connections (MaxIdleConnsPerHost connections per peer).
+	// HTTPClient sends the requests. Default: the Client's own HTTP/1.1
+	// transport, which makes each exchange on the calling goroutine over
+	// a pooled keep-alive connection (MaxIdleConnsPerHost per peer, dialled
+	// within 5 s, TCP keep-alive every 30 s), and hands to a net/http
+	// client with the same settings what it does not do itself: endpoints
+	// reached through a proxy (HTTP_PROXY, HTTPS_PROXY, NO_PROXY), with
+	// user information in their URL or a host net/http would rewrite,
+	// and answers that redirect.
 	HTTPClient *http.Client
-	// TLSConfig is the TLS configuration of the default client's calls to
-	// https:// endpoints: its RootCAs are trusted (nil: the system roots)
-	// and its Certificates are presented when a server asks for a client
-	// certificate (mutual TLS). See TLSFiles for one built from PEM files.
-	// Ignored when HTTPClient is set. Default: the system roots, no client
-	// certificate.
+	// TLSConfig is the TLS configuration of the default transport's calls
+	// to https:// endpoints: its RootCAs are trusted (nil: the system
+	// roots) and its Certificates are presented when a server asks for a
+	// client certificate (mutual TLS). See TLSFiles for one built from PEM
+	// files. Ignored when HTTPClient is set. Default: the system roots, no
+	// client certificate.
 	TLSConfig *tls.Config
 	// Observer, when set, is told about every call made (once per call,
 	// after its retries). Default: none.
 	Observer Observer
-	// MaxIdleConnsPerHost sizes the default client's pool. Default 64.
+	// MaxIdleConnsPerHost caps the idle connections the default transport
+	// keeps to each peer (more may be open while calls run). Default 64.
 	MaxIdleConnsPerHost int
-	// MaxIdleConns caps the idle connections the default client keeps over
-	// all peers; an idle connection is closed after 90 s either way.
+	// MaxIdleConns caps the idle connections the default transport keeps
+	// over all peers, closing the longest idle first; an idle connection
+	// is closed after 90 s either way (when the pool is next used).
 	// Default 4 × MaxIdleConnsPerHost; negative: no cap, for a client that
 	// calls a known set of peers again and again (the manager calls every
 	// agent of its league each round: a cap below their number would open
@@ -143,9 +151,13 @@ var ErrCircuitOpen = errors.New("circuit breaker open")
 // handshake counts against the call's deadline and goes through the
 // endpoint's circuit breaker like any other request.
 type Client struct {
-	cfg       ClientConfig
-	http      *http.Client
-	ownsHTTP  bool
+	cfg      ClientConfig
+	http     *http.Client
+	ownsHTTP bool
+	// dialer and pool are the Client's own transport (h1.go), when it
+	// owns its HTTP client.
+	dialer    *net.Dialer
+	pool      *connPool
 	nextID    atomic.Int64
 	endpoints sync.Map // endpoint → *endpointState
 }
@@ -164,6 +176,12 @@ type endpointState struct {
 	// one has.
 	form atomic.Int32
 	mcp  mcpEndpoint
+	// lean is the endpoint as the Client's own transport calls it, nil
+	// when its requests go through net/http. redirects is set once it
+	// has answered with a redirect: its requests go through net/http,
+	// which follows them.
+	lean      *leanTarget
+	redirects atomic.Bool
 }
 
 // endpoint returns the state kept of endpoint, made at its first call.
@@ -176,6 +194,9 @@ func (c *Client) endpoint(endpoint string) *endpointState {
 	if ep.urlErr == nil {
 		// As http.NewRequest: "host:" is "host".
 		ep.url.Host = strings.TrimSuffix(ep.url.Host, ":")
+		if c.ownsHTTP {
+			ep.lean = newLeanTarget(ep.url, c.cfg.UserAgent, c.cfg.TLSConfig)
+		}
 	}
 	failures := uint32(c.cfg.Breaker.Failures)
 	ep.breaker = gobreaker.NewCircuitBreaker[struct{}](gobreaker.Settings{
@@ -228,9 +249,11 @@ func NewClient(cfg ClientConfig) *Client {
 	c := &Client{cfg: cfg, http: cfg.HTTPClient}
 	if c.http == nil {
 		c.ownsHTTP = true
+		c.dialer = &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+		c.pool = &connPool{perHost: cfg.MaxIdleConnsPerHost, total: cfg.MaxIdleConns}
 		c.http = &http.Client{Transport: &http.Transport{
 			Proxy:               http.ProxyFromEnvironment,
-			DialContext:         dialParts((&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext),
+			DialContext:         dialParts(c.dialer.DialContext),
 			MaxIdleConns:        cfg.MaxIdleConns,
 			MaxIdleConnsPerHost: cfg.MaxIdleConnsPerHost,
 			IdleConnTimeout:     90 * time.Second,
@@ -240,9 +263,11 @@ func NewClient(cfg ClientConfig) *Client {
 	return c
 }
 
-// Close releases the idle connections of the client's own HTTP client.
+// Close closes the idle connections of the client's own transport. The
+// client remains usable: later calls open new ones.
 func (c *Client) Close() {
 	if c.ownsHTTP {
+		c.pool.closeIdle()
 		c.http.CloseIdleConnections()
 	}
 }
@@ -616,7 +641,8 @@ func (c *Client) send(ctx context.Context, ep *endpointState, method string, msg
 // other body first: joining saves a write only for a body that fits
 // beside its headers. A larger body goes out in two writes either way,
 // the headers with its first bytes, then the rest (from its parts, by
-// partsConn, on the client's own transport), so joining it first would
+// partsConn, on the net/http transport a Client makes for itself; its own
+// transport does the same, h1.go), so joining it first would
 // only copy it once more (BenchmarkClientCall, broadcast-200: 55 against
 // 35 KB allocated per call before partsConn, 10 KB with it).
 const joinBodyUpTo = 3 << 10
@@ -626,13 +652,24 @@ const joinBodyUpTo = 3 << 10
 // headers and body (the data of its first event when it is an event
 // stream). Transport failures come back as *Error.
 //
-// The request is what http.NewRequestWithContext would make of the
+// The Client's own transport makes the exchange when it can (h1.go);
+// otherwise, and when its answer redirects, net/http does. The request
+// given to net/http is what http.NewRequestWithContext would make of the
 // endpoint, but for the endpoint's URL, parsed once, and its Host, left
 // empty: the URL's host is sent in its place, and http.Client.Do copies
 // the URL of a request whose Host is set.
 func (c *Client) exchange(ctx context.Context, ep *endpointState, body encoded, sess *mcpSession) (int, http.Header, []byte, error) {
 	if ep.urlErr != nil {
 		return 0, nil, nil, &Error{Code: CodeConnectionError, Message: "bad endpoint: " + ep.urlErr.Error(), Err: ep.urlErr}
+	}
+	if ep.lean != nil && !ep.redirects.Load() {
+		a, ok, err := c.leanExchange(ctx, ep.lean, body, sess)
+		if ok || err != nil {
+			return a.status, a.header, a.body, err
+		}
+		if a.redirect {
+			ep.redirects.Store(true)
+		}
 	}
 	u := ep.url
 	if !c.ownsHTTP {

@@ -6,7 +6,8 @@ import (
 	"net"
 )
 
-// partsConn is a connection of the Client's own HTTP client. It sends a
+// partsConn is a connection of the net/http client a Client makes for
+// itself (used where its own transport, h1.go, is not). It sends a
 // request body held as parts (a broadcast: the envelope, the shared table,
 // the closing brace) straight from them, in one vectored write.
 //
