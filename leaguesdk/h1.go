@@ -210,7 +210,11 @@ func (p *connPool) get(key string) *h1Conn {
 		}
 		pc := stack[len(stack)-1]
 		stack[len(stack)-1] = nil
-		p.idle[key] = stack[:len(stack)-1]
+		if len(stack) == 1 {
+			delete(p.idle, key) // no empty stacks: oldestLocked reads stack[0]
+		} else {
+			p.idle[key] = stack[:len(stack)-1]
+		}
 		p.count--
 		var expired []*h1Conn
 		if now.Sub(pc.idleSince) > idleConnTimeout {

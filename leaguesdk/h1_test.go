@@ -178,6 +178,43 @@ func TestLeanPoolCaps(t *testing.T) {
 	}
 }
 
+// A connection taken from the pool and not given back (its answer said
+// Connection: close) leaves no empty entry behind: the pool, full, then
+// drops its oldest connection among the others.
+func TestLeanPoolFullAfterConnectionNotReturned(t *testing.T) {
+	var closeA atomic.Bool
+	a := newCountedServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if closeA.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		okHandler(w, r)
+	})
+	b := newCountedServer(t, okHandler)
+	d := newCountedServer(t, okHandler)
+	c := noRetries(t, ClientConfig{MaxIdleConnsPerHost: 1, MaxIdleConns: 1})
+	if err := ping(c, a.url); err != nil {
+		t.Fatal(err)
+	}
+	closeA.Store(true)
+	if err := ping(c, a.url); err != nil { // takes a's connection, which is then closed
+		t.Fatal(err)
+	}
+	for _, s := range []*countedServer{b, d, b} {
+		if err := ping(c, s.url); err != nil {
+			t.Fatal(err)
+		}
+		if idle := c.pool.idleCount(); idle != 1 {
+			t.Fatalf("%d idle connections, want 1", idle)
+		}
+	}
+	c.pool.mu.Lock()
+	keys := len(c.pool.idle)
+	c.pool.mu.Unlock()
+	if keys != 1 {
+		t.Errorf("the pool keeps entries for %d addresses, want 1", keys)
+	}
+}
+
 // together returns a handler that holds the first n requests until all n
 // have arrived, so that they are served on n connections at once, then
 // serves them with h.
