@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/manager"
+	"github.com/agentleague/league/player"
 )
 
 // gate serves a player's handler on its own endpoint and can make the
@@ -279,19 +280,28 @@ func TestLifecycleRecoverShutdownResume(t *testing.T) {
 // TestLifecycleShutdownRefereeGetsNoMatches: a referee that cannot be
 // reached is SUSPENDED, then SHUTDOWN, and from then on no match is offered
 // to it; the other referee plays the league.
+//
+// The order does not depend on how fast matches are played: six players
+// make three matches a round and each referee takes one at a time, and the
+// players choose only once REF01 is shut down, so that REF02 stays full
+// and REF01, once its pause after the first failure is over, is offered
+// the round's third match.
 func TestLifecycleShutdownRefereeGetsNoMatches(t *testing.T) {
 	dir := t.TempDir()
 	cfg := fastConfig(t, dir)
-	cfg.MinPlayers = 4
+	cfg.MinPlayers = 6
 	cfg.MaxFails = 2
 	cfg.ProbeInterval = -1 // failures of start_match alone
 	cfg.RetryDelay = 10 * time.Millisecond
 	var shut atomic.Bool
 	var offers, offersAfter atomic.Int64
+	gate := make(chan struct{})
+	var gateOnce sync.Once
 	cfg.OnEvent = func(e manager.Event) {
 		switch {
 		case e.Kind == manager.EventAgentState && e.AgentID == "REF01" && e.Transition.To == manager.StateShutdown:
 			shut.Store(true)
+			gateOnce.Do(func() { close(gate) })
 		case e.RefereeID == "REF01" && (e.Kind == manager.EventMatchAssigned || e.Kind == manager.EventWarning):
 			// Every start_match to REF01 ends in one of these.
 			offers.Add(1)
@@ -307,10 +317,17 @@ func TestLifecycleShutdownRefereeGetsNoMatches(t *testing.T) {
 	}))
 	t.Cleanup(broken.Close)
 	registerReferee(t, m.MCP, "Broken", broken.URL+"/mcp", 1, nil)
-	startReferee(t, m.MCP, "Referee Beta", refereeOptions{})
-	startPlayers(t, m.MCP, 4, nil)
+	startReferee(t, m.MCP, "Referee Beta", refereeOptions{capacity: 1})
+	startPlayers(t, m.MCP, 6, player.StrategyFunc(func(ctx context.Context, _ player.ParityCall) (leaguesdk.Parity, error) {
+		select {
+		case <-gate:
+			return leaguesdk.Even, nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}))
 	m.waitDone(t, 60*time.Second)
-	checkLeague(t, m, dir, cfg.LeagueID, 4)
+	checkLeague(t, m, dir, cfg.LeagueID, 6)
 	if !reached(m.Events, "REF01", manager.StateSuspended, manager.TriggerTimeout) || !reached(m.Events, "REF01", manager.StateShutdown, manager.TriggerMaxFails) {
 		t.Fatalf("REF01: %+v", transitions(m.Events, "REF01"))
 	}
