@@ -717,14 +717,26 @@ func (c *Client) exchange(ctx context.Context, ep *endpointState, body encoded, 
 		return 0, nil, nil, transportError(ctx, err)
 	}
 	defer resp.Body.Close()
-	raw, err := readAll(resp.Body, min(resp.ContentLength, c.cfg.MaxReplyBytes), c.cfg.MaxReplyBytes)
+	raw, err := c.readAnswer(resp.Body, resp.ContentLength)
 	if err != nil {
 		return 0, nil, nil, transportError(ctx, err)
 	}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		raw = sse.Data(raw)
+	return resp.StatusCode, resp.Header, answerData(resp.Header, raw), nil
+}
+
+// readAnswer reads an answer's body of contentLength bytes (-1: unknown),
+// at most MaxReplyBytes of it.
+func (c *Client) readAnswer(body io.Reader, contentLength int64) ([]byte, error) {
+	return readAll(body, min(contentLength, c.cfg.MaxReplyBytes), c.cfg.MaxReplyBytes)
+}
+
+// answerData returns the reply an answer's body carries: the data of its
+// first event when it is an event stream, else the body itself.
+func answerData(h http.Header, raw []byte) []byte {
+	if strings.HasPrefix(h.Get("Content-Type"), "text/event-stream") {
+		return sse.Data(raw)
 	}
-	return resp.StatusCode, resp.Header, raw, nil
+	return raw
 }
 
 // request makes one exchange and reads its JSON-RPC reply; a JSON-RPC error

@@ -17,8 +17,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/agentleague/league/internal/sse"
 )
 
 // The Client's own transport. A Client whose ClientConfig.HTTPClient is nil
@@ -464,24 +462,20 @@ func (c *Client) roundTrip(ctx context.Context, pc *h1Conn, lt *leanTarget, body
 		resp.Header.Del("Content-Length")
 		resp.ContentLength = -1
 	}
-	limit := c.cfg.MaxReplyBytes
-	raw, err := readAll(r, min(resp.ContentLength, limit), limit)
+	raw, err := c.readAnswer(r, resp.ContentLength)
 	if err != nil {
 		return leanAnswer{}, written, false, transportError(ctx, leanCause(ctx, err))
 	}
 	// An answer read to its end is shorter than the limit (readAll stops
 	// at the limit without knowing whether more follows).
-	keep = int64(len(raw)) < limit && !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols && pc.br.Buffered() == 0
+	keep = int64(len(raw)) < c.cfg.MaxReplyBytes && !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols && pc.br.Buffered() == 0
 	switch resp.StatusCode {
 	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
 		if resp.Header.Get("Location") != "" {
 			return leanAnswer{redirect: true}, written, keep, nil
 		}
 	}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		raw = sse.Data(raw)
-	}
-	return leanAnswer{status: resp.StatusCode, header: resp.Header, body: raw}, written, keep, nil
+	return leanAnswer{status: resp.StatusCode, header: resp.Header, body: answerData(resp.Header, raw)}, written, keep, nil
 }
 
 // leanCause returns the error of an exchange as net/http would: the

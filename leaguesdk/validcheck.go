@@ -2,6 +2,7 @@ package leaguesdk
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -274,21 +275,8 @@ func rule(t reflect.Type, tag string) valueCheck {
 				return nil
 			}
 		}
-		var values []string
-		for _, w := range strings.Split(param, " ") {
-			if w != "" {
-				values = append(values, w)
-			}
-		}
-		return func(v reflect.Value) bool {
-			s := v.String()
-			for _, w := range values {
-				if s == w {
-					return true
-				}
-			}
-			return false
-		}
+		values := strings.Fields(param)
+		return func(v reflect.Value) bool { return slices.Contains(values, v.String()) }
 	}
 	if test := stringRule(name); test != nil && !hasParam && t.Kind() == reflect.String {
 		return func(v reflect.Value) bool { return test(v.String()) }

@@ -136,9 +136,7 @@ func (m *Manager) broadcast(ctx context.Context, what string, targets []target, 
 	// whole client call for each of a 1000-player league's recipients,
 	// three times a round.
 	for range min(maxParallelCalls, len(targets)) {
-		wg.Add(1)
-		m.workers.Go(func() {
-			defer wg.Done()
+		m.workers.GoWait(&wg, func() {
 			for i := next.Add(1) - 1; i < int64(len(targets)); i = next.Add(1) - 1 {
 				one(targets[i])
 			}
@@ -292,9 +290,7 @@ func (m *Manager) dispatch(ctx context.Context, r int) error {
 			m.emit(e)
 		}
 		for _, j := range jobs {
-			m.calls.Add(1)
-			m.workers.Go(func() {
-				defer m.calls.Done()
+			m.workers.GoWait(&m.calls, func() {
 				if j.resume {
 					m.resumeMatch(ctx, j)
 				} else {

@@ -190,8 +190,7 @@ func (m *match) play(ctx context.Context) (*Result, error) {
 // task to the referee's pool, not two.
 func (m *match) both(f func(i int)) {
 	var wg sync.WaitGroup
-	wg.Add(1)
-	m.r.workers.Go(func() { defer wg.Done(); f(0) })
+	m.r.workers.GoWait(&wg, func() { f(0) })
 	f(1)
 	wg.Wait()
 }
@@ -276,8 +275,7 @@ func (m *match) collect(ctx context.Context) (failed [2]error, abort error) {
 		}
 		// The last move is asked on the match's own goroutine, as both does.
 		for k, mv := range pending[:len(pending)-1] {
-			wg.Add(1)
-			m.r.workers.Go(func() { defer wg.Done(); ask(at[k], mv) })
+			m.r.workers.GoWait(&wg, func() { ask(at[k], mv) })
 		}
 		ask(at[len(at)-1], pending[len(pending)-1])
 		wg.Wait()
@@ -547,8 +545,7 @@ func (m *match) gameError(ctx context.Context, i int, state State, cause error, 
 // logged.
 func (m *match) notify(ctx context.Context, i int, method string, msg leaguesdk.Message, wg *sync.WaitGroup) {
 	m.rec.message(Sent, m.ids[i], method, msg, nil)
-	wg.Add(1)
-	m.r.workers.Go(func() { defer wg.Done(); m.deliver(ctx, i, method, msg) })
+	m.r.workers.GoWait(wg, func() { m.deliver(ctx, i, method, msg) })
 }
 
 // deliver makes the call of a notification to player i that the

@@ -60,6 +60,16 @@ func (p *Pool) Go(f func()) {
 	go p.worker(f)
 }
 
+// GoWait runs f as Go does, counted in wg: wg.Wait waits for it, as it
+// waits for a function given to wg.Go.
+func (p *Pool) GoWait(wg *sync.WaitGroup, f func()) {
+	wg.Add(1)
+	p.Go(func() {
+		defer wg.Done()
+		f()
+	})
+}
+
 // worker runs f, then the tasks handed to it, until it has waited p.idle
 // for one or the pool is closed.
 func (p *Pool) worker(f func()) {

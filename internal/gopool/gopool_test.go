@@ -47,8 +47,7 @@ func TestEveryTaskRunsOnce(t *testing.T) {
 		wg.Go(func() {
 			var inner sync.WaitGroup
 			for range each {
-				inner.Add(1)
-				p.Go(func() { ran.Add(1); inner.Done() })
+				p.GoWait(&inner, func() { ran.Add(1) })
 			}
 			inner.Wait()
 		})
