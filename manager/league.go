@@ -289,14 +289,8 @@ func (m *Manager) dispatch(ctx context.Context, r int) error {
 		for _, e := range events {
 			m.emit(e)
 		}
-		for _, j := range jobs {
-			m.workers.GoWait(&m.calls, func() {
-				if j.resume {
-					m.resumeMatch(ctx, j)
-				} else {
-					m.startMatch(ctx, j)
-				}
-			})
+		if len(jobs) > 0 {
+			m.workers.GoWait(&m.calls, func() { m.startMatches(ctx, jobs) })
 		}
 		if remaining == 0 {
 			return nil
@@ -335,15 +329,49 @@ func (m *Manager) waitUntil(ctx context.Context, next time.Time) error {
 	return nil
 }
 
-// startMatch writes the assignment to the journal, sends start_match and
-// records what came of it. Nothing is sent unless the assignment is on
-// disk, so that a restarted manager knows every referee a match was given
-// to.
-func (m *Manager) startMatch(ctx context.Context, j startJob) {
-	err := m.assigned.Append(ctx, assignment{MatchID: j.mt.MatchID, RefereeID: j.ref.id, Attempt: j.attempt, AssignedAt: m.cfg.Now().UTC()})
-	if err != nil {
-		m.log.Error("cannot journal an assignment", slog.String("match_id", j.mt.MatchID), slog.String("error", err.Error()))
-		err = fmt.Errorf("assignment not saved, start_match not sent: %w", err)
+// startMatches runs the jobs of one pass of the scheduler: it writes the
+// assignments among them to the journal together, in one group commit
+// (a round's matches are handed out in one pass, and would otherwise queue
+// for two or three fsyncs in a row), then makes each call on a worker of
+// its own. Nothing is sent unless its assignment is on disk, so that a
+// restarted manager knows every referee a match was given to.
+func (m *Manager) startMatches(ctx context.Context, jobs []startJob) {
+	var records [][]byte
+	var saved error
+	now := m.cfg.Now().UTC()
+	for _, j := range jobs {
+		if j.resume {
+			continue
+		}
+		rec, err := json.Marshal(assignment{MatchID: j.mt.MatchID, RefereeID: j.ref.id, Attempt: j.attempt, AssignedAt: now})
+		if err != nil {
+			saved = fmt.Errorf("journal: encode record: %w", err)
+		}
+		records = append(records, rec)
+	}
+	if saved == nil {
+		saved = m.assigned.AppendAll(ctx, records...)
+	}
+	if saved != nil {
+		m.log.Error("cannot journal assignments", slog.Int("matches", len(records)), slog.String("error", saved.Error()))
+	}
+	for _, j := range jobs {
+		m.workers.GoWait(&m.calls, func() {
+			if j.resume {
+				m.resumeMatch(ctx, j)
+			} else {
+				m.startMatch(ctx, j, saved)
+			}
+		})
+	}
+}
+
+// startMatch sends start_match for j, whose assignment was written to the
+// journal unless saved is an error, and records what came of it.
+func (m *Manager) startMatch(ctx context.Context, j startJob, saved error) {
+	var err error
+	if saved != nil {
+		err = fmt.Errorf("assignment not saved, start_match not sent: %w", saved)
 	} else {
 		err = m.sendStartMatch(ctx, j)
 	}

@@ -244,11 +244,12 @@ func (c *writeCounter) count(file string) int {
 	return c.writes[file]
 }
 
-// A round costs the manager one line of rounds.jsonl when it starts and
-// one when it completes, not a rewrite of state.json (which holds the whole
-// schedule); the standings and rounds files, views of the league, are
-// rebuilt when the league is resumed, whatever a crash left of them.
-func TestRoundsAreJournaledAndViewsRebuilt(t *testing.T) {
+// playCountedLeague plays a league of six players (5 rounds of 3 matches)
+// with one referee that takes a round's three matches at once, counting the
+// manager's durable writes, and stops the manager. It returns the data root,
+// the configuration (to start the manager again) and the stopped manager.
+func playCountedLeague(t *testing.T) (string, manager.Config, *running, *writeCounter) {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := fastConfig(t, dir)
 	cfg.MinPlayers = 6
@@ -259,6 +260,33 @@ func TestRoundsAreJournaledAndViewsRebuilt(t *testing.T) {
 	startPlayers(t, m.MCP, 6, nil)
 	m.waitDone(t, 30*time.Second)
 	m.Stop()
+	return dir, cfg, m, writes
+}
+
+// The matches one pass of the scheduler hands out have their assignments
+// written together: a round whose matches all fit on the referees costs one
+// group commit of assignments.jsonl, not one per match.
+func TestAssignmentsOfARoundShareOneGroupCommit(t *testing.T) {
+	dir, cfg, _, writes := playCountedLeague(t)
+
+	b, err := os.ReadFile(filepath.Join(dir, "data", "leagues", cfg.LeagueID, "assignments.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b, []byte("\n")); n != 15 {
+		t.Errorf("assignments.jsonl holds %d lines, want 15 (5 rounds of 3 matches)", n)
+	}
+	if n := writes.count("assignments"); n != 5 {
+		t.Errorf("assignments.jsonl synced %d times, want 5 (one per round)", n)
+	}
+}
+
+// A round costs the manager one line of rounds.jsonl when it starts and
+// one when it completes, not a rewrite of state.json (which holds the whole
+// schedule); the standings and rounds files, views of the league, are
+// rebuilt when the league is resumed, whatever a crash left of them.
+func TestRoundsAreJournaledAndViewsRebuilt(t *testing.T) {
+	dir, cfg, m, writes := playCountedLeague(t)
 
 	league := filepath.Join(dir, "data", "leagues", cfg.LeagueID)
 	// 7 registrations, the start, the completion: 5 rounds add nothing.

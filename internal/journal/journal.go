@@ -409,6 +409,19 @@ func (j *Journal) reserve(need int64) error {
 // snapshot. snapshot is called with no lock of the journal's held except
 // the one that keeps writes out, so it may take the caller's own locks.
 func (j *Journal) Compact(snapshot func(emit func(v any) error) error) error {
+	replaced, err := j.compact(snapshot)
+	if replaced != nil {
+		// Closing the replaced file frees its blocks, which a file system
+		// mounted with online discard trims before close returns: done
+		// once appends may go on, not while they wait.
+		_ = replaced.Close()
+	}
+	return err
+}
+
+// compact is Compact with the journal's writes held off. It returns the
+// file the compacted one replaced, still open.
+func (j *Journal) compact(snapshot func(emit func(v any) error) error) (*os.File, error) {
 	j.wmu.Lock()
 	defer j.wmu.Unlock()
 	j.mu.Lock()
@@ -417,7 +430,7 @@ func (j *Journal) Compact(snapshot func(emit func(v any) error) error) error {
 		if err == nil {
 			err = ErrClosed
 		}
-		return err
+		return nil, err
 	}
 	j.mu.Unlock()
 
@@ -431,10 +444,10 @@ func (j *Journal) Compact(snapshot func(emit func(v any) error) error) error {
 		return nil
 	}
 	if err := snapshot(emit); err != nil {
-		return err
+		return nil, err
 	}
 	if err := atomicfile.WriteFile(j.path, data, 0o644); err != nil {
-		return fmt.Errorf("journal: compact: %w", err)
+		return nil, fmt.Errorf("journal: compact: %w", err)
 	}
 	f, err := os.OpenFile(j.path, os.O_RDWR|j.cfg.appendFlag(), 0o644)
 	if err != nil {
@@ -443,16 +456,15 @@ func (j *Journal) Compact(snapshot func(emit func(v any) error) error) error {
 		j.mu.Lock()
 		j.err = fmt.Errorf("journal: reopen %s after compaction: %w", j.path, err)
 		j.mu.Unlock()
-		return j.err
+		return nil, j.err
 	}
 	old := j.f
 	j.f = f
 	j.end, j.size = int64(len(data)), int64(len(data))
-	_ = old.Close()
 	j.mu.Lock()
 	j.stats.Bytes = int64(len(data))
 	j.mu.Unlock()
-	return nil
+	return old, nil
 }
 
 // Stats returns what the journal has done since Open.

@@ -331,6 +331,45 @@ func TestCompactReplacesTheRecordsAndKeepsAppending(t *testing.T) {
 	}
 }
 
+// Compact closes the file it replaced (after letting appends go on), so a
+// journal compacted for a whole league keeps one file open.
+func TestCompactClosesTheFileItReplaces(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd to count open files")
+	}
+	openFiles := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ents)
+	}
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	j := open(t, path, journal.Config{Reserve: journal.DefaultReserve})
+	ctx := context.Background()
+	before := openFiles()
+	for i := range 50 {
+		if err := j.Append(ctx, rec{Seq: i}); err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Compact(func(emit func(any) error) error { return emit(rec{Seq: i, Who: "snapshot"}) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := openFiles(); after > before+2 {
+		t.Fatalf("%d files open after 50 compactions, %d before: the replaced files stay open", after, before)
+	}
+	if err := j.Append(ctx, rec{Seq: 50}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := reopen(t, path); len(got) != 2 || got[0].Seq != 49 || got[1].Seq != 50 {
+		t.Fatalf("replayed %v, want the last snapshot then seq 50", got)
+	}
+}
+
 func TestCompactThatFailsKeepsTheOldRecords(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	j := open(t, path, journal.Config{})
