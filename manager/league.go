@@ -352,7 +352,7 @@ func (m *Manager) startMatches(ctx context.Context, jobs []startJob) {
 	if saved == nil {
 		saved = m.assigned.AppendAll(ctx, records...)
 	}
-	if saved != nil {
+	if saved != nil && ctx.Err() == nil {
 		m.log.Error("cannot journal assignments", slog.Int("matches", len(records)), slog.String("error", saved.Error()))
 	}
 	for _, j := range jobs {
