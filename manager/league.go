@@ -331,8 +331,8 @@ func (m *Manager) waitUntil(ctx context.Context, next time.Time) error {
 
 // startMatches runs the jobs of one pass of the scheduler: it writes the
 // assignments among them to the journal together, in one group commit
-// (a round's matches are handed out in one pass, and would otherwise queue
-// for two or three fsyncs in a row), then makes each call on a worker of
+// (a round's matches are handed out in one pass, and could otherwise wait
+// for two or more fsyncs in a row), then makes each call on a worker of
 // its own. Nothing is sent unless its assignment is on disk, so that a
 // restarted manager knows every referee a match was given to.
 func (m *Manager) startMatches(ctx context.Context, jobs []startJob) {
