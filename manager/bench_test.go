@@ -17,28 +17,53 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentleague/league/internal/h1serve"
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/manager"
 	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/referee"
 )
 
-// serveCounted serves h on a loopback listener, counting the protocol calls
-// (POST requests) it receives, and returns its /mcp endpoint.
-func serveCounted(b *testing.B, h http.Handler, calls *atomic.Int64) (string, *http.Server) {
-	return serveCountedOn(b, listen(b), h, calls)
+// serveCounted serves h on a loopback listener with net/http's server,
+// counting the protocol calls (POST requests) it receives, and returns its
+// /mcp endpoint: the bare echo's server.
+func serveCounted(b *testing.B, h http.Handler, calls *atomic.Int64) string {
+	ln := listen(b)
+	srv := &http.Server{Handler: counting(h, calls)}
+	go srv.Serve(ln)
+	b.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String() + "/mcp"
 }
 
-func serveCountedOn(b *testing.B, ln net.Listener, h http.Handler, calls *atomic.Int64) (string, *http.Server) {
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// serveAgent serves an agent's handler on ln as the agents' Run serves it
+// (internal/h1serve), counting the protocol calls it receives, and returns
+// its /mcp endpoint and a stop that closes the server and lets the agent
+// go (the benchmark's cleanup would keep it until the last league ends).
+func serveAgent(b *testing.B, ln net.Listener, h http.Handler, calls *atomic.Int64) (string, func()) {
+	var served atomic.Pointer[http.Handler]
+	served.Store(&h)
+	srv := &h1serve.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := served.Load()
+		if h == nil {
+			http.Error(w, "stopped", http.StatusServiceUnavailable)
+			return
+		}
+		counting(*h, calls).ServeHTTP(w, r)
+	})}
+	go srv.Serve(ln)
+	stop := func() { srv.Close(); served.Store(nil) }
+	b.Cleanup(stop)
+	return "http://" + ln.Addr().String() + "/mcp", stop
+}
+
+// counting counts the POST requests h serves in calls.
+func counting(h http.Handler, calls *atomic.Int64) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			calls.Add(1)
 		}
 		h.ServeHTTP(w, r)
-	})}
-	go srv.Serve(ln)
-	b.Cleanup(func() { srv.Close() })
-	return "http://" + ln.Addr().String() + "/mcp", srv
+	}
 }
 
 func heapInUse() uint64 {
@@ -133,7 +158,7 @@ func echoBench(b *testing.B, workers int) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req["id"], "result": req["params"]})
 	})
-	url, _ := serveCounted(b, echo, &calls)
+	url := serveCounted(b, echo, &calls)
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": leaguesdk.MethodChooseParity,
 		"params": map[string]any{"protocol": leaguesdk.Protocol, "message_type": leaguesdk.MsgChooseParityCall,
 			"sender": "referee:REF01", "timestamp": "2025-01-15T10:30:00Z", "conversation_id": "conv-r1m1-001",
@@ -201,7 +226,7 @@ func leagueBench(b *testing.B, root string, players, referees int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		mcp, _ := serveCounted(b, m.Handler(), &calls)
+		mcp, _ := serveAgent(b, listen(b), m.Handler(), &calls)
 		ctx, cancel := context.WithCancel(context.Background())
 		mgrDone := make(chan error, 1)
 		go func() { mgrDone <- m.Run(ctx) }()
@@ -222,11 +247,11 @@ func leagueBench(b *testing.B, root string, players, referees int) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			_, srv := serveCountedOn(b, ln, ref.Handler(), &calls)
+			_, stop := serveAgent(b, ln, ref.Handler(), &calls)
 			if err := ref.Register(ctx); err != nil {
 				b.Fatal(err)
 			}
-			stops = append(stops, func() { _ = ref.Shutdown(context.Background()); srv.Close(); srv.Handler = nil })
+			stops = append(stops, func() { _ = ref.Shutdown(context.Background()); stop() })
 		}
 		// One history store for all the players, as examples/fourplayer
 		// has: their results share fsyncs.
@@ -243,8 +268,8 @@ func leagueBench(b *testing.B, root string, players, referees int) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			_, srv := serveCountedOn(b, ln, a.Handler(), &calls)
-			stops = append(stops, func() { srv.Close(); srv.Handler = nil })
+			_, stop := serveAgent(b, ln, a.Handler(), &calls)
+			stops = append(stops, stop)
 			agents = append(agents, a)
 		}
 		var peak atomic.Uint64

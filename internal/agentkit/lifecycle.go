@@ -5,11 +5,14 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/agentleague/league/internal/h1serve"
 )
 
 // Lifecycle is the life of one agent, the same for the player, the referee
@@ -53,6 +56,16 @@ func Advertise(mu *sync.Mutex, endpoint *string, listened string) string {
 		*endpoint = listened
 	}
 	return *endpoint
+}
+
+// readHeaderTimeout bounds the reading of a request's head.
+const readHeaderTimeout = 10 * time.Second
+
+// server is what Run serves with: an *http.Server or an *h1serve.Server.
+type server interface {
+	Serve(ln net.Listener) error
+	Shutdown(ctx context.Context) error
+	Close() error
 }
 
 // Spec describes what an agent's Run does besides serving.
@@ -129,13 +142,19 @@ func (l *Lifecycle) Run(ctx context.Context, s Spec) (runErr error) {
 			return err
 		}
 	}
-	srv := &http.Server{Handler: s.Handler, ReadHeaderTimeout: 10 * time.Second}
+	var errorLog *log.Logger
 	if s.Log != nil {
-		srv.ErrorLog = slog.NewLogLogger(s.Log.Handler(), slog.LevelWarn)
+		errorLog = slog.NewLogLogger(s.Log.Handler(), slog.LevelWarn)
 	}
+	// Cleartext connections are served by h1serve, which answers the
+	// agents' calls with less work per call than net/http and hands it
+	// everything else; TLS connections by net/http (HTTP/2 included).
+	var srv server = &h1serve.Server{Handler: s.Handler, ReadHeaderTimeout: readHeaderTimeout, ErrorLog: errorLog}
 	if s.TLS != nil {
-		srv.TLSConfig = s.TLS.Clone()
-		ln = tls.NewListener(ln, srv.TLSConfig)
+		hs := &http.Server{Handler: s.Handler, ReadHeaderTimeout: readHeaderTimeout, ErrorLog: errorLog,
+			TLSConfig: s.TLS.Clone()}
+		ln = tls.NewListener(ln, hs.TLSConfig)
+		srv = hs
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
