@@ -770,11 +770,8 @@ func (w *response) WriteHeader(code int) {
 
 // Write adds p to the answer's body.
 func (w *response) Write(p []byte) (int, error) {
-	if !w.wroteHeader {
-		w.WriteHeader(http.StatusOK)
-	}
-	if !bodyAllowed(w.status) {
-		return 0, http.ErrBodyNotAllowed
+	if err := w.writable(); err != nil {
+		return 0, err
 	}
 	w.body = append(w.body, p...)
 	return len(p), nil
@@ -782,14 +779,23 @@ func (w *response) Write(p []byte) (int, error) {
 
 // WriteString adds s to the answer's body.
 func (w *response) WriteString(s string) (int, error) {
+	if err := w.writable(); err != nil {
+		return 0, err
+	}
+	w.body = append(w.body, s...)
+	return len(s), nil
+}
+
+// writable sets the status to 200 unless one was set, and says whether
+// it allows a body.
+func (w *response) writable() error {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
 	if !bodyAllowed(w.status) {
-		return 0, http.ErrBodyNotAllowed
+		return http.ErrBodyNotAllowed
 	}
-	w.body = append(w.body, s...)
-	return len(s), nil
+	return nil
 }
 
 func bodyAllowed(status int) bool {

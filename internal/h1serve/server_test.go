@@ -87,6 +87,15 @@ func (rc *rawConn) answer() (*http.Response, string) {
 	return resp, string(body)
 }
 
+// expect sends req and checks that the answer's body is want.
+func (rc *rawConn) expect(req, want string) {
+	rc.t.Helper()
+	rc.send(req)
+	if _, body := rc.answer(); body != want {
+		rc.t.Fatalf("answer to %.40q: %q, want %q", req, body, want)
+	}
+}
+
 // closed reports whether the server closed the connection.
 func (rc *rawConn) closed() bool {
 	_ = rc.c.SetReadDeadline(time.Now().Add(5 * time.Second))
@@ -175,18 +184,9 @@ func TestOtherRequestsGoToNetHTTP(t *testing.T) {
 	}
 
 	rc := dialRaw(t, addr)
-	rc.send(post("/mcp", "a"))
-	if _, body := rc.answer(); body != "POST /mcp a" {
-		t.Fatalf("POST: %q", body)
-	}
-	rc.send("GET /page HTTP/1.1\r\nHost: x\r\n\r\n")
-	if _, body := rc.answer(); body != "GET /page " {
-		t.Fatalf("GET after a POST: %q", body)
-	}
-	rc.send(post("/mcp", "b"))
-	if _, body := rc.answer(); body != "POST /mcp b" {
-		t.Fatalf("POST after a GET: %q", body)
-	}
+	rc.expect(post("/mcp", "a"), "POST /mcp a")
+	rc.expect("GET /page HTTP/1.1\r\nHost: x\r\n\r\n", "GET /page ")
+	rc.expect(post("/mcp", "b"), "POST /mcp b")
 }
 
 func TestPipelinedRequests(t *testing.T) {
@@ -203,14 +203,8 @@ func TestPipelinedRequests(t *testing.T) {
 func TestChunkedBody(t *testing.T) {
 	addr := serve(t, &Server{Handler: echo})
 	rc := dialRaw(t, addr)
-	rc.send("POST /mcp HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
-	if _, body := rc.answer(); body != "POST /mcp hello world" {
-		t.Fatalf("got %q", body)
-	}
-	rc.send(post("/mcp", "next"))
-	if _, body := rc.answer(); body != "POST /mcp next" {
-		t.Fatalf("after a chunked body: %q", body)
-	}
+	rc.expect("POST /mcp HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n", "POST /mcp hello world")
+	rc.expect(post("/mcp", "next"), "POST /mcp next")
 }
 
 func TestExpectContinue(t *testing.T) {
@@ -292,10 +286,7 @@ func TestUnreadBodies(t *testing.T) {
 	if resp, body := rc.answer(); body != "ok" || resp.Close {
 		t.Fatalf("small unread body: %q, close %v", body, resp.Close)
 	}
-	rc.send(post("/mcp", "b"))
-	if _, body := rc.answer(); body != "ok" {
-		t.Fatalf("after a small unread body: %q", body)
-	}
+	rc.expect(post("/mcp", "b"), "ok")
 
 	rc = dialRaw(t, addr)
 	go func() { _, _ = io.WriteString(rc.c, post("/mcp", strings.Repeat("a", drainLimit+10<<10))) }()
@@ -381,10 +372,7 @@ func TestPanicClosesTheConnection(t *testing.T) {
 		t.Fatalf("log: %q", got)
 	}
 	rc := dialRaw(t, addr)
-	rc.send(post("/", ""))
-	if _, body := rc.answer(); body != "fine" {
-		t.Fatalf("after the panics: %q", body)
-	}
+	rc.expect(post("/", ""), "fine")
 }
 
 type writerFunc func(p []byte) (int, error)
@@ -627,8 +615,5 @@ func TestFirstRequestTimeout(t *testing.T) {
 		t.Fatal("a connection that sent nothing stays open")
 	}
 	time.Sleep(100 * time.Millisecond) // twice ReadHeaderTimeout, idle
-	served.send(post("/", "y"))
-	if _, body := served.answer(); body != "POST / y" {
-		t.Fatalf("after an idle wait: %q", body)
-	}
+	served.expect(post("/", "y"), "POST / y") // after an idle wait
 }
