@@ -614,6 +614,6 @@ func TestFirstRequestTimeout(t *testing.T) {
 	if !silent.closed() {
 		t.Fatal("a connection that sent nothing stays open")
 	}
-	time.Sleep(100 * time.Millisecond) // twice ReadHeaderTimeout, idle
+	time.Sleep(100 * time.Millisecond)        // twice ReadHeaderTimeout, idle
 	served.expect(post("/", "y"), "POST / y") // after an idle wait
 }
