@@ -195,6 +195,12 @@ func messageTypeOf(msg []byte) string {
 // no more than limit bytes, and stops there without an error, as it would
 // from io.LimitReader(r, limit).
 func readAll(r io.Reader, size, limit int64) ([]byte, error) {
+	return readAllInto(nil, r, size, limit)
+}
+
+// readAllInto is readAll reading into b (from its start) when b has room
+// for size bytes and more, into a new buffer otherwise.
+func readAllInto(b []byte, r io.Reader, size, limit int64) ([]byte, error) {
 	if size < 0 || size > 16<<20 {
 		size = 0 // as io.ReadAll: 512 bytes, then grown
 	}
@@ -202,7 +208,10 @@ func readAll(r io.Reader, size, limit int64) ([]byte, error) {
 	if limit >= 0 && size > limit {
 		size = limit
 	}
-	b := make([]byte, 0, size)
+	if int64(cap(b)) < size {
+		b = make([]byte, 0, size)
+	}
+	b = b[:0]
 	for {
 		if limit >= 0 && int64(len(b)) >= limit {
 			return b, nil

@@ -41,6 +41,17 @@ type ServerConfig struct {
 	Authorize func(ctx context.Context, tool string, env *Envelope) error
 	// MaxBodyBytes limits request bodies. Default DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// ReuseBuffers makes the server read each request's body into a
+	// buffer it takes back once the answer is written, instead of a new
+	// buffer per request: the garbage that a league's broadcasts would
+	// make at every player every round. Request.ID and Request.Message
+	// are then valid only until the handler returns, in middleware, in
+	// HandleRaw and Unknown handlers and through RequestFrom alike: copy
+	// what is kept longer. A typed message is decoded into values of its
+	// own (a type's UnmarshalJSON that keeps part of its input must copy
+	// it, as encoding/json's Unmarshaler contract asks, or its handler
+	// copy what it keeps). The agents of this module set it.
+	ReuseBuffers bool
 	// Logger receives one debug line per call and one error line per
 	// failure. Default: discard.
 	Logger *slog.Logger
@@ -135,7 +146,9 @@ type Request struct {
 	// ID is the JSON-RPC id as received (nil for a notification).
 	ID json.RawMessage
 	// Message is the message object as received (tolerated variants are
-	// read by the typed decoding of Handle, not here).
+	// read by the typed decoding of Handle, not here). With
+	// ServerConfig.ReuseBuffers, ID and Message are part of a buffer the
+	// server reuses once the handler has returned.
 	Message json.RawMessage
 	// HTTP is the underlying HTTP request.
 	HTTP *http.Request
@@ -183,6 +196,7 @@ type route struct {
 // lifecycle (initialize, ping, tools/list, tools/call).
 type Server struct {
 	cfg    ServerConfig
+	bodies sync.Pool // *[]byte: request bodies' buffers, with ReuseBuffers
 	mu     sync.RWMutex
 	routes []*route
 	byName map[string]*route
@@ -396,13 +410,37 @@ type rpcRequest struct {
 	tail    bool            // Params is the rest of the body, not yet checked (parseRequest)
 }
 
+// maxReusedBody is the largest buffer ReuseBuffers keeps for the next
+// request: a rare large body is not held on to.
+const maxReusedBody = 256 << 10
+
 func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength > s.cfg.MaxBodyBytes {
 		writeJSON(w, http.StatusRequestEntityTooLarge, rpcResponse{JSONRPC: "2.0", ID: nullID,
 			Error: &RPCError{Code: RPCInvalidRequest, Message: fmt.Sprintf("request body larger than %d bytes", s.cfg.MaxBodyBytes)}})
 		return
 	}
-	body, err := readAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), r.ContentLength, -1)
+	var body []byte
+	var err error
+	if s.cfg.ReuseBuffers {
+		buf, _ := s.bodies.Get().(*[]byte)
+		if buf == nil {
+			buf = new([]byte)
+		}
+		// The buffer grows to the largest body: a new one, when it is too
+		// small, is the one taken back.
+		body, err = readAllInto(*buf, http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), r.ContentLength, -1)
+		// Taken back once the answer is written: nothing of the body is
+		// used after serveRPC returns (ServerConfig.ReuseBuffers).
+		defer func() {
+			if cap(body) <= maxReusedBody {
+				*buf = body[:0]
+				s.bodies.Put(buf)
+			}
+		}()
+	} else {
+		body, err = readAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), r.ContentLength, -1)
+	}
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {

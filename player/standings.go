@@ -118,6 +118,16 @@ func (t rawTable) MarshalJSON() ([]byte, error) {
 	return t.raw, nil
 }
 
+// copyInto returns the table with its bytes copied into *buf, which it
+// reuses (and grows).
+func (t rawTable) copyInto(buf *[]byte) rawTable {
+	if t.raw == nil {
+		return t
+	}
+	*buf = append((*buf)[:0], t.raw...)
+	return rawTable{raw: *buf, at: t.at}
+}
+
 // len returns the number of rows.
 func (t rawTable) len() int { return len(t.at) / 2 }
 
@@ -196,7 +206,11 @@ func (a *Agent) onStandings(ctx context.Context, in *standingsUpdate) (*leaguesd
 		attrs = append(attrs, slog.Int("rank", mine.Rank), slog.Int("points", mine.Points))
 	}
 	a.mu.Lock()
-	a.standings, a.lastRound = standingsTable{raw: in.Standings}, round
+	// The table is kept past the call in the player's own buffer, reused
+	// from one table to the next under a.mu (its only reader, onState,
+	// decodes it under a.mu): the message's bytes are the server's to
+	// reuse (leaguesdk.ServerConfig.ReuseBuffers).
+	a.standings, a.lastRound = standingsTable{raw: in.Standings.copyInto(&a.tableBuf)}, round
 	if found {
 		a.myStanding = &mine
 	}

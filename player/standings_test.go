@@ -3,6 +3,7 @@ package player_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -100,4 +101,51 @@ func playerStateRaw(t *testing.T, a *player.Agent) json.RawMessage {
 		t.Fatalf("state reply %s", r.Result)
 	}
 	return resp.State
+}
+
+// The standings table the player keeps stays as it came while later
+// messages arrive: the server reuses the buffers bodies are read into, so
+// the player keeps a copy of the table rather than a part of a message.
+func TestStandingsKeptPastLaterMessages(t *testing.T) {
+	m := startManager(t, &testManager{})
+	a := runAgent(t, player.Config{League: m.URL, Strategy: always(leaguesdk.Even)})
+
+	var want []leaguesdk.StandingRow
+	for i := 1; i <= 200; i++ {
+		want = append(want, leaguesdk.StandingRow{Rank: i, PlayerID: fmt.Sprintf("P%03d", i), Played: 9, Wins: i % 10, Points: 300 - i})
+	}
+	update := map[string]any{
+		"protocol": leaguesdk.Protocol, "message_type": leaguesdk.MsgLeagueStandingsUpdate, "sender": leaguesdk.LeagueManagerSender,
+		"timestamp": leaguesdk.FormatTime(time.Now()), "conversation_id": "conv-standings", "auth_token": playerToken,
+		"league_id": testLeague, "round_id": 3, "standings": want,
+	}
+	if r := post(t, a.Endpoint(), request(1, leaguesdk.MethodUpdateStandings, update)); r.Error != nil {
+		t.Fatalf("update_standings refused: %v", r.Error)
+	}
+	// Smaller announcements, whose bodies fit in the buffer the table came
+	// in and take it back.
+	var matches []leaguesdk.ScheduledMatch
+	for i := 1; i <= 50; i++ {
+		matches = append(matches, leaguesdk.ScheduledMatch{MatchID: fmt.Sprintf("R4M%d", i), GameType: "even_odd",
+			PlayerAID: fmt.Sprintf("X%03d", i), PlayerBID: fmt.Sprintf("Y%03d", i)})
+	}
+	for i := range 20 {
+		round := map[string]any{
+			"protocol": leaguesdk.Protocol, "message_type": leaguesdk.MsgRoundAnnouncement, "sender": leaguesdk.LeagueManagerSender,
+			"timestamp": leaguesdk.FormatTime(time.Now()), "conversation_id": "conv-round-4", "auth_token": playerToken,
+			"league_id": testLeague, "round_id": 4, "matches": matches,
+		}
+		if r := post(t, a.Endpoint(), request(2+i, leaguesdk.MethodNotifyRound, round)); r.Error != nil {
+			t.Fatalf("notify_round refused: %v", r.Error)
+		}
+	}
+	var st struct {
+		Standings []leaguesdk.StandingRow `json:"standings"`
+	}
+	if err := json.Unmarshal(playerStateRaw(t, a), &st); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(st.Standings, want) {
+		t.Fatalf("the kept table changed: %d rows, first %+v", len(st.Standings), st.Standings[:min(1, len(st.Standings))])
+	}
 }

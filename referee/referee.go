@@ -294,7 +294,7 @@ func New(cfg Config) (*Referee, error) {
 	r.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{Name: "league-referee", Version: cfg.Version,
 		Sender: r.sender, ErrorType: leaguesdk.MsgGameError, Logger: r.log, Now: cfg.Now,
 		Middleware: append([]leaguesdk.Middleware{agentkit.LogCalls(r.log)}, ratelimit.Middlewares(cfg.RateLimit, r.identify)...),
-		Observer:   cfg.Observer})
+		Observer:   cfg.Observer, ReuseBuffers: true}) // nothing of a message is kept uncopied
 	r.addTools()
 	r.runner = agentkit.NewLifecycle("referee", func() error {
 		r.cancel()

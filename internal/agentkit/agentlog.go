@@ -3,6 +3,7 @@ package agentkit
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
@@ -320,7 +321,9 @@ func LogCalls(log *slog.Logger) leaguesdk.Middleware {
 			debug := log.Enabled(ctx, slog.LevelDebug)
 			if debug {
 				log.LogAttrs(ctx, slog.LevelDebug, "received", slog.String("message_type", string(msgType)),
-					slog.String("conversation_id", conv), slog.Any("data", req.Message))
+					// A copy: the server may reuse the message's bytes once
+					// the call is answered, and a log handler may keep them.
+					slog.String("conversation_id", conv), slog.Any("data", json.RawMessage(bytes.Clone(req.Message))))
 			}
 			info := log.Enabled(ctx, slog.LevelInfo)
 			var line *callLine
