@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"sync"
@@ -327,4 +328,16 @@ func announce(t *testing.T, a *player.Agent, matchIDs ...string) {
 			PlayerAID: "P01", PlayerBID: "P02", RefereeEndpoint: "http://127.0.0.1:1/mcp"})
 	}
 	call(t, a, leaguesdk.MethodNotifyRound, ra, new(leaguesdk.Ack))
+}
+
+// managerMessage returns the params of a message of type t from the
+// league manager, with the player's token and the test league, and fields.
+func managerMessage(t leaguesdk.MessageType, conv string, fields map[string]any) map[string]any {
+	m := map[string]any{
+		"protocol": leaguesdk.Protocol, "message_type": t, "sender": leaguesdk.LeagueManagerSender,
+		"timestamp": leaguesdk.FormatTime(time.Now()), "conversation_id": conv, "auth_token": playerToken,
+		"league_id": testLeague,
+	}
+	maps.Copy(m, fields)
+	return m
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
@@ -30,11 +29,7 @@ func TestRoundAnnouncementOnlyOwnMatchesDecoded(t *testing.T) {
 		}
 		matches = append(matches, json.RawMessage(match))
 	}
-	round := map[string]any{
-		"protocol": leaguesdk.Protocol, "message_type": leaguesdk.MsgRoundAnnouncement, "sender": leaguesdk.LeagueManagerSender,
-		"timestamp": leaguesdk.FormatTime(time.Now()), "conversation_id": "conv-round-3", "auth_token": playerToken,
-		"league_id": testLeague, "round_id": 3, "matches": matches,
-	}
+	round := managerMessage(leaguesdk.MsgRoundAnnouncement, "conv-round-3", map[string]any{"round_id": 3, "matches": matches})
 	if r := post(t, a.Endpoint(), request(1, leaguesdk.MethodNotifyRound, round)); r.Error != nil {
 		t.Fatalf("notify_round refused: %v", r.Error)
 	}

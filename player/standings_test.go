@@ -114,11 +114,7 @@ func TestStandingsKeptPastLaterMessages(t *testing.T) {
 	for i := 1; i <= 200; i++ {
 		want = append(want, leaguesdk.StandingRow{Rank: i, PlayerID: fmt.Sprintf("P%03d", i), Played: 9, Wins: i % 10, Points: 300 - i})
 	}
-	update := map[string]any{
-		"protocol": leaguesdk.Protocol, "message_type": leaguesdk.MsgLeagueStandingsUpdate, "sender": leaguesdk.LeagueManagerSender,
-		"timestamp": leaguesdk.FormatTime(time.Now()), "conversation_id": "conv-standings", "auth_token": playerToken,
-		"league_id": testLeague, "round_id": 3, "standings": want,
-	}
+	update := managerMessage(leaguesdk.MsgLeagueStandingsUpdate, "conv-standings", map[string]any{"round_id": 3, "standings": want})
 	if r := post(t, a.Endpoint(), request(1, leaguesdk.MethodUpdateStandings, update)); r.Error != nil {
 		t.Fatalf("update_standings refused: %v", r.Error)
 	}
@@ -130,11 +126,7 @@ func TestStandingsKeptPastLaterMessages(t *testing.T) {
 			PlayerAID: fmt.Sprintf("X%03d", i), PlayerBID: fmt.Sprintf("Y%03d", i)})
 	}
 	for i := range 20 {
-		round := map[string]any{
-			"protocol": leaguesdk.Protocol, "message_type": leaguesdk.MsgRoundAnnouncement, "sender": leaguesdk.LeagueManagerSender,
-			"timestamp": leaguesdk.FormatTime(time.Now()), "conversation_id": "conv-round-4", "auth_token": playerToken,
-			"league_id": testLeague, "round_id": 4, "matches": matches,
-		}
+		round := managerMessage(leaguesdk.MsgRoundAnnouncement, "conv-round-4", map[string]any{"round_id": 4, "matches": matches})
 		if r := post(t, a.Endpoint(), request(2+i, leaguesdk.MethodNotifyRound, round)); r.Error != nil {
 			t.Fatalf("notify_round refused: %v", r.Error)
 		}
