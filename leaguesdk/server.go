@@ -195,8 +195,12 @@ type route struct {
 // It answers JSON-RPC 2.0 in every wire form of the profile and the MCP
 // lifecycle (initialize, ping, tools/list, tools/call).
 type Server struct {
-	cfg    ServerConfig
-	bodies sync.Pool // *[]byte: request bodies' buffers, with ReuseBuffers
+	cfg ServerConfig
+	// bodies are request bodies' buffers (*[]byte), with ReuseBuffers:
+	// [0] the small ones of most calls, [1] the large ones of broadcasts,
+	// so that a server does not hold a large buffer for each call it
+	// serves at once.
+	bodies [2]sync.Pool
 	mu     sync.RWMutex
 	routes []*route
 	byName map[string]*route
@@ -411,8 +415,20 @@ type rpcRequest struct {
 }
 
 // maxReusedBody is the largest buffer ReuseBuffers keeps for the next
-// request: a rare large body is not held on to.
-const maxReusedBody = 256 << 10
+// request: a rare large body is not held on to. Buffers of up to
+// smallBody bytes are kept apart from larger ones.
+const (
+	maxReusedBody = 256 << 10
+	smallBody     = 8<<10 + 512
+)
+
+// bodyPool returns the pool of buffers for n bytes.
+func (s *Server) bodyPool(n int64) *sync.Pool {
+	if n > smallBody {
+		return &s.bodies[1]
+	}
+	return &s.bodies[0]
+}
 
 func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength > s.cfg.MaxBodyBytes {
@@ -423,19 +439,20 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 	var body []byte
 	var err error
 	if s.cfg.ReuseBuffers {
-		buf, _ := s.bodies.Get().(*[]byte)
+		// readAllInto takes the buffer for the body's length plus 512
+		// bytes (see readAll), from the pool of that size; when it is too
+		// small, the new one it makes is the one taken back.
+		buf, _ := s.bodyPool(r.ContentLength + 512).Get().(*[]byte)
 		if buf == nil {
 			buf = new([]byte)
 		}
-		// The buffer grows to the largest body: a new one, when it is too
-		// small, is the one taken back.
 		body, err = readAllInto(*buf, http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), r.ContentLength, -1)
 		// Taken back once the answer is written: nothing of the body is
 		// used after serveRPC returns (ServerConfig.ReuseBuffers).
 		defer func() {
-			if cap(body) <= maxReusedBody {
+			if n := cap(body); n <= maxReusedBody {
 				*buf = body[:0]
-				s.bodies.Put(buf)
+				s.bodyPool(int64(n)).Put(buf)
 			}
 		}()
 	} else {

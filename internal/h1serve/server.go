@@ -474,19 +474,22 @@ func (c *conn) answerError(status int, text string) {
 	}
 }
 
-// linger ends the writing half of the connection and reads what the
-// caller still sends, for up to half a second, before the connection is
-// closed: closed with unread data, it would be reset, and the reset can
-// destroy the answer before the caller reads it (net/http's server waits
-// likewise).
+// linger ends the writing half of the connection and reads and drops
+// what the caller still sends, until it stops or for half a second, before
+// the connection is closed: closed with unread data, it would be reset,
+// and the reset can destroy the answer before the caller reads it
+// (net/http's server waits likewise).
 func (c *conn) linger() {
 	cw, ok := c.rwc.(interface{ CloseWrite() error })
 	if !ok || cw.CloseWrite() != nil {
 		return
 	}
-	_ = c.rwc.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
-	_, _ = io.Copy(io.Discard, io.LimitReader(c.br, drainLimit))
+	_ = c.rwc.SetReadDeadline(time.Now().Add(lingerFor))
+	_, _ = io.Copy(io.Discard, c.br)
 }
+
+// lingerFor bounds linger.
+const lingerFor = 500 * time.Millisecond
 
 // armWatch starts the timer after which a running handler's connection is
 // watched for its caller hanging up.

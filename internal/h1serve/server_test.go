@@ -617,3 +617,24 @@ func TestFirstRequestTimeout(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)        // twice ReadHeaderTimeout, idle
 	served.expect(post("/", "y"), "POST / y") // after an idle wait
 }
+
+// A large body the handler refuses without reading it is answered, and the
+// caller, still sending it, reads the answer rather than a reset.
+func TestLargeBodyRefusedUnread(t *testing.T) {
+	refuse := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "too large", http.StatusRequestEntityTooLarge)
+	})
+	addr := serve(t, &Server{Handler: refuse})
+	big := bytes.Repeat([]byte("x"), 4<<20)
+	for range 5 {
+		resp, err := http.Post("http://"+addr+"/mcp", "application/json", bytes.NewReader(big))
+		if err != nil {
+			t.Fatalf("the answer was lost: %v", err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("HTTP %d, want 413", resp.StatusCode)
+		}
+	}
+}
