@@ -195,12 +195,7 @@ type route struct {
 // It answers JSON-RPC 2.0 in every wire form of the profile and the MCP
 // lifecycle (initialize, ping, tools/list, tools/call).
 type Server struct {
-	cfg ServerConfig
-	// bodies are request bodies' buffers (*[]byte), with ReuseBuffers:
-	// [0] the small ones of most calls, [1] the large ones of broadcasts,
-	// so that a server does not hold a large buffer for each call it
-	// serves at once.
-	bodies [2]sync.Pool
+	cfg    ServerConfig
 	mu     sync.RWMutex
 	routes []*route
 	byName map[string]*route
@@ -422,12 +417,20 @@ const (
 	smallBody     = 8<<10 + 512
 )
 
+// bodyBuffers are the buffers (*[]byte) the servers with ReuseBuffers read
+// request bodies into: [0] the small ones of most calls, [1] the large ones
+// of broadcasts. They are the process's, not a server's: the hundreds of
+// players of one process, each receiving a large table now and then, share
+// as many large buffers as are in use at once, rather than each keeping
+// its own between rounds.
+var bodyBuffers [2]sync.Pool
+
 // bodyPool returns the pool of buffers for n bytes.
-func (s *Server) bodyPool(n int64) *sync.Pool {
+func bodyPool(n int64) *sync.Pool {
 	if n > smallBody {
-		return &s.bodies[1]
+		return &bodyBuffers[1]
 	}
-	return &s.bodies[0]
+	return &bodyBuffers[0]
 }
 
 func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
@@ -442,7 +445,7 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 		// readAllInto takes the buffer for the body's length plus 512
 		// bytes (see readAll), from the pool of that size; when it is too
 		// small, the new one it makes is the one taken back.
-		buf, _ := s.bodyPool(r.ContentLength + 512).Get().(*[]byte)
+		buf, _ := bodyPool(r.ContentLength + 512).Get().(*[]byte)
 		if buf == nil {
 			buf = new([]byte)
 		}
@@ -452,7 +455,7 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if n := cap(body); n <= maxReusedBody {
 				*buf = body[:0]
-				s.bodyPool(int64(n)).Put(buf)
+				bodyPool(int64(n)).Put(buf)
 			}
 		}()
 	} else {
