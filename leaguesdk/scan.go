@@ -198,9 +198,9 @@ func readAll(r io.Reader, size, limit int64) ([]byte, error) {
 	return readAllInto(nil, r, size, limit)
 }
 
-// readAllInto is readAll reading into b (from its start) when b has room
-// for size bytes and more, into a new buffer otherwise.
-func readAllInto(b []byte, r io.Reader, size, limit int64) ([]byte, error) {
+// bufferSize is the capacity readAll starts with for a body of size bytes
+// (negative when unknown), read up to limit (negative: no limit).
+func bufferSize(size, limit int64) int64 {
 	if size < 0 || size > 16<<20 {
 		size = 0 // as io.ReadAll: 512 bytes, then grown
 	}
@@ -208,6 +208,13 @@ func readAllInto(b []byte, r io.Reader, size, limit int64) ([]byte, error) {
 	if limit >= 0 && size > limit {
 		size = limit
 	}
+	return size
+}
+
+// readAllInto is readAll reading into b (from its start) when b has room
+// for size bytes and more, into a new buffer otherwise.
+func readAllInto(b []byte, r io.Reader, size, limit int64) ([]byte, error) {
+	size = bufferSize(size, limit)
 	if int64(cap(b)) < size {
 		b = make([]byte, 0, size)
 	}

@@ -442,10 +442,9 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 	var body []byte
 	var err error
 	if s.cfg.ReuseBuffers {
-		// readAllInto takes the buffer for the body's length plus 512
-		// bytes (see readAll), from the pool of that size; when it is too
-		// small, the new one it makes is the one taken back.
-		buf, _ := bodyPool(r.ContentLength + 512).Get().(*[]byte)
+		// The buffer comes from the pool of the size readAllInto wants;
+		// when it is too small, the new one it makes is the one taken back.
+		buf, _ := bodyPool(bufferSize(r.ContentLength, -1)).Get().(*[]byte)
 		if buf == nil {
 			buf = new([]byte)
 		}

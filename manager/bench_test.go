@@ -41,14 +41,15 @@ func serveCounted(b *testing.B, h http.Handler, calls *atomic.Int64) string {
 // go (the benchmark's cleanup would keep it until the last league ends).
 func serveAgent(b *testing.B, ln net.Listener, h http.Handler, calls *atomic.Int64) (string, func()) {
 	var served atomic.Pointer[http.Handler]
-	served.Store(&h)
+	counted := http.Handler(counting(h, calls))
+	served.Store(&counted)
 	srv := &h1serve.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := served.Load()
 		if h == nil {
 			http.Error(w, "stopped", http.StatusServiceUnavailable)
 			return
 		}
-		counting(*h, calls).ServeHTTP(w, r)
+		(*h).ServeHTTP(w, r)
 	})}
 	go srv.Serve(ln)
 	stop := func() { srv.Close(); served.Store(nil) }

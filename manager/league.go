@@ -336,22 +336,14 @@ func (m *Manager) waitUntil(ctx context.Context, next time.Time) error {
 // its own. Nothing is sent unless its assignment is on disk, so that a
 // restarted manager knows every referee a match was given to.
 func (m *Manager) startMatches(ctx context.Context, jobs []startJob) {
-	var records [][]byte
-	var saved error
+	var records []any
 	now := m.cfg.Now().UTC()
 	for _, j := range jobs {
-		if j.resume {
-			continue
+		if !j.resume {
+			records = append(records, assignment{MatchID: j.mt.MatchID, RefereeID: j.ref.id, Attempt: j.attempt, AssignedAt: now})
 		}
-		rec, err := json.Marshal(assignment{MatchID: j.mt.MatchID, RefereeID: j.ref.id, Attempt: j.attempt, AssignedAt: now})
-		if err != nil {
-			saved = fmt.Errorf("journal: encode record: %w", err)
-		}
-		records = append(records, rec)
 	}
-	if saved == nil {
-		saved = m.assigned.AppendAll(ctx, records...)
-	}
+	saved := m.assigned.Append(ctx, records...)
 	if saved != nil && ctx.Err() == nil {
 		m.log.Error("cannot journal assignments", slog.Int("matches", len(records)), slog.String("error", saved.Error()))
 	}

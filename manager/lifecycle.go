@@ -249,18 +249,11 @@ func (m *Manager) applyTransitions(ts []Transition) {
 	// Durable before they are announced, all with one group commit (a
 	// registration makes two); a failed write is reported and the states
 	// are still kept in memory.
-	records := make([][]byte, 0, len(ts))
-	var err error
-	for _, t := range ts {
-		var rec []byte
-		if rec, err = json.Marshal(t); err != nil {
-			break
-		}
-		records = append(records, rec)
+	records := make([]any, len(ts))
+	for i, t := range ts {
+		records[i] = t
 	}
-	if err == nil {
-		err = m.life.journal.AppendAll(context.Background(), records...)
-	}
+	err := m.life.journal.Append(context.Background(), records...)
 	for _, t := range ts {
 		if err != nil {
 			m.emit(Event{Kind: EventWarning, AgentID: t.AgentID, Message: "lifecycle transition not saved: " + err.Error()})

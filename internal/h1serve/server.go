@@ -72,7 +72,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	started   bool
-	closing   bool
+	closing   atomic.Bool // set with mu held; read without it on every request
 	listeners map[net.Listener]struct{}
 	conns     map[*conn]struct{}
 	fallback  *http.Server
@@ -85,7 +85,7 @@ type Server struct {
 // good. It closes ln when it returns.
 func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
-	if s.closing {
+	if s.closing.Load() {
 		s.mu.Unlock()
 		_ = ln.Close()
 		return http.ErrServerClosed
@@ -112,7 +112,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	for {
 		rwc, err := ln.Accept()
 		if err != nil {
-			if s.isClosing() {
+			if s.closing.Load() {
 				return http.ErrServerClosed
 			}
 			// As net/http's server: a temporary failure (too many open
@@ -136,12 +136,6 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 }
 
-func (s *Server) isClosing() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closing
-}
-
 func (s *Server) logf(format string, args ...any) {
 	if s.ErrorLog != nil {
 		s.ErrorLog.Printf(format, args...)
@@ -157,7 +151,7 @@ func (s *Server) logf(format string, args ...any) {
 // the package's doc) are shut down by its Server.Shutdown.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
-	s.closing = true
+	s.closing.Store(true)
 	s.closeListenersLocked()
 	fallback := s.fallback
 	s.mu.Unlock()
@@ -194,7 +188,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // of the requests under way end.
 func (s *Server) Close() error {
 	s.mu.Lock()
-	s.closing = true
+	s.closing.Store(true)
 	s.closeListenersLocked()
 	conns := make([]*conn, 0, len(s.conns))
 	for c := range s.conns {
@@ -241,7 +235,7 @@ func (s *Server) closeIdle() bool {
 func (s *Server) newConn(rwc net.Conn) *conn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closing {
+	if s.closing.Load() {
 		return nil
 	}
 	c := &conn{srv: s, rwc: rwc, remoteAddr: rwc.RemoteAddr().String()}
@@ -345,7 +339,7 @@ func (c *conn) serve() {
 		if !c.serveOne() {
 			return
 		}
-		if !c.state.CompareAndSwap(stateActive, stateIdle) || c.srv.isClosing() {
+		if !c.state.CompareAndSwap(stateActive, stateIdle) || c.srv.closing.Load() {
 			return
 		}
 	}
@@ -434,7 +428,7 @@ func (c *conn) serveOne() bool {
 	if !ok || hungUp {
 		return false
 	}
-	keep := !req.Close && req.ProtoAtLeast(1, 1) && !c.srv.isClosing()
+	keep := !req.Close && req.ProtoAtLeast(1, 1) && !c.srv.closing.Load()
 	unread := keep && !c.body.finish()
 	if err := c.resp.finish(keep && !unread); err != nil {
 		return false

@@ -225,15 +225,21 @@ func replay(f *os.File, cfg Config) (int64, error) {
 	return good, nil
 }
 
-// Append encodes v as one JSON line and returns when it is durable, or
-// with an error. When ctx ends first, Append returns ctx's error; the
-// record may still be written, so its effect must not be acknowledged.
-func (j *Journal) Append(ctx context.Context, v any) error {
-	line, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("journal: encode record: %w", err)
+// Append encodes each of vs as one JSON line and returns when all of them
+// are durable, in one group commit as AppendAll's, or with an error (none
+// is appended when one does not encode). When ctx ends first, Append
+// returns ctx's error; the records may still be written, so their effect
+// must not be acknowledged.
+func (j *Journal) Append(ctx context.Context, vs ...any) error {
+	records := make([][]byte, 0, len(vs))
+	for _, v := range vs {
+		line, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("journal: encode record: %w", err)
+		}
+		records = append(records, line)
 	}
-	return j.AppendRaw(ctx, line)
+	return j.AppendAll(ctx, records...)
 }
 
 // AppendRaw appends one record given as JSON (without a newline; it must
