@@ -286,6 +286,7 @@ type conn struct {
 	mu         sync.Mutex
 	running    bool // a handler runs
 	bodyDone   bool // its request's body has been read to its end
+	watchDue   bool // HangupAfter passed before bodyDone: the watch starts with it
 	watching   bool // a watch reads the connection
 	aborting   bool // the watch is being stopped
 	hungUp     bool // the watch saw the caller hang up
@@ -402,7 +403,7 @@ func (c *conn) serveOne() bool {
 	clear(c.header)
 	c.resp = response{c: c, req: req, header: c.header, body: c.resp.body[:0]}
 	c.mu.Lock()
-	c.running, c.bodyDone, c.hungUp, c.cancelReq = true, false, false, cancel
+	c.running, c.bodyDone, c.watchDue, c.hungUp, c.cancelReq = true, false, false, false, cancel
 	c.mu.Unlock()
 	c.armWatch()
 
@@ -502,10 +503,14 @@ func (c *conn) armWatch() {
 // watch reads the connection while a handler runs whose request's body
 // has been read whole: an end of the connection, or a failure, ends the
 // request's context; a byte read (a request sent before this one is
-// answered) is kept for the next read. A late watch may start in the next
-// request's handler, which only watches it sooner.
+// answered) is kept for the next read. When the body is still being read,
+// the watch starts once it has been (requestBody.Read). A late watch may
+// start in the next request's handler, which only watches it sooner.
 func (c *conn) watch() {
 	c.mu.Lock()
+	if c.running && !c.bodyDone {
+		c.watchDue = true
+	}
 	if !c.running || !c.bodyDone || c.watching || c.br.Buffered() > 0 || c.cr.hasByte {
 		c.mu.Unlock()
 		return
@@ -713,7 +718,11 @@ func (b *requestBody) Read(p []byte) (int, error) {
 		b.eof = true
 		b.c.mu.Lock()
 		b.c.bodyDone = true
+		due := b.c.watchDue
 		b.c.mu.Unlock()
+		if due { // the handler has run for HangupAfter already
+			go b.c.watch()
+		}
 	case err != nil:
 		b.readErr = true
 	}

@@ -380,13 +380,17 @@ type writerFunc func(p []byte) (int, error)
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // The request's context ends when the handler returns, and when the
-// caller hangs up while the handler runs.
+// caller hangs up while the handler runs, whether the handler read the
+// body before HangupAfter or after it.
 func TestRequestContext(t *testing.T) {
 	done := make(chan context.Context, 1)
 	ended := make(chan error, 1)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/late" {
+			time.Sleep(20 * time.Millisecond) // its body read after HangupAfter
+		}
 		_, _ = io.ReadAll(r.Body)
-		if r.URL.Path == "/wait" {
+		if r.URL.Path == "/wait" || r.URL.Path == "/late" {
 			select {
 			case <-r.Context().Done():
 				ended <- context.Cause(r.Context())
@@ -409,11 +413,13 @@ func TestRequestContext(t *testing.T) {
 		t.Fatalf("after the handler returned, the context's error is %v", err)
 	}
 
-	rc = dialRaw(t, addr)
-	rc.send(post("/wait", "x"))
-	rc.c.Close() // before or after the watch starts: it reads the end either way
-	if err := <-ended; !errors.Is(err, context.Canceled) {
-		t.Fatalf("after the caller hung up: %v", err)
+	for _, path := range []string{"/wait", "/late"} {
+		rc = dialRaw(t, addr)
+		rc.send(post(path, "x"))
+		rc.c.Close() // before or after the watch starts: it reads the end either way
+		if err := <-ended; !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: after the caller hung up: %v", path, err)
+		}
 	}
 }
 
