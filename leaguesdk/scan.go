@@ -199,12 +199,16 @@ func readAll(r io.Reader, size, limit int64) ([]byte, error) {
 }
 
 // bufferSize is the capacity readAll starts with for a body of size bytes
-// (negative when unknown), read up to limit (negative: no limit).
+// (negative when unknown), read up to limit (negative: no limit): a byte
+// more than size, where the read of a body of that size meets its end
+// (the buffer grows only for a body that goes on), or 512 bytes, grown as
+// needed, as io.ReadAll starts, when the size is unknown or too large to
+// take at its word.
 func bufferSize(size, limit int64) int64 {
 	if size < 0 || size > 16<<20 {
-		size = 0 // as io.ReadAll: 512 bytes, then grown
+		size = 511
 	}
-	size += 512
+	size++
 	if limit >= 0 && size > limit {
 		size = limit
 	}

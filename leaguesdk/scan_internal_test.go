@@ -85,6 +85,22 @@ func TestReadAllWhateverTheSizeHint(t *testing.T) {
 	}
 }
 
+// A body of the size announced is read into a buffer of about that size,
+// once: the buffer does not grow to find the body's end.
+func TestReadAllTakesTheSizeAnnounced(t *testing.T) {
+	body := bytes.Repeat([]byte("0123456789"), 30)
+	var got []byte
+	allocs := testing.AllocsPerRun(20, func() {
+		var err error
+		if got, err = readAll(bytes.NewReader(body), int64(len(body)), -1); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if !bytes.Equal(got, body) || cap(got) > len(body)+32 || allocs > 2 { // the buffer, and the reader escaping
+		t.Errorf("read %d bytes into a buffer of %d, %v allocations; want %d, no more than 32 bytes more, at most 2", len(got), cap(got), allocs, len(body))
+	}
+}
+
 // Alias fields are renamed only for the types that read the renamed field:
 // the others are decoded without a search of the whole message for them.
 func TestReadsAliasedOnlyWhereATypeReadsTheRenamedField(t *testing.T) {
