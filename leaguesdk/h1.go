@@ -22,11 +22,13 @@ import (
 // The Client's own transport. A Client whose ClientConfig.HTTPClient is nil
 // makes each exchange on the caller's goroutine, over a connection of its
 // own pool: it writes the request's head and body in one write (two for a
-// large body) and reads the answer with http.ReadResponse. net/http's Transport would hand
-// every call from the caller to a writing and a reading goroutine of the
-// connection and back, and keep both goroutines for as long as the
-// connection is idle; for a manager calling hundreds of agents each round
-// those hand-offs and goroutine stacks cost more than the calls' own work.
+// large body) and reads the answer's head itself when it is plain
+// (peekAnswerHead), with http.ReadResponse otherwise. net/http's Transport
+// would hand every call from the caller to a writing and a reading
+// goroutine of the connection and back, and keep both goroutines for as
+// long as the connection is idle; for a manager calling hundreds of agents
+// each round those hand-offs and goroutine stacks cost more than the
+// calls' own work.
 //
 // What the pool cannot do the same way as net/http goes through the
 // Client's http.Client instead (endpointState.lean is nil, or the
@@ -159,8 +161,10 @@ type h1Conn struct {
 	// head and bufs are kept from one request to the next: a request's
 	// head, and the start of its body, is written in head, and the rest
 	// of its body sent from bufs.
-	head      []byte
-	bufs      net.Buffers
+	head []byte
+	bufs net.Buffers
+	// body reads the body of an answer whose head peekAnswerHead read.
+	body      io.LimitedReader
 	idleSince time.Time
 }
 
@@ -440,6 +444,28 @@ func (c *Client) roundTrip(ctx context.Context, pc *h1Conn, lt *leanTarget, body
 	}
 
 	pc.headLeft = maxAnswerHeadBytes
+	if _, err := pc.br.Peek(1); err != nil { // the answer's first bytes
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF // as http.ReadResponse says it
+		}
+		return leanAnswer{}, written, false, transportError(ctx, &url.Error{Op: "Post", URL: lt.url, Err: leanCause(ctx, err)})
+	}
+	if h, ok := peekAnswerHead(pc.br, c.cfg.MaxReplyBytes-1); ok {
+		pc.headLeft = -1
+		pc.body = io.LimitedReader{R: pc.br, N: h.contentLength}
+		raw, err := c.readAnswer(&pc.body, h.contentLength)
+		if err == nil && int64(len(raw)) < h.contentLength {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return leanAnswer{}, written, false, transportError(ctx, leanCause(ctx, err))
+		}
+		keep = !h.close && pc.br.Buffered() == 0
+		if redirects(h.status) && h.header.Get("Location") != "" {
+			return leanAnswer{redirect: true}, written, keep, nil
+		}
+		return leanAnswer{status: h.status, header: h.header, body: answerData(h.header, raw)}, written, keep, nil
+	}
 	var resp *http.Response
 	for {
 		resp, err = http.ReadResponse(pc.br, nil)
@@ -469,13 +495,20 @@ func (c *Client) roundTrip(ctx context.Context, pc *h1Conn, lt *leanTarget, body
 	// An answer read to its end is shorter than the limit (readAll stops
 	// at the limit without knowing whether more follows).
 	keep = int64(len(raw)) < c.cfg.MaxReplyBytes && !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols && pc.br.Buffered() == 0
-	switch resp.StatusCode {
-	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
-		if resp.Header.Get("Location") != "" {
-			return leanAnswer{redirect: true}, written, keep, nil
-		}
+	if redirects(resp.StatusCode) && resp.Header.Get("Location") != "" {
+		return leanAnswer{redirect: true}, written, keep, nil
 	}
 	return leanAnswer{status: resp.StatusCode, header: resp.Header, body: answerData(resp.Header, raw)}, written, keep, nil
+}
+
+// redirects reports whether an answer of the given status redirects, given
+// a Location, as net/http's Client follows it.
+func redirects(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
 }
 
 // leanCause returns the error of an exchange as net/http would: the

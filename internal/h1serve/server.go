@@ -2,10 +2,11 @@
 // cleartext connections with less work per request than net/http's
 // server, and hands every other request to a net/http server.
 //
-// A request whose method is POST is read with http.ReadRequest from the
-// connection's buffered reader and served on the connection's own
-// goroutine; its answer is buffered whole and written with its head in
-// one write, with a Content-Length. net/http's server, per request, also
+// A request whose method is POST is read from the connection's buffered
+// reader (by this package when its head is plain, with http.ReadRequest
+// otherwise) and served on the connection's own goroutine; its answer is
+// buffered whole and written with its head in one write, with a
+// Content-Length. net/http's server, per request, also
 // starts a goroutine that reads the connection in the background (to see
 // a caller hang up) and stops it with two changes of the read deadline;
 // here that watch starts only once a handler has run for HangupAfter.
@@ -281,6 +282,8 @@ type conn struct {
 	body       requestBody
 	resp       response
 	header     http.Header
+	req        http.Request // a request peekRequest read, before it is copied
+	fixed      fixedBody    // the body of that request
 
 	// mu guards what the hang-up watch shares with the serving goroutine.
 	mu         sync.Mutex
@@ -358,7 +361,11 @@ func (c *conn) serveOne() bool {
 		maxHeader = DefaultMaxHeaderBytes
 	}
 	c.cr.setLimit(int64(maxHeader) + 4096) // net/http's allowance for the request line
-	req, err := http.ReadRequest(c.br)
+	var err error
+	req := c.peekRequest(maxHeader)
+	if req == nil {
+		req, err = http.ReadRequest(c.br)
+	}
 	tooLarge := c.cr.hitLimit
 	c.cr.setLimit(-1)
 	if s.ReadHeaderTimeout > 0 {
