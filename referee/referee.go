@@ -286,12 +286,8 @@ func New(cfg Config) (*Referee, error) {
 	r.log = r.agentLog.Logger(cfg.Logger)
 	r.base, r.cancel = context.WithCancel(context.Background())
 	r.workers = gopool.New(0)
-	// Over a league the referee meets every player again and again: it
-	// keeps an idle connection to each (closed after 90 s unused) rather
-	// than to the last few, which a cap on all idle connections would
-	// leave it (a connection dialled anew per match costs both sides).
 	r.client = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient, TLSConfig: cfg.ClientTLS,
-		MaxIdleConnsPerHost: 2 * cfg.MaxConcurrentMatches, MaxIdleConns: -1, Logger: r.log, Observer: cfg.Observer})
+		MaxIdleConnsPerHost: 2 * cfg.MaxConcurrentMatches, Logger: r.log, Observer: cfg.Observer})
 	r.manager = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient, TLSConfig: cfg.ClientTLS,
 		MaxIdleConnsPerHost: cfg.MaxConcurrentMatches, Logger: r.log, Observer: cfg.Observer,
 		Breaker: leaguesdk.BreakerPolicy{Disabled: true}})

@@ -369,39 +369,6 @@ func TestConcurrentMatches(t *testing.T) {
 	waitFor(t, 2*time.Second, func() bool { return e.ref.ActiveMatches() == 0 })
 }
 
-// A referee keeps a connection to every player it has played with, not
-// only to the last few: over a league it meets every player again and
-// again, and a connection dialled anew for each match costs both sides.
-// Twelve players, each in two matches one after the other, against a
-// referee that runs one match at a time (whose idle connections a cap of
-// four times the two it keeps per player would limit to eight).
-func TestConnectionsToPlayersKeptAcrossMatches(t *testing.T) {
-	mgr := newTestManager(t)
-	e := startReferee(t, mgr, func(c *referee.Config) { c.MaxConcurrentMatches = 1 })
-	const n = 12
-	var peers []*testPlayer
-	for range n {
-		peers = append(peers, newTestPlayer(t, behaviour{}))
-	}
-	played := 0
-	for _, shift := range []int{0, 1} {
-		for i := shift; i < n+shift; i += 2 {
-			a, b := peers[i%n], peers[(i+1)%n]
-			if resp, err := e.start(t, e.match(a, b, fmt.Sprintf("P%02d", i%n+1), fmt.Sprintf("P%02d", (i+1)%n+1))); err != nil || resp.Status != leaguesdk.StatusAccepted {
-				t.Fatalf("start_match: %+v, %v", resp, err)
-			}
-			played++
-			mgr.waitReportCount(t, played, 10*time.Second)
-			waitFor(t, 2*time.Second, func() bool { return e.ref.ActiveMatches() == 0 })
-		}
-	}
-	for i, p := range peers {
-		if c := p.connections(); c != 1 {
-			t.Errorf("player %d accepted %d connections over its two matches, want 1", i+1, c)
-		}
-	}
-}
-
 // A match whose result the manager acknowledged leaves the referee's
 // memory, so that memory does not grow with the matches played; its
 // transcript answers for it from then on.
