@@ -114,6 +114,16 @@ type ClientConfig struct {
 	// agent of its league each round: a cap below their number would open
 	// a connection per call).
 	MaxIdleConns int
+	// Conns, when set, holds the default transport's idle connections to
+	// http:// endpoints in place of a pool of the Client's own, shared
+	// with the other Clients given it: the referees of one process, which
+	// each meet every player of a league again and again, then keep one
+	// connection to each player between them rather than one each, and no
+	// cap on their number leaves them dialling anew. MaxIdleConnsPerHost
+	// and MaxIdleConns then apply to https:// endpoints only, whose
+	// connections stay the Client's own. Ignored when HTTPClient is set.
+	// Default: none.
+	Conns *ConnPool
 	// Timeout is the deadline of a call whose context has none. Default 10 s.
 	Timeout time.Duration
 	// Retry is the retry policy.
@@ -155,9 +165,11 @@ type Client struct {
 	http     *http.Client
 	ownsHTTP bool
 	// dialer and pool are the Client's own transport (h1.go), when it
-	// owns its HTTP client.
+	// owns its HTTP client; plain holds its cleartext connections: pool,
+	// or the pool of ClientConfig.Conns.
 	dialer    *net.Dialer
 	pool      *connPool
+	plain     *connPool
 	nextID    atomic.Int64
 	endpoints sync.Map // endpoint → *endpointState
 }
@@ -251,6 +263,10 @@ func NewClient(cfg ClientConfig) *Client {
 		c.ownsHTTP = true
 		c.dialer = &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
 		c.pool = &connPool{perHost: cfg.MaxIdleConnsPerHost, total: cfg.MaxIdleConns}
+		c.plain = c.pool
+		if cfg.Conns != nil {
+			c.plain = &cfg.Conns.p
+		}
 		c.http = &http.Client{Transport: &http.Transport{
 			Proxy:               http.ProxyFromEnvironment,
 			DialContext:         dialParts(c.dialer.DialContext),
@@ -263,8 +279,9 @@ func NewClient(cfg ClientConfig) *Client {
 	return c
 }
 
-// Close closes the idle connections of the client's own transport. The
-// client remains usable: later calls open new ones.
+// Close closes the idle connections of the client's own transport (not
+// those of a ConnPool it shares). The client remains usable: later calls
+// open new ones.
 func (c *Client) Close() {
 	if c.ownsHTTP {
 		c.pool.closeIdle()

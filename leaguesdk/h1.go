@@ -185,6 +185,28 @@ func (pc *h1Conn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// ConnPool holds idle cleartext connections for the Clients of a process
+// that share it (ClientConfig.Conns): up to a number per address, without
+// a cap on their total; a connection idle for 90 s is closed when the pool
+// is next used. It is safe for concurrent use; its zero value is not
+// usable: make one with NewConnPool.
+type ConnPool struct {
+	p connPool
+}
+
+// NewConnPool returns a pool that keeps up to perHost idle connections to
+// each address (2 when perHost is not positive).
+func NewConnPool(perHost int) *ConnPool {
+	if perHost <= 0 {
+		perHost = 2
+	}
+	return &ConnPool{p: connPool{perHost: perHost}}
+}
+
+// Close closes the pool's idle connections. The pool remains usable: the
+// connections its Clients return later are kept.
+func (p *ConnPool) Close() { p.p.closeIdle() }
+
 // connPool holds the idle connections of the Client's own transport, per
 // scheme and address, the most recently used on top. Connections idle for
 // longer than idleConnTimeout are closed when the pool is next used; no
@@ -375,7 +397,11 @@ func (c *Client) leanExchange(ctx context.Context, lt *leanTarget, body encoded,
 		return leanAnswer{}, true, transportError(ctx, &url.Error{Op: "Post", URL: lt.url, Err: err})
 	}
 	for {
-		pc := c.pool.get(lt.key)
+		pool := c.pool
+		if lt.tls == nil {
+			pool = c.plain
+		}
+		pc := pool.get(lt.key)
 		reused := pc != nil
 		if !reused {
 			if pc, err = c.dial(ctx, lt); err != nil {
@@ -384,7 +410,7 @@ func (c *Client) leanExchange(ctx context.Context, lt *leanTarget, body encoded,
 		}
 		a, written, keep, err := c.roundTrip(ctx, pc, lt, body, sess)
 		if keep {
-			c.pool.put(pc)
+			pool.put(pc)
 		} else {
 			pc.conn.Close()
 		}

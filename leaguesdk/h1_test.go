@@ -580,6 +580,75 @@ func TestLeanMutualTLS(t *testing.T) {
 	}
 }
 
+// Clients given one ConnPool share their cleartext connections: calls of
+// three clients, one after the other, go over one connection, which
+// Client.Close leaves to the pool and ConnPool.Close closes.
+func TestConnPoolSharedByClients(t *testing.T) {
+	s := newCountedServer(t, okHandler)
+	pool := NewConnPool(2)
+	clients := make([]*Client, 3)
+	for i := range clients {
+		clients[i] = noRetries(t, ClientConfig{Conns: pool})
+	}
+	for round := range 4 {
+		for i, c := range clients {
+			if err := ping(c, s.url); err != nil {
+				t.Fatalf("round %d, client %d: %v", round, i, err)
+			}
+		}
+	}
+	if n := s.accepts.Load(); n != 1 {
+		t.Errorf("%d connections for 12 calls of 3 clients sharing a pool, want 1", n)
+	}
+	clients[0].Close()
+	if n := pool.p.idleCount(); n != 1 {
+		t.Fatalf("%d idle connections in the pool after a client closed, want 1", n)
+	}
+	pool.Close()
+	if n := pool.p.idleCount(); n != 0 {
+		t.Errorf("%d idle connections after the pool closed, want 0", n)
+	}
+	if err := ping(clients[1], s.url); err != nil {
+		t.Fatalf("a call after the pool closed: %v", err)
+	}
+	if n := s.accepts.Load(); n != 2 {
+		t.Errorf("%d connections, want a second one after the pool closed", n)
+	}
+}
+
+// A shared pool holds cleartext connections only: a client's connections
+// to an https endpoint, made with its own TLS configuration, stay its own.
+func TestConnPoolKeepsTLSConnectionsApart(t *testing.T) {
+	ca := tlstest.NewCA(t, "league CA")
+	s := httptest.NewUnstartedServer(http.HandlerFunc(okHandler))
+	var accepts atomic.Int32
+	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			accepts.Add(1)
+		}
+	}
+	s.TLS = &tls.Config{Certificates: []tls.Certificate{ca.Issue(t, "server").TLS}}
+	s.StartTLS()
+	defer s.Close()
+	pool := NewConnPool(2)
+	defer pool.Close()
+	a := noRetries(t, ClientConfig{Conns: pool, TLSConfig: &tls.Config{RootCAs: ca.Pool()}})
+	b := noRetries(t, ClientConfig{Conns: pool, TLSConfig: &tls.Config{RootCAs: ca.Pool()}})
+	for range 3 {
+		for _, c := range []*Client{a, b} {
+			if err := ping(c, s.URL+"/mcp"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if n := accepts.Load(); n != 2 {
+		t.Errorf("%d TLS connections for two clients sharing a pool, want one each", n)
+	}
+	if n := pool.p.idleCount(); n != 0 {
+		t.Errorf("%d TLS connections in the shared pool, want none", n)
+	}
+}
+
 // The client's own transport sends what net/http's sends: the same head,
 // byte for byte, and the same body, with and without an MCP session.
 func TestLeanRequestBytes(t *testing.T) {

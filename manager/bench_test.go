@@ -238,13 +238,15 @@ func leagueBench(b *testing.B, root string, players, referees int) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		// And one pool of connections to the players, as it has too.
+		refConns := leaguesdk.NewConnPool(4)
 		var stops []func()
 		for i := range referees {
 			ln := listen(b)
 			ref, err := referee.New(referee.Config{Name: fmt.Sprintf("Referee %d", i+1), League: mcp,
 				Endpoint: "http://" + ln.Addr().String() + "/mcp", MaxConcurrentMatches: (players/2 + referees - 1) / referees,
 				JoinTimeout: 2 * time.Second, MoveTimeout: 2 * time.Second, RetryDelay: 50 * time.Millisecond,
-				ReportTimeout: 2 * time.Second, ShutdownGrace: time.Second, Store: refStore})
+				ReportTimeout: 2 * time.Second, ShutdownGrace: time.Second, Store: refStore, Conns: refConns})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -320,6 +322,7 @@ func leagueBench(b *testing.B, root string, players, referees int) {
 		for _, stop := range stops {
 			stop()
 		}
+		refConns.Close()
 		if err := errors.Join(store.Close(), refStore.Close()); err != nil {
 			b.Fatal(err)
 		}

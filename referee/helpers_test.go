@@ -200,6 +200,7 @@ type testPlayer struct {
 	gameErrors  []leaguesdk.GameError
 	gameOvers   []leaguesdk.GameOver
 	moveAnswers int
+	conns       int    // connections accepted
 	givenUp     int    // direct replies held until the caller gave the call up (CallbackFirst)
 	joinSpans   []span // when each answered invitation arrived and was answered
 	moveSpans   []span // the same for parity calls
@@ -244,7 +245,15 @@ func newTestPlayer(t testing.TB, b behaviour) *testPlayer {
 			p.mu.Unlock()
 			return p.ack(in.ConversationID), nil
 		})
-	p.ts = httptest.NewServer(p.wire(srv))
+	p.ts = httptest.NewUnstartedServer(p.wire(srv))
+	p.ts.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			p.mu.Lock()
+			p.conns++
+			p.mu.Unlock()
+		}
+	}
+	p.ts.Start()
 	p.URL = p.ts.URL + "/mcp"
 	t.Cleanup(func() {
 		p.ts.Close()
@@ -252,6 +261,13 @@ func newTestPlayer(t testing.TB, b behaviour) *testPlayer {
 		p.client.Close()
 	})
 	return p
+}
+
+// connections returns the number of connections the player accepted.
+func (p *testPlayer) connections() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.conns
 }
 
 func (p *testPlayer) ack(conv string) *leaguesdk.Ack {

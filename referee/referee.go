@@ -122,6 +122,14 @@ type Config struct {
 	// after the referees stop. Default nil: the referee keeps a store of
 	// its own on DataRoot and closes it when it stops.
 	Store *Store
+	// Conns, when set, holds the referee's idle connections to players
+	// (http:// ones), shared with the other referees of the process given
+	// it (leaguesdk.ClientConfig.Conns): over a league each referee meets
+	// every player again and again, and between them they keep one
+	// connection to each player rather than one each, dialled once. The
+	// caller closes it after the referees stop. Default nil: connections
+	// of the referee's own, up to eight per match it runs at once.
+	Conns *leaguesdk.ConnPool
 	// Games are the game types the referee runs. Default DefaultGames().
 	Games Games
 	// Logger receives the referee's log, for people to read (a text
@@ -287,7 +295,7 @@ func New(cfg Config) (*Referee, error) {
 	r.base, r.cancel = context.WithCancel(context.Background())
 	r.workers = gopool.New(0)
 	r.client = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient, TLSConfig: cfg.ClientTLS,
-		MaxIdleConnsPerHost: 2 * cfg.MaxConcurrentMatches, Logger: r.log, Observer: cfg.Observer})
+		MaxIdleConnsPerHost: 2 * cfg.MaxConcurrentMatches, Conns: cfg.Conns, Logger: r.log, Observer: cfg.Observer})
 	r.manager = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient, TLSConfig: cfg.ClientTLS,
 		MaxIdleConnsPerHost: cfg.MaxConcurrentMatches, Logger: r.log, Observer: cfg.Observer,
 		Breaker: leaguesdk.BreakerPolicy{Disabled: true}})

@@ -369,6 +369,45 @@ func TestConcurrentMatches(t *testing.T) {
 	waitFor(t, 2*time.Second, func() bool { return e.ref.ActiveMatches() == 0 })
 }
 
+// Referees given one ConnPool keep one connection to each player between
+// them: eight players, each in four matches, one after the other, of two
+// referees in turn, accept one connection each.
+func TestRefereesShareConnectionsToPlayers(t *testing.T) {
+	mgr := newTestManager(t)
+	conns := leaguesdk.NewConnPool(2)
+	defer conns.Close()
+	var envs []*env
+	for range 2 {
+		envs = append(envs, startReferee(t, mgr, func(c *referee.Config) { c.MaxConcurrentMatches = 1; c.Conns = conns }))
+	}
+	const n = 8
+	var peers []*testPlayer
+	for range n {
+		peers = append(peers, newTestPlayer(t, behaviour{}))
+	}
+	played := 0
+	for _, shift := range []int{0, 1, 2, 3} {
+		for i := 0; i < n; i += 2 {
+			ia, ib := (i+shift)%n, (i+shift+1+2*shift)%n
+			if ia == ib {
+				continue
+			}
+			e := envs[played%2]
+			if resp, err := e.start(t, e.match(peers[ia], peers[ib], fmt.Sprintf("P%02d", ia+1), fmt.Sprintf("P%02d", ib+1))); err != nil || resp.Status != leaguesdk.StatusAccepted {
+				t.Fatalf("start_match: %+v, %v", resp, err)
+			}
+			played++
+			mgr.waitReportCount(t, played, 10*time.Second)
+			waitFor(t, 2*time.Second, func() bool { return e.ref.ActiveMatches() == 0 })
+		}
+	}
+	for i, p := range peers {
+		if c := p.connections(); c != 1 {
+			t.Errorf("player %d accepted %d connections from two referees sharing a pool, want 1", i+1, c)
+		}
+	}
+}
+
 // A match whose result the manager acknowledged leaves the referee's
 // memory, so that memory does not grow with the matches played; its
 // transcript answers for it from then on.

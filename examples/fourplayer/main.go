@@ -273,6 +273,11 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 			err = cerr
 		}
 	}()
+	// And one pool of connections to the players: each referee meets
+	// every player again and again, and a connection is dialled once for
+	// all of them.
+	refConns := leaguesdk.NewConnPool(4)
+	defer refConns.Close()
 
 	// The agents stop when runLeague returns (ctx ended: Ctrl-C; the
 	// league over with -exit; a failure), the referees first: while they
@@ -316,6 +321,7 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 			Listener:             ln,
 			DataRoot:             o.data,
 			Store:                refStore,
+			Conns:                refConns,
 			JoinTimeout:          joinTimeout,
 			MoveTimeout:          moveTimeout,
 			RetryDelay:           retryDelay,
