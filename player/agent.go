@@ -38,6 +38,7 @@ type Agent struct {
 	flat      map[string]bool        // matches whose invitation came in the lower-case dialect, by match id
 	standings standingsTable         // the latest table (standings.go)
 	tableBuf  []byte                 // the bytes of standings.raw, reused from table to table
+	tableAt   []uint32               // the offsets of standings.raw, the same
 	lastRound int
 	// myStanding is the player's row of the latest standings update.
 	myStanding *leaguesdk.StandingRow

@@ -555,7 +555,7 @@ type roundAnnouncement struct {
 
 // UnmarshalJSON reads the message in one pass, like standingsUpdate's.
 func (r *roundAnnouncement) UnmarshalJSON(b []byte) error {
-	var cut tableCut
+	cut := newTableCut()
 	rest, list, err := jsonscan.Cut(b, "matches", cut.collect)
 	if err != nil {
 		return err
@@ -612,6 +612,7 @@ func (r *roundAnnouncement) matchesOf(id string) ([]leaguesdk.ScheduledMatch, er
 }
 
 func (a *Agent) onRound(ctx context.Context, in *roundAnnouncement) (*leaguesdk.Ack, error) {
+	defer in.Matches.release()
 	a.checkManager(&in.Envelope)
 	id, token := a.credentials()
 	fromManager := token != "" && leaguesdk.TokensEqual(in.AuthToken, token)

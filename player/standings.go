@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sort"
+	"sync"
 
 	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/jsonscan"
@@ -30,7 +31,7 @@ type standingsUpdate struct {
 // text as it goes, and only the rest (the envelope and the ids) is decoded
 // by encoding/json.
 func (u *standingsUpdate) UnmarshalJSON(b []byte) error {
-	var cut tableCut
+	cut := newTableCut()
 	rest, table, err := jsonscan.Cut(b, "standings", cut.collect)
 	if err != nil {
 		return err
@@ -51,18 +52,52 @@ func (*standingsUpdate) ChecksJSON() {}
 // rawTable is a JSON array as it came in a message (the standings, the
 // matches of a round), kept as its bytes with where each element lies in
 // them. A table of n rows reaches each of n players every round: finding
-// its rows allocates two offsets per row and no pointer (nothing for the
-// garbage collector to follow), and a row is decoded only when it is used.
+// its rows takes two offsets per row and no pointer (nothing for the
+// garbage collector to follow), in a buffer an earlier table's handler
+// released, and a row is decoded only when it is used.
 type rawTable struct {
 	raw []byte   // the array, a part of the message, which is never changed
 	at  []uint32 // element i is raw[at[2i]:at[2i+1]]
+	// pooled holds at once release has given it back to offsetBuffers.
+	pooled *[]uint32
+}
+
+// offsetBuffers keeps the offsets of the tables their handlers are done
+// with (rawTable.release), for the next tables: each player gets two
+// tables of n rows a round.
+var offsetBuffers sync.Pool // of *[]uint32
+
+// release gives t's offsets back for another table to use; t is empty
+// afterwards. A handler releases the table of its message once it has
+// copied what it keeps (copyInto).
+func (t *rawTable) release() {
+	if t.at == nil {
+		return
+	}
+	p := t.pooled
+	if p == nil {
+		p = new([]uint32)
+	}
+	*p = t.at[:0]
+	offsetBuffers.Put(p)
+	*t = rawTable{}
 }
 
 // tableCut collects the elements jsonscan.Cut hands out, as offsets from
 // the end of the message they are slices of.
 type tableCut struct {
-	base int      // the capacity of the first element: elements are slices of one message
-	at   []uint32 // start and end of each element, as base - cap
+	base   int      // the capacity of the first element: elements are slices of one message
+	at     []uint32 // start and end of each element, as base - cap
+	pooled *[]uint32
+}
+
+// newTableCut returns a tableCut that collects into offsets a handler
+// released, when there are some.
+func newTableCut() tableCut {
+	if p, _ := offsetBuffers.Get().(*[]uint32); p != nil {
+		return tableCut{at: (*p)[:0], pooled: p}
+	}
+	return tableCut{}
 }
 
 // collect is Cut's element function.
@@ -86,7 +121,7 @@ func (c *tableCut) table(table []byte) rawTable {
 	// The offsets of table's first and last byte, as those of the elements.
 	from := c.base - cap(table)
 	to := from + len(table)
-	out := rawTable{raw: table, at: c.at[:0]} // kept in place, as offsets in table
+	out := rawTable{raw: table, at: c.at[:0], pooled: c.pooled} // kept in place, as offsets in table
 	for i := 0; i < len(c.at); i += 2 {
 		if s, e := int(c.at[i]), int(c.at[i+1]); s > from && e <= to {
 			out.at = append(out.at, uint32(s-from), uint32(e-from))
@@ -118,14 +153,15 @@ func (t rawTable) MarshalJSON() ([]byte, error) {
 	return t.raw, nil
 }
 
-// copyInto returns the table with its bytes copied into *buf, which it
-// reuses (and grows).
-func (t rawTable) copyInto(buf *[]byte) rawTable {
+// copyInto returns the table with its bytes and offsets copied into *buf
+// and *at, which it reuses (and grows).
+func (t rawTable) copyInto(buf *[]byte, at *[]uint32) rawTable {
 	if t.raw == nil {
-		return t
+		return rawTable{}
 	}
 	*buf = append((*buf)[:0], t.raw...)
-	return rawTable{raw: *buf, at: t.at}
+	*at = append((*at)[:0], t.at...)
+	return rawTable{raw: *buf, at: *at}
 }
 
 // len returns the number of rows.
@@ -197,6 +233,7 @@ func decodeStanding(raw []byte) (leaguesdk.StandingRow, bool) {
 }
 
 func (a *Agent) onStandings(ctx context.Context, in *standingsUpdate) (*leaguesdk.Ack, error) {
+	defer in.Standings.release()
 	a.checkManager(&in.Envelope)
 	id, _ := a.credentials()
 	round := int(in.RoundID)
@@ -210,7 +247,7 @@ func (a *Agent) onStandings(ctx context.Context, in *standingsUpdate) (*leaguesd
 	// from one table to the next under a.mu (its only reader, onState,
 	// decodes it under a.mu): the message's bytes are the server's to
 	// reuse (leaguesdk.ServerConfig.ReuseBuffers).
-	a.standings, a.lastRound = standingsTable{raw: in.Standings.copyInto(&a.tableBuf)}, round
+	a.standings, a.lastRound = standingsTable{raw: in.Standings.copyInto(&a.tableBuf, &a.tableAt)}, round
 	if found {
 		a.myStanding = &mine
 	}

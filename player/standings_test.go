@@ -119,7 +119,7 @@ func TestStandingsKeptPastLaterMessages(t *testing.T) {
 		t.Fatalf("update_standings refused: %v", r.Error)
 	}
 	// Smaller announcements, whose bodies fit in the buffer the table came
-	// in and take it back.
+	// in and take it back, as their rows take the offsets of its rows.
 	var matches []leaguesdk.ScheduledMatch
 	for i := 1; i <= 50; i++ {
 		matches = append(matches, leaguesdk.ScheduledMatch{MatchID: fmt.Sprintf("R4M%d", i), GameType: "even_odd",
