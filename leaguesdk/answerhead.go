@@ -9,12 +9,15 @@ import (
 )
 
 // answerHead is the head of an answer as peekAnswerHead reads it: what
-// http.ReadResponse would make of it, without the Response.
+// http.ReadResponse would make of it, without the Response, and the header
+// only when it was asked for.
 type answerHead struct {
 	status        int
-	header        http.Header
+	header        http.Header // nil unless asked for
 	contentLength int64
 	close         bool
+	eventStream   bool // its (first) Content-Type starts with text/event-stream
+	location      bool // it has a Location (its first one is not empty)
 }
 
 // peekAnswerHead reads the head of an answer from br without
@@ -24,14 +27,15 @@ type answerHead struct {
 // Content-Encoding, Trailer or Pragma. It then consumes the head and
 // reports true. Otherwise it consumes nothing and reports false: the answer
 // is left to http.ReadResponse. What it reads is what http.ReadResponse
-// would read: the same status, header (the close token removed from
-// Connection) and Content-Length (FuzzAnswerHead).
+// would read: the same status, Content-Length, close and, when header is
+// set, header (the close token removed from Connection; FuzzAnswerHead).
 //
 // An answer of this module's agents, and of most servers, has such a
-// head: reading it takes one string for all its values and one map, where
+// head: reading it takes nothing from the heap but the header, when it is
+// asked for (one string for its values and one map), where
 // http.ReadResponse also makes a Response, a string per value and a body
-// reader.
-func peekAnswerHead(br *bufio.Reader, limit int64) (answerHead, bool) {
+// reader. Only an MCP session's start reads a header.
+func peekAnswerHead(br *bufio.Reader, limit int64, header bool) (answerHead, bool) {
 	buf, _ := br.Peek(br.Buffered())
 	head, size, ok := httphead.Cut(buf)
 	if !ok {
@@ -52,23 +56,36 @@ func peekAnswerHead(br *bufio.Reader, limit int64) (answerHead, bool) {
 	if status < 200 || status == http.StatusNoContent || status == http.StatusNotModified {
 		return answerHead{}, false
 	}
-	h, ok := httphead.Header(head[len(line)+2:])
-	if !ok {
+	lines := head[len(line)+2:]
+	a := answerHead{status: status, contentLength: -1}
+	plain, seenType, seenLocation := true, false, false
+	ok = httphead.Fields(lines, func(name, value []byte) {
+		switch {
+		case httphead.Is(name, "Content-Length"):
+			n, ok := httphead.Length(value)
+			plain = plain && ok && a.contentLength < 0
+			a.contentLength = n
+		case httphead.Is(name, "Transfer-Encoding"), httphead.Is(name, "Content-Encoding"),
+			httphead.Is(name, "Trailer"), httphead.Is(name, "Pragma"):
+			plain = false
+		case httphead.Is(name, "Connection"):
+			a.close = a.close || httphead.ListHas(value, "close")
+		case httphead.Is(name, "Content-Type") && !seenType:
+			seenType, a.eventStream = true, bytes.HasPrefix(value, []byte("text/event-stream"))
+		case httphead.Is(name, "Location") && !seenLocation:
+			seenLocation, a.location = true, len(value) > 0
+		}
+	})
+	if !ok || !plain || a.contentLength < 0 || a.contentLength > limit {
 		return answerHead{}, false
 	}
-	for _, name := range [...]string{"Transfer-Encoding", "Content-Encoding", "Trailer", "Pragma"} {
-		if _, ok := h[name]; ok {
+	if header {
+		if a.header, ok = httphead.Header(lines); !ok {
 			return answerHead{}, false
 		}
-	}
-	n, ok := httphead.ContentLength(h)
-	if !ok || n > limit {
-		return answerHead{}, false
-	}
-	a := answerHead{status: status, header: h, contentLength: n}
-	if c, ok := h["Connection"]; ok && httphead.HasToken(c, "close") {
-		a.close = true
-		delete(h, "Connection") // as http.ReadResponse does
+		if a.close {
+			delete(a.header, "Connection") // as http.ReadResponse does
+		}
 	}
 	_, _ = br.Discard(size)
 	return a, true

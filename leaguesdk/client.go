@@ -636,7 +636,7 @@ func (c *Client) send(ctx context.Context, ep *endpointState, method string, msg
 	}
 	// A request sent from one buffer needs no slice of parts made for it.
 	var one [1][]byte
-	reply, _, err := c.request(ctx, ep, requestParts(one[:0], id, reqMethod, reqParams), sess) // shared.go
+	reply, _, err := c.request(ctx, ep, requestParts(one[:0], id, reqMethod, reqParams), sess, false) // shared.go
 	if err != nil {
 		return err
 	}
@@ -667,7 +667,9 @@ const joinBodyUpTo = 3 << 10
 // exchange posts one JSON-RPC body to the endpoint, with the headers of
 // the MCP session sess if it is not nil, and returns the answer's status,
 // headers and body (the data of its first event when it is an event
-// stream). Transport failures come back as *Error.
+// stream). The headers may be nil unless header is set: the Client's own
+// transport reads them only when they are asked for. Transport failures
+// come back as *Error.
 //
 // The Client's own transport makes the exchange when it can (h1.go);
 // otherwise, and when its answer redirects, net/http does. The request
@@ -675,12 +677,12 @@ const joinBodyUpTo = 3 << 10
 // endpoint, but for the endpoint's URL, parsed once, and its Host, left
 // empty: the URL's host is sent in its place, and http.Client.Do copies
 // the URL of a request whose Host is set.
-func (c *Client) exchange(ctx context.Context, ep *endpointState, body encoded, sess *mcpSession) (int, http.Header, []byte, error) {
+func (c *Client) exchange(ctx context.Context, ep *endpointState, body encoded, sess *mcpSession, header bool) (int, http.Header, []byte, error) {
 	if ep.urlErr != nil {
 		return 0, nil, nil, &Error{Code: CodeConnectionError, Message: "bad endpoint: " + ep.urlErr.Error(), Err: ep.urlErr}
 	}
 	if ep.lean != nil && !ep.redirects.Load() {
-		a, ok, err := c.leanExchange(ctx, ep.lean, body, sess)
+		a, ok, err := c.leanExchange(ctx, ep.lean, body, sess, header)
 		if ok || err != nil {
 			return a.status, a.header, a.body, err
 		}
@@ -758,8 +760,8 @@ func answerData(h http.Header, raw []byte) []byte {
 
 // request makes one exchange and reads its JSON-RPC reply; a JSON-RPC error
 // comes back as an error the peer answered (*peerAnswer).
-func (c *Client) request(ctx context.Context, ep *endpointState, body encoded, sess *mcpSession) (parsedReply, http.Header, error) {
-	status, header, raw, err := c.exchange(ctx, ep, body, sess)
+func (c *Client) request(ctx context.Context, ep *endpointState, body encoded, sess *mcpSession, header bool) (parsedReply, http.Header, error) {
+	status, h, raw, err := c.exchange(ctx, ep, body, sess, header)
 	if err != nil {
 		return parsedReply{}, nil, err
 	}
@@ -770,7 +772,7 @@ func (c *Client) request(ctx context.Context, ep *endpointState, body encoded, s
 	if reply.rpcErr != nil {
 		return parsedReply{}, nil, &peerAnswer{errorFromRPC(reply.rpcErr)}
 	}
-	return reply, header, nil
+	return reply, h, nil
 }
 
 // readReply parses an answer's body. Answers without a JSON-RPC reply come

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentleague/league/internal/sse"
 )
 
 // The Client's own transport. A Client whose ClientConfig.HTTPClient is nil
@@ -389,7 +391,7 @@ type leanAnswer struct {
 // transport. ok is false when it must be made through net/http instead:
 // the session's headers are not valid header values, or the answer
 // redirects. Transport failures come back as *Error.
-func (c *Client) leanExchange(ctx context.Context, lt *leanTarget, body encoded, sess *mcpSession) (a leanAnswer, ok bool, err error) {
+func (c *Client) leanExchange(ctx context.Context, lt *leanTarget, body encoded, sess *mcpSession, header bool) (a leanAnswer, ok bool, err error) {
 	if sess != nil && (!validHeaderValue(sess.id) || !validHeaderValue(sess.version)) {
 		return leanAnswer{}, false, nil
 	}
@@ -408,7 +410,7 @@ func (c *Client) leanExchange(ctx context.Context, lt *leanTarget, body encoded,
 				return leanAnswer{}, true, transportError(ctx, &url.Error{Op: "Post", URL: lt.url, Err: leanCause(ctx, err)})
 			}
 		}
-		a, written, keep, err := c.roundTrip(ctx, pc, lt, body, sess)
+		a, written, keep, err := c.roundTrip(ctx, pc, lt, body, sess, header)
 		if keep {
 			pool.put(pc)
 		} else {
@@ -430,7 +432,7 @@ func (c *Client) leanExchange(ctx context.Context, lt *leanTarget, body encoded,
 // number of bytes of the request written; keep says whether pc may serve
 // another exchange: the answer was read to its end, it allows that, and no
 // deadline or cancellation interrupted it.
-func (c *Client) roundTrip(ctx context.Context, pc *h1Conn, lt *leanTarget, body encoded, sess *mcpSession) (a leanAnswer, written int64, keep bool, err error) {
+func (c *Client) roundTrip(ctx context.Context, pc *h1Conn, lt *leanTarget, body encoded, sess *mcpSession, header bool) (a leanAnswer, written int64, keep bool, err error) {
 	deadline, _ := ctx.Deadline()
 	if err := pc.conn.SetDeadline(deadline); err != nil {
 		return leanAnswer{}, 0, false, transportError(ctx, &url.Error{Op: "Post", URL: lt.url, Err: err})
@@ -476,7 +478,7 @@ func (c *Client) roundTrip(ctx context.Context, pc *h1Conn, lt *leanTarget, body
 		}
 		return leanAnswer{}, written, false, transportError(ctx, &url.Error{Op: "Post", URL: lt.url, Err: leanCause(ctx, err)})
 	}
-	if h, ok := peekAnswerHead(pc.br, c.cfg.MaxReplyBytes-1); ok {
+	if h, ok := peekAnswerHead(pc.br, c.cfg.MaxReplyBytes-1, header); ok {
 		pc.headLeft = -1
 		pc.body = io.LimitedReader{R: pc.br, N: h.contentLength}
 		raw, err := c.readAnswer(&pc.body, h.contentLength)
@@ -487,10 +489,13 @@ func (c *Client) roundTrip(ctx context.Context, pc *h1Conn, lt *leanTarget, body
 			return leanAnswer{}, written, false, transportError(ctx, leanCause(ctx, err))
 		}
 		keep = !h.close && pc.br.Buffered() == 0
-		if redirects(h.status) && h.header.Get("Location") != "" {
+		if redirects(h.status) && h.location {
 			return leanAnswer{redirect: true}, written, keep, nil
 		}
-		return leanAnswer{status: h.status, header: h.header, body: answerData(h.header, raw)}, written, keep, nil
+		if h.eventStream {
+			raw = sse.Data(raw)
+		}
+		return leanAnswer{status: h.status, header: h.header, body: raw}, written, keep, nil
 	}
 	var resp *http.Response
 	for {

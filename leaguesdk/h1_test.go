@@ -663,7 +663,7 @@ func TestLeanRequestBytes(t *testing.T) {
 		ep := c.endpoint(s.url + "?q=1")
 		for _, sess := range []*mcpSession{nil, sess} {
 			for _, body := range []encoded{{[]byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":{}}`)}, large} {
-				if status, _, _, err := c.exchange(context.Background(), ep, body, sess); err != nil || status != http.StatusOK {
+				if status, _, _, err := c.exchange(context.Background(), ep, body, sess, true); err != nil || status != http.StatusOK {
 					t.Fatalf("exchange: %d, %v", status, err)
 				}
 			}

@@ -32,18 +32,76 @@ func Cut(buf []byte) (head []byte, size int, ok bool) {
 	return head, end + 4, true
 }
 
-// Header reads header lines (each with its CRLF, as Cut leaves them after
-// the start line). ok is false when a line is not a token, a colon and a
-// value without control characters (a folded line, say).
-func Header(lines []byte) (h http.Header, ok bool) {
+// Fields calls fn with the name and the value (trimmed of spaces and tabs)
+// of each of the header lines (each with its CRLF, as Cut leaves them
+// after the start line), in order. ok is false, and fn is not called, when
+// a line is not a token, a colon and a value without control characters
+// (a folded line, say). The slices fn gets are parts of lines.
+func Fields(lines []byte, fn func(name, value []byte)) (ok bool) {
+	if _, ok := count(lines); !ok {
+		return false
+	}
+	for r := lines; len(r) > 0; {
+		var l []byte
+		l, r, _ = bytes.Cut(r, []byte("\r\n"))
+		name, value, _ := bytes.Cut(l, []byte(":"))
+		fn(name, bytes.Trim(value, " \t"))
+	}
+	return true
+}
+
+// count returns the number of header lines, or false when one is not
+// a token, a colon and a value without control characters.
+func count(lines []byte) (int, bool) {
 	n := 0
 	for r := lines; len(r) > 0; n++ {
 		var l []byte
 		l, r, _ = bytes.Cut(r, []byte("\r\n"))
 		name, value, ok := bytes.Cut(l, []byte(":"))
 		if !ok || len(name) == 0 || !isToken(name) || !plainValue(value) {
-			return nil, false
+			return 0, false
 		}
+	}
+	return n, true
+}
+
+// Is reports whether the header name is key, in any case of its ASCII
+// letters, as net/http matches names once it made them canonical.
+func Is(name []byte, key string) bool {
+	if len(name) != len(key) {
+		return false
+	}
+	for i := range len(key) {
+		if lowerASCII(name[i]) != lowerASCII(key[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Length returns the value of a Content-Length, when it is at most 18
+// decimal digits.
+func Length(v []byte) (int64, bool) {
+	if len(v) == 0 || len(v) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// Header reads header lines (each with its CRLF, as Cut leaves them after
+// the start line). ok is false when a line is not a token, a colon and a
+// value without control characters (a folded line, say).
+func Header(lines []byte) (h http.Header, ok bool) {
+	n, ok := count(lines)
+	if !ok {
+		return nil, false
 	}
 	all := string(lines) // the names and values are parts of it
 	values := make([]string, n)
@@ -70,34 +128,35 @@ func Header(lines []byte) (h http.Header, ok bool) {
 // one and it is at most 18 decimal digits.
 func ContentLength(h http.Header) (int64, bool) {
 	v := h["Content-Length"]
-	if len(v) != 1 || len(v[0]) == 0 || len(v[0]) > 18 {
+	if len(v) != 1 {
 		return 0, false
 	}
-	var n int64
-	for i := 0; i < len(v[0]); i++ {
-		c := v[0][i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, true
+	return Length([]byte(v[0]))
 }
 
 // HasToken reports whether the comma-separated values hold token, compared
 // ignoring the case of ASCII letters only, as net/http compares tokens.
 func HasToken(values []string, token string) bool {
 	for _, v := range values {
-		for len(v) > 0 {
-			var tok string
-			if i := strings.IndexByte(v, ','); i >= 0 {
-				tok, v = v[:i], v[i+1:]
-			} else {
-				tok, v = v, ""
-			}
-			if tok = trimOWS(tok); equalFoldASCII(tok, token) {
-				return true
-			}
+		if ListHas([]byte(v), token) {
+			return true
+		}
+	}
+	return false
+}
+
+// ListHas reports whether the comma-separated value v holds token, as
+// HasToken.
+func ListHas(v []byte, token string) bool {
+	for len(v) > 0 {
+		var tok []byte
+		if i := bytes.IndexByte(v, ','); i >= 0 {
+			tok, v = v[:i], v[i+1:]
+		} else {
+			tok, v = v, nil
+		}
+		if Is(bytes.Trim(tok, " \t"), token) {
+			return true
 		}
 	}
 	return false
@@ -155,20 +214,6 @@ func trimOWS(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
-}
-
-// equalFoldASCII reports whether s and t are equal ignoring the case of
-// ASCII letters.
-func equalFoldASCII(s, t string) bool {
-	if len(s) != len(t) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if lowerASCII(s[i]) != lowerASCII(t[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 func lowerASCII(c byte) byte {
