@@ -33,10 +33,13 @@
 // reported; after a crash, the next referee to open the league rebuilds
 // the files from the journal. The journal is the referee's own, or that of
 // a Store shared by the referees of one process (Config.Store), so that
-// their matches share fsyncs too. The referee writes its own log, JSON
-// lines with tokens redacted, to logs/agents/<referee_id>.log.jsonl under
-// Config.DataRoot, besides passing every record to Config.Logger;
-// Config.NoAgentLog turns the file off.
+// their matches share fsyncs too; such referees may share their
+// connections to the players as well (Config.Conns, a
+// leaguesdk.ConnPool), and then dial each player once between them. The
+// referee writes its own log, JSON lines with tokens redacted, to
+// logs/agents/<referee_id>.log.jsonl under Config.DataRoot, besides
+// passing every record to Config.Logger; Config.NoAgentLog turns the file
+// off.
 //
 // With the defaults, a match whose player fails every call ends, and is
 // reported, within about two and a half minutes: at most 4 × 5 s to join

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/manager"
 	"github.com/agentleague/league/referee"
 )
@@ -85,7 +86,8 @@ func ExampleGames() {
 }
 
 // Referees run in one process share one Store: the matches that end at the
-// same time on any of them are made durable by one fsync.
+// same time on any of them are made durable by one fsync. They may share
+// their connections to the players as well (Config.Conns).
 func ExampleOpenStore() {
 	dataRoot, err := os.MkdirTemp("", "league-data")
 	if err != nil {
@@ -108,9 +110,11 @@ func ExampleOpenStore() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	conns := leaguesdk.NewConnPool(4)
+	defer conns.Close()
 	for _, name := range []string{"Referee Alpha", "Referee Beta"} {
 		ref, err := referee.New(referee.Config{Name: name, League: "http://" + ln.Addr().String() + "/mcp",
-			Addr: "127.0.0.1:0", Store: store})
+			Addr: "127.0.0.1:0", Store: store, Conns: conns})
 		if err != nil {
 			log.Fatal(err)
 		}
