@@ -190,8 +190,8 @@ func (pc *h1Conn) Read(p []byte) (int, error) {
 // ConnPool holds idle cleartext connections for the Clients of a process
 // that share it (ClientConfig.Conns): up to a number per address, without
 // a cap on their total; a connection idle for 90 s is closed when the pool
-// is next used. It is safe for concurrent use; its zero value is not
-// usable: make one with NewConnPool.
+// is next used. It is safe for concurrent use. A zero ConnPool keeps no
+// connection: make one with NewConnPool.
 type ConnPool struct {
 	p connPool
 }
