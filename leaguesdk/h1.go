@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentleague/league/internal/httphead"
 	"github.com/agentleague/league/internal/sse"
 )
 
@@ -81,7 +82,7 @@ func newLeanTarget(u *url.URL, userAgent string, tlsConfig *tls.Config) *leanTar
 		}
 	}
 	ruri := u.RequestURI()
-	if !validHeaderValue(ruri) || strings.ContainsAny(ruri, " \t") || !validHeaderValue(userAgent) {
+	if !httphead.ValidValue(ruri) || strings.ContainsAny(ruri, " \t") || !httphead.ValidValue(userAgent) {
 		return nil
 	}
 	if proxy, err := http.ProxyFromEnvironment(&http.Request{URL: u}); proxy != nil || err != nil {
@@ -135,18 +136,6 @@ func (lt *leanTarget) appendHead(b []byte, size int, sess *mcpSession) []byte {
 		}
 	}
 	return append(b, "Accept-Encoding: gzip\r\n\r\n"...)
-}
-
-// validHeaderValue reports whether v may be sent as a header's value: it
-// has no control character but the tab (net/http's Transport refuses a
-// request with one).
-func validHeaderValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if b := v[i]; (b < ' ' && b != '\t') || b == 0x7f {
-			return false
-		}
-	}
-	return true
 }
 
 // h1Conn is a connection of the Client's own transport.
@@ -392,7 +381,7 @@ type leanAnswer struct {
 // the session's headers are not valid header values, or the answer
 // redirects. Transport failures come back as *Error.
 func (c *Client) leanExchange(ctx context.Context, lt *leanTarget, body encoded, sess *mcpSession, header bool) (a leanAnswer, ok bool, err error) {
-	if sess != nil && (!validHeaderValue(sess.id) || !validHeaderValue(sess.version)) {
+	if sess != nil && (!httphead.ValidValue(sess.id) || !httphead.ValidValue(sess.version)) {
 		return leanAnswer{}, false, nil
 	}
 	if err := ctx.Err(); err != nil {

@@ -411,10 +411,11 @@ type rpcRequest struct {
 
 // maxReusedBody is the largest buffer ReuseBuffers keeps for the next
 // request: a rare large body is not held on to. Buffers of up to
-// smallBody bytes are kept apart from larger ones.
+// smallBody bytes, the buffer of an 8 KiB body (bufferSize), are kept
+// apart from larger ones.
 const (
 	maxReusedBody = 256 << 10
-	smallBody     = 8<<10 + 512
+	smallBody     = 8<<10 + 1
 )
 
 // bodyBuffers are the buffers (*[]byte) the servers with ReuseBuffers read

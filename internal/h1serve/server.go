@@ -38,6 +38,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/agentleague/league/internal/httphead"
 )
 
 // Defaults of Server's fields left zero.
@@ -363,6 +365,7 @@ func (c *conn) serveOne() bool {
 	c.cr.setLimit(int64(maxHeader) + 4096) // net/http's allowance for the request line
 	var err error
 	req := c.peekRequest(maxHeader)
+	headerChecked := req != nil // peekRequest reads only valid names and values
 	if req == nil {
 		req, err = http.ReadRequest(c.br)
 	}
@@ -382,7 +385,7 @@ func (c *conn) serveOne() bool {
 		}
 		return false
 	}
-	if msg := checkRequest(req); msg != "" {
+	if msg := checkRequest(req, headerChecked); msg != "" {
 		status := http.StatusBadRequest
 		if req.ProtoMajor != 1 {
 			status = http.StatusHTTPVersionNotSupported
@@ -392,7 +395,7 @@ func (c *conn) serveOne() bool {
 	}
 	expectContinue := false
 	if ex, ok := req.Header["Expect"]; ok {
-		if len(ex) != 1 || !asciiEqualFold(ex[0], "100-continue") {
+		if len(ex) != 1 || !httphead.Is(ex[0], "100-continue") {
 			c.answerError(http.StatusExpectationFailed, "417 Expectation Failed")
 			return false
 		}
@@ -550,8 +553,9 @@ func isNetError(err error) bool {
 }
 
 // checkRequest returns why net/http's server would refuse req before its
-// handler, or "".
-func checkRequest(req *http.Request) string {
+// handler, or "". The names and values of its header are checked unless
+// headerChecked says they were as they were read.
+func checkRequest(req *http.Request, headerChecked bool) string {
 	if req.ProtoMajor != 1 {
 		return "HTTP Version Not Supported"
 	}
@@ -562,52 +566,20 @@ func checkRequest(req *http.Request) string {
 	if !validHost(req.Host) {
 		return "Bad Request: malformed Host header"
 	}
+	if headerChecked {
+		return ""
+	}
 	for k, vv := range req.Header {
-		if !validFieldName(k) {
+		if !httphead.ValidName(k) {
 			return "Bad Request: invalid header name"
 		}
 		for _, v := range vv {
-			if !validFieldValue(v) {
+			if !httphead.ValidValue(v) {
 				return "Bad Request: invalid header value"
 			}
 		}
 	}
 	return ""
-}
-
-// validFieldName reports whether k is an HTTP token (RFC 9110, 5.1).
-func validFieldName(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := range len(k) {
-		if !isTokenByte(k[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func isTokenByte(b byte) bool {
-	switch {
-	case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
-		return true
-	}
-	switch b {
-	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~':
-		return true
-	}
-	return false
-}
-
-// validFieldValue reports whether v holds no control byte but tab.
-func validFieldValue(v string) bool {
-	for i := range len(v) {
-		if b := v[i]; b < ' ' && b != '\t' || b == 0x7f {
-			return false
-		}
-	}
-	return true
 }
 
 // validHost reports whether h holds only the bytes net/http's server
@@ -624,25 +596,6 @@ func validHost(h string) bool {
 			continue
 		}
 		return false
-	}
-	return true
-}
-
-func asciiEqualFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range len(a) {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
 	}
 	return true
 }
@@ -846,7 +799,7 @@ func (w *response) finish(keep bool) error {
 	}
 	slices.Sort(sorted)
 	for _, k := range sorted {
-		if !validFieldName(k) {
+		if !httphead.ValidName(k) {
 			continue
 		}
 		for _, v := range h[k] {

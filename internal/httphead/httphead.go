@@ -4,7 +4,9 @@
 // Such a head is read with one string for all its names and values and one
 // map; any other is left to net/http, which reads every head. What it reads
 // of a head is what net/http reads of it (the header's names canonical,
-// its values trimmed); the tests of its users compare the two.
+// its values trimmed); the tests of its users compare the two. Its checks
+// of names and values, and its comparison of tokens, serve the heads
+// net/http read as well (ValidName, ValidValue, Is).
 package httphead
 
 import (
@@ -45,7 +47,7 @@ func Fields(lines []byte, fn func(name, value []byte)) (ok bool) {
 		var l []byte
 		l, r, _ = bytes.Cut(r, []byte("\r\n"))
 		name, value, _ := bytes.Cut(l, []byte(":"))
-		fn(name, bytes.Trim(value, " \t"))
+		fn(name, trimOWS(value))
 	}
 	return true
 }
@@ -58,21 +60,26 @@ func count(lines []byte) (int, bool) {
 		var l []byte
 		l, r, _ = bytes.Cut(r, []byte("\r\n"))
 		name, value, ok := bytes.Cut(l, []byte(":"))
-		if !ok || len(name) == 0 || !isToken(name) || !plainValue(value) {
+		if !ok || !ValidName(name) || !ValidValue(value) {
 			return 0, false
 		}
 	}
 	return n, true
 }
 
-// Is reports whether the header name is key, in any case of its ASCII
-// letters, as net/http matches names once it made them canonical.
-func Is(name []byte, key string) bool {
-	if len(name) != len(key) {
+// text is what this package's helpers read: a head's bytes, or the
+// strings of an http.Header.
+type text interface{ ~string | ~[]byte }
+
+// Is reports whether s is key, in any case of its ASCII letters (and only
+// theirs), as net/http matches header names once it made them canonical,
+// and compares tokens.
+func Is[T text](s T, key string) bool {
+	if len(s) != len(key) {
 		return false
 	}
 	for i := range len(key) {
-		if lowerASCII(name[i]) != lowerASCII(key[i]) {
+		if lowerASCII(s[i]) != lowerASCII(key[i]) {
 			return false
 		}
 	}
@@ -81,12 +88,13 @@ func Is(name []byte, key string) bool {
 
 // Length returns the value of a Content-Length, when it is at most 18
 // decimal digits.
-func Length(v []byte) (int64, bool) {
+func Length[T text](v T) (int64, bool) {
 	if len(v) == 0 || len(v) > 18 {
 		return 0, false
 	}
 	var n int64
-	for _, c := range v {
+	for i := range len(v) {
+		c := v[i]
 		if c < '0' || c > '9' {
 			return 0, false
 		}
@@ -131,14 +139,14 @@ func ContentLength(h http.Header) (int64, bool) {
 	if len(v) != 1 {
 		return 0, false
 	}
-	return Length([]byte(v[0]))
+	return Length(v[0])
 }
 
 // HasToken reports whether the comma-separated values hold token, compared
 // ignoring the case of ASCII letters only, as net/http compares tokens.
 func HasToken(values []string, token string) bool {
 	for _, v := range values {
-		if ListHas([]byte(v), token) {
+		if ListHas(v, token) {
 			return true
 		}
 	}
@@ -147,25 +155,31 @@ func HasToken(values []string, token string) bool {
 
 // ListHas reports whether the comma-separated value v holds token, as
 // HasToken.
-func ListHas(v []byte, token string) bool {
+func ListHas[T text](v T, token string) bool {
 	for len(v) > 0 {
-		var tok []byte
-		if i := bytes.IndexByte(v, ','); i >= 0 {
-			tok, v = v[:i], v[i+1:]
-		} else {
-			tok, v = v, nil
+		tok := v
+		v = v[:0]
+		for i := range len(tok) {
+			if tok[i] == ',' {
+				tok, v = tok[:i], tok[i+1:]
+				break
+			}
 		}
-		if Is(bytes.Trim(tok, " \t"), token) {
+		if Is(trimOWS(tok), token) {
 			return true
 		}
 	}
 	return false
 }
 
-// isToken reports whether b is an HTTP token (RFC 9110, 5.6.2).
-func isToken(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 || tokenBytes[c>>6]&(1<<(c&63)) == 0 {
+// ValidName reports whether name is an HTTP token (RFC 9110, 5.6.2), as a
+// header's name must be.
+func ValidName[T text](name T) bool {
+	if len(name) == 0 {
+		return false
+	}
+	for i := range len(name) {
+		if c := name[i]; c >= 0x80 || tokenBytes[c>>6]&(1<<(c&63)) == 0 {
 			return false
 		}
 	}
@@ -180,11 +194,11 @@ var tokenBytes = func() (set [2]uint64) {
 	return set
 }()
 
-// plainValue reports whether a header value holds no control character
+// ValidValue reports whether a header value holds no control character
 // but horizontal tabs.
-func plainValue(v []byte) bool {
-	for _, c := range v {
-		if c < ' ' && c != '\t' || c == 0x7f {
+func ValidValue[T text](v T) bool {
+	for i := range len(v) {
+		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
 			return false
 		}
 	}
@@ -206,7 +220,7 @@ func canonical(name string) bool {
 }
 
 // trimOWS trims the spaces and tabs around a header value.
-func trimOWS(s string) string {
+func trimOWS[T text](s T) T {
 	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
 		s = s[1:]
 	}
