@@ -17,6 +17,17 @@
 // to record as well. The first zero byte ends the records; Open cuts off
 // what follows it and Close cuts off the zeros.
 //
+// On Linux the flush waits for its fsync without holding a processor: the
+// sync is submitted to the kernel (AIO, IOCB_CMD_FDSYNC or IOCB_CMD_FSYNC)
+// and its end awaited on an eventfd through the runtime's network poller,
+// so the goroutines of the process run meanwhile. A blocking fsync(2)
+// keeps its goroutine's P for as long as the disk takes, in a busy
+// process nearly always: the runtime's monitor takes a P back from a
+// system call only when it sees the same call twice, and it looks every
+// 10 ms when it has had nothing to take back for a while. Where AIO is
+// refused (no io_setup in a sandbox, a file system without it) the
+// journal makes the blocking call.
+//
 // Quick start:
 //
 //	j, err := journal.Open(path, journal.Config{Replay: func(rec []byte) error {

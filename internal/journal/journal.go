@@ -33,7 +33,9 @@ type Config struct {
 	// return quickly.
 	OnSync func(records, bytes int, took time.Duration)
 	// Sync makes the written bytes durable. Default (*os.File).Sync, or
-	// with Reserve fdatasync(2) where the system has it.
+	// with Reserve fdatasync(2) where the system has it; on Linux the
+	// default sync is asynchronous, waited for without holding a
+	// processor (see the package documentation), when the kernel allows.
 	Sync func(f *os.File) error
 	// Reserve, when positive, keeps the file larger than its records: the
 	// journal extends it with zeros ahead of the records, by at least
@@ -74,6 +76,9 @@ type Journal struct {
 	// everything below it and is never held across I/O.
 	wmu sync.Mutex
 	f   *os.File
+	// async, when not nil, makes the default syncs without blocking a
+	// processor (asyncSyncer).
+	async *asyncSyncer
 	// With Config.Reserve: end is where the next records go, size the
 	// file's size (end plus the zeros reserved after it).
 	end, size int64
@@ -103,7 +108,8 @@ func newBatch() *batch { return &batch{done: make(chan struct{})} }
 // does not exist, repairs a torn last record, replays the records through
 // cfg.Replay and starts accepting appends.
 func Open(path string, cfg Config) (*Journal, error) {
-	if cfg.Sync == nil {
+	defaultSync := cfg.Sync == nil
+	if defaultSync {
 		cfg.Sync = (*os.File).Sync
 		if cfg.Reserve > 0 {
 			cfg.Sync = dataSync
@@ -130,6 +136,9 @@ func Open(path string, cfg Config) (*Journal, error) {
 		return nil, fmt.Errorf("journal: open %s: %w", path, err)
 	}
 	j := &Journal{path: path, cfg: cfg, f: f, cur: newBatch(), stopped: make(chan struct{}), end: size, size: size}
+	if defaultSync {
+		j.async = newAsyncSyncer(cfg.Reserve > 0)
+	}
 	j.stats.Bytes = size
 	j.wake = sync.NewCond(&j.mu)
 	go j.flush()
@@ -378,7 +387,7 @@ func (j *Journal) write(buf []byte) error {
 		if _, err := j.f.Write(buf); err != nil {
 			return err
 		}
-		return j.cfg.Sync(j.f)
+		return j.sync()
 	}
 	if need := j.end + int64(len(buf)); need > j.size {
 		if err := j.reserve(need); err != nil {
@@ -389,6 +398,14 @@ func (j *Journal) write(buf []byte) error {
 		return err
 	}
 	j.end += int64(len(buf))
+	return j.sync()
+}
+
+// sync makes what was written to j.f durable. j.wmu must be held.
+func (j *Journal) sync() error {
+	if j.async != nil {
+		return j.async.sync(j.f)
+	}
 	return j.cfg.Sync(j.f)
 }
 
@@ -512,6 +529,9 @@ func (j *Journal) Close() error {
 		err = j.f.Truncate(j.end)
 	}
 	err = errors.Join(err, j.f.Close())
+	if j.async != nil {
+		j.async.close()
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.err != nil {
