@@ -152,25 +152,26 @@ func (s *asyncSyncer) submitAndWait(f *os.File) (done bool, err error) {
 	}
 }
 
-// reap collects the finished request's result.
+// reap collects the finished request's result. It looks without waiting
+// first, since the eventfd said the request is done, and waits when the
+// event is not there yet; after a failed read of the eventfd it waits all
+// the same, for the sync's outcome.
 func (s *asyncSyncer) reap(waitErr error) error {
+	timeout := &unix.Timespec{}
+	if waitErr != nil {
+		timeout = nil
+	}
 	for {
-		// A timeout of zero: the eventfd said the request is done. When
-		// waiting failed, block until it is: the request's file must not
-		// be closed under it.
-		var ts *unix.Timespec
-		if waitErr == nil {
-			ts = &unix.Timespec{}
-		}
 		n, _, e := unix.Syscall6(unix.SYS_IO_GETEVENTS, s.ctx, 1, 1,
-			uintptr(unsafe.Pointer(&s.events[0])), uintptr(unsafe.Pointer(ts)), 0)
+			uintptr(unsafe.Pointer(&s.events[0])), uintptr(unsafe.Pointer(timeout)), 0)
 		switch {
 		case e == unix.EINTR:
 			continue
 		case e != 0:
 			return errors.Join(waitErr, fmt.Errorf("journal: reap fsync: %w", e))
-		case n != 1:
-			return errors.Join(waitErr, errors.New("journal: fsync signalled but not done"))
+		case n == 0:
+			timeout = nil // not there yet: wait for it
+			continue
 		}
 		if res := s.events[0].res; res < 0 {
 			return unix.Errno(-res)
