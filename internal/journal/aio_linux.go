@@ -58,6 +58,10 @@ type ioEvent struct {
 // A system without AIO for the file (an old kernel, a file system with
 // no fsync for it, a container that forbids io_setup) gets the blocking
 // call: the first refusal turns the asynchronous path off.
+//
+// AIO rather than io_uring: the default seccomp profiles of Docker and
+// containerd, which Kubernetes' RuntimeDefault uses, allow the AIO calls
+// and refuse io_uring's (moby/moby#46762, containerd/containerd#9320).
 type asyncSyncer struct {
 	data bool // fdatasync rather than fsync
 

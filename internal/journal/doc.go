@@ -26,7 +26,8 @@
 // system call only when it sees the same call twice, and it looks every
 // 10 ms when it has had nothing to take back for a while. Where AIO is
 // refused (no io_setup in a sandbox, a file system without it) the
-// journal makes the blocking call.
+// journal makes the blocking call. An open journal holds, besides its
+// file, an eventfd and an AIO context for one request.
 //
 // Quick start:
 //
