@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -62,20 +61,23 @@ type ioEvent struct {
 // AIO rather than io_uring: the default seccomp profiles of Docker and
 // containerd, which Kubernetes' RuntimeDefault uses, allow the AIO calls
 // and refuse io_uring's (moby/moby#46762, containerd/containerd#9320).
+//
+// Its user makes one call at a time (a journal's under its write lock).
 type asyncSyncer struct {
-	data bool // fdatasync rather than fsync
+	data     bool                 // fdatasync rather than fsync
+	blocking func(*os.File) error // the same sync as a blocking call
 
-	mu     sync.Mutex // one sync at a time; guards the fields below
-	ctx    uintptr    // aio_context_t; 0 once closed or refused
-	ev     *os.File   // the eventfd, non-blocking, read through the poller
-	evfd   uintptr    // its descriptor (ev.Fd would make it blocking)
+	ctx    uintptr  // aio_context_t; 0 once closed or refused
+	ev     *os.File // the eventfd, non-blocking, read through the poller
+	evfd   uintptr  // its descriptor (ev.Fd would make it blocking)
 	events [1]ioEvent
 	async  int64 // syncs made asynchronously, for tests
 }
 
 // newAsyncSyncer returns a syncer for data syncs (fdatasync) or full ones,
-// or nil when the system refuses an AIO context or an eventfd.
-func newAsyncSyncer(data bool) *asyncSyncer {
+// falling back to blocking, or nil when the system refuses an AIO context
+// or an eventfd.
+func newAsyncSyncer(data bool, blocking func(*os.File) error) *asyncSyncer {
 	var ctx uintptr
 	if _, _, e := unix.Syscall(unix.SYS_IO_SETUP, aioContextSize, uintptr(unsafe.Pointer(&ctx)), 0); e != 0 {
 		return nil
@@ -85,13 +87,11 @@ func newAsyncSyncer(data bool) *asyncSyncer {
 		_, _, _ = unix.Syscall(unix.SYS_IO_DESTROY, ctx, 0, 0)
 		return nil
 	}
-	return &asyncSyncer{data: data, ctx: ctx, ev: os.NewFile(uintptr(fd), "journal-sync-eventfd"), evfd: uintptr(fd)}
+	return &asyncSyncer{data: data, blocking: blocking, ctx: ctx, ev: os.NewFile(uintptr(fd), "journal-sync-eventfd"), evfd: uintptr(fd)}
 }
 
 // sync makes f durable, asynchronously when it can.
 func (s *asyncSyncer) sync(f *os.File) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.ctx != 0 {
 		done, err := s.submitAndWait(f)
 		if done {
@@ -100,12 +100,9 @@ func (s *asyncSyncer) sync(f *os.File) error {
 			}
 			return err
 		}
-		s.destroyLocked() // refused: blocking syncs from now on
+		s.close() // refused: blocking syncs from now on
 	}
-	if s.data {
-		return dataSync(f)
-	}
-	return f.Sync()
+	return s.blocking(f)
 }
 
 // submitAndWait runs one asynchronous sync of f. done is false when the
@@ -184,14 +181,9 @@ func (s *asyncSyncer) reap(waitErr error) error {
 	}
 }
 
-// close releases the AIO context and the eventfd.
+// close releases the AIO context and the eventfd; later syncs are
+// blocking calls.
 func (s *asyncSyncer) close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.destroyLocked()
-}
-
-func (s *asyncSyncer) destroyLocked() {
 	if s.ctx == 0 {
 		return
 	}

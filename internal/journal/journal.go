@@ -137,7 +137,7 @@ func Open(path string, cfg Config) (*Journal, error) {
 	}
 	j := &Journal{path: path, cfg: cfg, f: f, cur: newBatch(), stopped: make(chan struct{}), end: size, size: size}
 	if defaultSync {
-		j.async = newAsyncSyncer(cfg.Reserve > 0)
+		j.async = newAsyncSyncer(cfg.Reserve > 0, cfg.Sync)
 	}
 	j.stats.Bytes = size
 	j.wake = sync.NewCond(&j.mu)
