@@ -14,7 +14,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -84,46 +83,34 @@ type BreakerPolicy struct {
 // ClientConfig configures a Client. The zero value is usable; every field
 // documents its default.
 type ClientConfig struct {
-	// HTTPClient sends the requests. Default: the Client's own HTTP/1.1
-	// transport, which makes each exchange on the calling goroutine over
-	// a pooled keep-alive connection (MaxIdleConnsPerHost per peer, dialled
-	// within 5 s, TCP keep-alive every 30 s), and hands to a net/http
-	// client with the same settings what it does not do itself: endpoints
-	// reached through a proxy (HTTP_PROXY, HTTPS_PROXY, NO_PROXY), with
-	// user information in their URL or a host net/http would rewrite,
-	// and answers that redirect.
+	// HTTPClient sends the requests. Default: a client of the Client's own
+	// on an [http.Transport] with the settings below (idle connections
+	// kept per peer, connections dialled within 5 s, TCP keep-alive every
+	// 30 s, HTTP/2 with peers that offer it over TLS, the proxy of the
+	// environment). A client given here is used as it is, except that when
+	// its CheckRedirect is nil, redirects are followed only within the
+	// endpoint's origin, as with the default client (see [Client]).
 	HTTPClient *http.Client
-	// TLSConfig is the TLS configuration of the default transport's calls
-	// to https:// endpoints: its RootCAs are trusted (nil: the system
-	// roots) and its Certificates are presented when a server asks for a
-	// client certificate (mutual TLS). See TLSFiles for one built from PEM
+	// TLSConfig is the TLS configuration of the default client's calls to
+	// https:// endpoints: its RootCAs are trusted (nil: the system roots)
+	// and its Certificates are presented when a server asks for a client
+	// certificate (mutual TLS). See [TLSFiles] for one built from PEM
 	// files. Ignored when HTTPClient is set. Default: the system roots, no
 	// client certificate.
 	TLSConfig *tls.Config
 	// Observer, when set, is told about every call made (once per call,
 	// after its retries). Default: none.
 	Observer Observer
-	// MaxIdleConnsPerHost caps the idle connections the default transport
+	// MaxIdleConnsPerHost caps the idle connections the default client
 	// keeps to each peer (more may be open while calls run). Default 64.
 	MaxIdleConnsPerHost int
-	// MaxIdleConns caps the idle connections the default transport keeps
-	// over all peers, closing the longest idle first; an idle connection
-	// is closed after 90 s either way (when the pool is next used).
-	// Default 4 × MaxIdleConnsPerHost; negative: no cap, for a client that
-	// calls a known set of peers again and again (the manager calls every
-	// agent of its league each round: a cap below their number would open
-	// a connection per call).
+	// MaxIdleConns caps the idle connections the default client keeps over
+	// all peers; an idle connection is closed after 90 s. Default 4 ×
+	// MaxIdleConnsPerHost; negative: no cap, for a client that calls a
+	// known set of peers again and again (the manager calls every agent of
+	// its league each round: a cap below their number would open a
+	// connection per call).
 	MaxIdleConns int
-	// Conns, when set, holds the default transport's idle connections to
-	// http:// endpoints in place of a pool of the Client's own, shared
-	// with the other Clients given it: the referees of one process, which
-	// each meet every player of a league again and again, then keep one
-	// connection to each player between them rather than one each, and no
-	// cap on their number leaves them dialling anew. MaxIdleConnsPerHost
-	// and MaxIdleConns then apply to https:// endpoints only, whose
-	// connections stay the Client's own. Ignored when HTTPClient is set.
-	// Default: none.
-	Conns *ConnPool
 	// Timeout is the deadline of a call whose context has none. Default 10 s.
 	Timeout time.Duration
 	// Retry is the retry policy.
@@ -160,16 +147,17 @@ var ErrCircuitOpen = errors.New("circuit breaker open")
 // retries. Peers that never mention a session see no handshake. The
 // handshake counts against the call's deadline and goes through the
 // endpoint's circuit breaker like any other request.
+//
+// A peer that answers with a redirect (307 or 308) is followed only within
+// the endpoint's origin (scheme, host and port: /mcp to /mcp/, say), with
+// the same request. A redirect to another origin, or one that would turn
+// the POST into a GET (301, 302, 303), fails the call with an [*Error]
+// naming the status, and the request is not sent there: a message carries
+// its sender's auth token.
 type Client struct {
-	cfg      ClientConfig
-	http     *http.Client
-	ownsHTTP bool
-	// dialer and pool are the Client's own transport (h1.go), when it
-	// owns its HTTP client; plain holds its cleartext connections: pool,
-	// or the pool of ClientConfig.Conns.
-	dialer    *net.Dialer
-	pool      *connPool
-	plain     *connPool
+	cfg       ClientConfig
+	http      *http.Client
+	ownsHTTP  bool
 	nextID    atomic.Int64
 	endpoints sync.Map // endpoint → *endpointState
 }
@@ -179,21 +167,13 @@ type Client struct {
 // there is one circuit breaker per endpoint.
 type endpointState struct {
 	name string
-	// url is the endpoint parsed once, as http.NewRequest parses it, for
-	// every request to it; urlErr is why it does not parse.
-	url     *url.URL
+	// urlErr is why the endpoint does not parse as a URL, if it does not.
 	urlErr  error
 	breaker *gobreaker.CircuitBreaker[struct{}]
 	// form is 1 + the WireForm that worked with the endpoint, 0 before
 	// one has.
 	form atomic.Int32
 	mcp  mcpEndpoint
-	// lean is the endpoint as the Client's own transport calls it, nil
-	// when its requests go through net/http. redirects is set once it
-	// has answered with a redirect: its requests go through net/http,
-	// which follows them.
-	lean      *leanTarget
-	redirects atomic.Bool
 }
 
 // endpoint returns the state kept of endpoint, made at its first call.
@@ -202,13 +182,10 @@ func (c *Client) endpoint(endpoint string) *endpointState {
 		return ep.(*endpointState)
 	}
 	ep := &endpointState{name: endpoint, mcp: mcpEndpoint{gate: make(chan struct{}, 1)}}
-	ep.url, ep.urlErr = url.Parse(endpoint)
-	if ep.urlErr == nil {
-		// As http.NewRequest: "host:" is "host".
-		ep.url.Host = strings.TrimSuffix(ep.url.Host, ":")
-		if c.ownsHTTP {
-			ep.lean = newLeanTarget(ep.url, c.cfg.UserAgent, c.cfg.TLSConfig)
-		}
+	if u, err := url.Parse(endpoint); err != nil {
+		ep.urlErr = err
+	} else if u.Scheme != "http" && u.Scheme != "https" {
+		ep.urlErr = fmt.Errorf("unsupported scheme %q", u.Scheme)
 	}
 	failures := uint32(c.cfg.Breaker.Failures)
 	ep.breaker = gobreaker.NewCircuitBreaker[struct{}](gobreaker.Settings{
@@ -258,39 +235,85 @@ func NewClient(cfg ClientConfig) *Client {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Client{cfg: cfg, http: cfg.HTTPClient}
-	if c.http == nil {
-		c.ownsHTTP = true
-		c.dialer = &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
-		c.pool = &connPool{perHost: cfg.MaxIdleConnsPerHost, total: cfg.MaxIdleConns}
-		c.plain = c.pool
-		if cfg.Conns != nil {
-			c.plain = &cfg.Conns.p
+	c := &Client{cfg: cfg}
+	if cfg.HTTPClient != nil {
+		hc := *cfg.HTTPClient
+		if hc.CheckRedirect == nil {
+			hc.CheckRedirect = sameOrigin
 		}
-		c.http = &http.Client{Transport: &http.Transport{
-			Proxy:               http.ProxyFromEnvironment,
-			DialContext:         dialParts(c.dialer.DialContext),
-			MaxIdleConns:        cfg.MaxIdleConns,
-			MaxIdleConnsPerHost: cfg.MaxIdleConnsPerHost,
-			IdleConnTimeout:     90 * time.Second,
-			TLSClientConfig:     cfg.TLSConfig.Clone(),
+		c.http = &hc
+	} else {
+		c.ownsHTTP = true
+		dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+		c.http = &http.Client{CheckRedirect: sameOrigin, Transport: &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           dialer.DialContext,
+			ForceAttemptHTTP2:     true,
+			MaxIdleConns:          cfg.MaxIdleConns,
+			MaxIdleConnsPerHost:   cfg.MaxIdleConnsPerHost,
+			IdleConnTimeout:       90 * time.Second,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ExpectContinueTimeout: time.Second,
+			TLSClientConfig:       cfg.TLSConfig.Clone(),
 		}}
 	}
 	return c
 }
 
-// Close closes the idle connections of the client's own transport (not
-// those of a ConnPool it shares). The client remains usable: later calls
-// open new ones.
+// sameOrigin is the CheckRedirect of a Client's HTTP client: it follows a
+// 307 or 308 to the same scheme, host and port as the request it answers,
+// at most ten times, and refuses anything else (a redirectError).
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	status := 0
+	if req.Response != nil {
+		status = req.Response.StatusCode
+	}
+	prev := via[len(via)-1].URL
+	switch {
+	case status != http.StatusTemporaryRedirect && status != http.StatusPermanentRedirect:
+		return &redirectError{status: status, to: req.URL.Redacted(), why: "it would not re-send the request as it was"}
+	case req.URL.Scheme != prev.Scheme || !strings.EqualFold(hostPort(req.URL), hostPort(prev)):
+		return &redirectError{status: status, to: req.URL.Redacted(), why: "it leads to another origin"}
+	case len(via) >= 10:
+		return &redirectError{status: status, to: req.URL.Redacted(), why: "after 10 redirects"}
+	}
+	return nil
+}
+
+// hostPort returns u's host and port, with the scheme's default port
+// when u names none.
+func hostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// redirectError is a redirect a Client did not follow.
+type redirectError struct {
+	status int
+	to     string
+	why    string
+}
+
+func (r *redirectError) Error() string {
+	return fmt.Sprintf("peer answered HTTP %d redirecting to %s, not followed: %s", r.status, r.to, r.why)
+}
+
+// Close closes the idle connections of the client's own HTTP client (not
+// those of a ClientConfig.HTTPClient). The client remains usable: later
+// calls open new ones.
 func (c *Client) Close() {
 	if c.ownsHTTP {
-		c.pool.closeIdle()
 		c.http.CloseIdleConnections()
 	}
 }
 
 // Call sends params to method on endpoint and decodes the reply message
-// into result (which may be nil). The call ends by ctx's deadline, or
+// into result (which may be nil). Params are encoded with encoding/json,
+// except a [json.RawMessage], which is sent as it is: a message encoded
+// once for many recipients, which must then be one JSON object. The call ends by ctx's deadline, or
 // after ClientConfig.Timeout when ctx has none. Retryable failures are
 // retried per the retry policy; a refused wire form is retried once in each
 // other form. Every failure is an *Error naming the code, the endpoint,
@@ -329,11 +352,11 @@ func (c *Client) callRetrying(ctx context.Context, endpoint, method string, para
 			defer cancel()
 		}
 	}
-	body, msgType, err := encodeParams(params) // shared.go
+	body, err := encodeParams(params)
 	if err != nil {
 		return 0, &Error{Code: CodeMissingRequiredField, Endpoint: endpoint, Method: method, Message: "params do not encode: " + err.Error(), Err: err}
 	}
-	r := retrying{c: c, ctx: ctx, ep: c.endpoint(endpoint), method: method, msgType: msgType, body: body, result: result, policy: policy}
+	r := retrying{c: c, ctx: ctx, ep: c.endpoint(endpoint), method: method, body: &body, result: result, policy: policy}
 	// Most calls succeed, or fail for good, at their first attempt: the
 	// backoff that paces the retries is set up only for a call that will
 	// have one, and is then handed the first attempt's error as if it had
@@ -352,8 +375,7 @@ type retrying struct {
 	ctx     context.Context
 	ep      *endpointState
 	method  string
-	msgType MessageType
-	body    encoded
+	body    *payload
 	result  any
 	policy  RetryPolicy
 	attempt int
@@ -371,7 +393,7 @@ func (r *retrying) once() (done bool, err error) {
 		actx, cancel = context.WithTimeout(r.ctx, r.policy.AttemptTimeout)
 		defer cancel()
 	}
-	err = r.c.withFallback(actx, r.ep, r.method, r.msgType, r.body, r.result)
+	err = r.c.withFallback(actx, r.ep, r.method, r.body, r.result)
 	if err == nil {
 		return true, nil
 	}
@@ -457,14 +479,14 @@ func (d *deadlineBackOff) NextBackOff() time.Duration {
 // (formMissed): some peers answer a message they did not find where they
 // looked with a server error. The form of the first exchange that works is
 // remembered, so later calls keep the narrow reading.
-func (c *Client) withFallback(ctx context.Context, ep *endpointState, method string, msgType MessageType, params encoded, result any) error {
+func (c *Client) withFallback(ctx context.Context, ep *endpointState, method string, params *payload, result any) error {
 	first, known := ep.knownForm()
 	if !known {
 		first = FormSpec
 	}
 	refused := func(err error) bool { return formRefused(err) || (!known && formMissed(err)) }
 	sess := ep.mcp.cur.Load()
-	err := c.attempt(ctx, ep, method, msgType, first, sess, params, result)
+	err := c.attempt(ctx, ep, method, first, sess, params, result)
 	if err == nil && !known {
 		ep.form.CompareAndSwap(0, int32(first)+1)
 	}
@@ -472,16 +494,16 @@ func (c *Client) withFallback(ctx context.Context, ep *endpointState, method str
 		return err
 	}
 	if sessionRefused(err) {
-		return c.withSession(ctx, ep, method, msgType, sess, params, result)
+		return c.withSession(ctx, ep, method, sess, params, result)
 	}
 	if !refused(err) {
 		return err
 	}
 	for _, f := range []WireForm{FormSpec, FormMessageType, FormEnvelope, FormToolsCall} {
-		if f == first || (f == FormMessageType && msgType == "") {
+		if f == first || (f == FormMessageType && params.messageType() == "") {
 			continue
 		}
-		e2 := c.attempt(ctx, ep, method, msgType, f, sess, params, result)
+		e2 := c.attempt(ctx, ep, method, f, sess, params, result)
 		switch {
 		case e2 == nil:
 			ep.form.Store(int32(f) + 1)
@@ -491,7 +513,7 @@ func (c *Client) withFallback(ctx context.Context, ep *endpointState, method str
 		case ctx.Err() != nil:
 			return e2
 		case sessionRefused(e2):
-			return c.withSession(ctx, ep, method, msgType, sess, params, result)
+			return c.withSession(ctx, ep, method, sess, params, result)
 		case !refused(e2):
 			return e2
 		}
@@ -543,7 +565,7 @@ type peerAnswer struct{ err error }
 func (p *peerAnswer) Error() string { return p.err.Error() }
 func (p *peerAnswer) Unwrap() error { return p.err }
 
-func (c *Client) attempt(ctx context.Context, ep *endpointState, method string, msgType MessageType, form WireForm, sess *mcpSession, params encoded, result any) error {
+func (c *Client) attempt(ctx context.Context, ep *endpointState, method string, form WireForm, sess *mcpSession, params *payload, result any) error {
 	// The debug line is built only for a logger that writes it.
 	log := c.cfg.Logger
 	debug := log.Enabled(ctx, slog.LevelDebug)
@@ -552,13 +574,13 @@ func (c *Client) attempt(ctx context.Context, ep *endpointState, method string, 
 		start = time.Now()
 	}
 	err := c.guarded(ep, func() error {
-		return c.send(ctx, ep, method, msgType, form, sess, params, result)
+		return c.send(ctx, ep, method, form, sess, params, result)
 	})
 	if !debug {
 		return err
 	}
 	attrs := []slog.Attr{slog.String("endpoint", ep.name), slog.String("method", method),
-		slog.String("message_type", string(msgType)), slog.String("form", form.String()),
+		slog.String("message_type", string(params.messageType())), slog.String("form", form.String()),
 		slog.Duration("took", time.Since(start)), slog.Any("error", err)}
 	if sess != nil && form == FormToolsCall {
 		attrs = append(attrs, slog.Bool("mcp_session", true))
@@ -615,28 +637,24 @@ func asPeerAnswer(err error) *peerAnswer {
 // send makes one HTTP exchange (in the MCP session sess, if any, when the
 // form is tools/call). Errors the peer answered come back wrapped in
 // *peerAnswer; transport failures come back as *Error.
-func (c *Client) send(ctx context.Context, ep *endpointState, method string, msgType MessageType, form WireForm, sess *mcpSession, params encoded, result any) error {
+func (c *Client) send(ctx context.Context, ep *endpointState, method string, form WireForm, sess *mcpSession, params *payload, result any) error {
 	if form != FormToolsCall {
 		sess = nil
 	}
 	id := c.nextID.Add(1)
-	reqMethod, reqParams := method, params
+	reqMethod, reqParams := method, params.body
 	switch form {
 	case FormMessageType:
-		reqMethod = string(msgType)
+		reqMethod = string(params.messageType())
 	case FormEnvelope:
 		reqMethod = "handle_message"
-		wrapped, _ := json.Marshal(map[string]json.RawMessage{"message": params.join()})
-		reqParams = encoded{wrapped}
+		reqParams, _ = json.Marshal(map[string]json.RawMessage{"message": params.body})
 	case FormToolsCall:
 		reqMethod = "tools/call"
 		name, _ := json.Marshal(method)
-		wrapped, _ := json.Marshal(map[string]json.RawMessage{"name": name, "arguments": params.join()})
-		reqParams = encoded{wrapped}
+		reqParams, _ = json.Marshal(map[string]json.RawMessage{"name": name, "arguments": params.body})
 	}
-	// A request sent from one buffer needs no slice of parts made for it.
-	var one [1][]byte
-	reply, _, err := c.request(ctx, ep, requestParts(one[:0], id, reqMethod, reqParams), sess, false) // shared.go
+	reply, _, err := c.request(ctx, ep, appendRequest(nil, id, reqMethod, reqParams), sess)
 	if err != nil {
 		return err
 	}
@@ -651,87 +669,25 @@ func (c *Client) send(ctx context.Context, ep *endpointState, method string, msg
 	return nil
 }
 
-// joinBodyUpTo is the size up to which a request's parts are joined into
-// one buffer before they are sent. net/http writes the headers of a body
-// it knows to be in memory (a bytes.Reader) together with as much of the
-// body as its 4 KiB write buffer holds, and flushes the headers of any
-// other body first: joining saves a write only for a body that fits
-// beside its headers. A larger body goes out in two writes either way,
-// the headers with its first bytes, then the rest (from its parts, by
-// partsConn, on the net/http transport a Client makes for itself; its own
-// transport does the same, h1.go), so joining it first would
-// only copy it once more (BenchmarkClientCall, broadcast-200: 55 against
-// 35 KB allocated per call before partsConn, 10 KB with it).
-const joinBodyUpTo = 3 << 10
-
 // exchange posts one JSON-RPC body to the endpoint, with the headers of
 // the MCP session sess if it is not nil, and returns the answer's status,
 // headers and body (the data of its first event when it is an event
-// stream). The headers may be nil unless header is set: the Client's own
-// transport reads them only when they are asked for. Transport failures
-// come back as *Error.
-//
-// The Client's own transport makes the exchange when it can (h1.go);
-// otherwise, and when its answer redirects, net/http does. The request
-// given to net/http is what http.NewRequestWithContext would make of the
-// endpoint, but for the endpoint's URL, parsed once, and its Host, left
-// empty: the URL's host is sent in its place, and http.Client.Do copies
-// the URL of a request whose Host is set.
-func (c *Client) exchange(ctx context.Context, ep *endpointState, body encoded, sess *mcpSession, header bool) (int, http.Header, []byte, error) {
+// stream). Transport failures come back as *Error.
+func (c *Client) exchange(ctx context.Context, ep *endpointState, body []byte, sess *mcpSession) (int, http.Header, []byte, error) {
 	if ep.urlErr != nil {
 		return 0, nil, nil, &Error{Code: CodeConnectionError, Message: "bad endpoint: " + ep.urlErr.Error(), Err: ep.urlErr}
 	}
-	if ep.lean != nil && !ep.redirects.Load() {
-		a, ok, err := c.leanExchange(ctx, ep.lean, body, sess, header)
-		if ok || err != nil {
-			return a.status, a.header, a.body, err
-		}
-		if a.redirect {
-			ep.redirects.Store(true)
-		}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.name, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, nil, &Error{Code: CodeConnectionError, Message: "bad endpoint: " + err.Error(), Err: err}
 	}
-	u := ep.url
-	if !c.ownsHTTP {
-		// A RoundTripper of the caller's own might change the request's
-		// URL (it should not): it gets a copy. This client's transport
-		// only reads it.
-		cp := *u
-		u = &cp
-	}
-	// The three headers' values share one array, as http.Header.Clone
-	// makes them, rather than a slice each from Header.Set.
-	vals := [...]string{"application/json", "application/json, text/event-stream", c.cfg.UserAgent}
-	req := http.Request{
-		Method:     http.MethodPost,
-		URL:        u,
-		Proto:      "HTTP/1.1",
-		ProtoMajor: 1,
-		ProtoMinor: 1,
-		Header: http.Header{
-			"Content-Type": vals[0:1:1],
-			"Accept":       vals[1:2:2],
-			"User-Agent":   vals[2:3:3],
-		},
-		ContentLength: int64(body.size()),
-	}
-	if req.ContentLength <= joinBodyUpTo {
-		// One buffer: net/http sends a body it knows to be in memory
-		// with its headers, in one write.
-		joined := body.join()
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(joined)), nil }
-	} else {
-		// A larger body (a broadcast table) is sent as its parts rather
-		// than copied into one buffer first.
-		parts := slices.Clone(body)
-		req.GetBody = func() (io.ReadCloser, error) {
-			return &partsBody{append(net.Buffers(nil), parts...)}, nil // reading consumes its copy of the parts
-		}
-	}
-	req.Body, _ = req.GetBody()
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("User-Agent", c.cfg.UserAgent)
 	if sess != nil {
 		sess.setHeaders(req.Header)
 	}
-	resp, err := c.http.Do(req.WithContext(ctx))
+	resp, err := c.http.Do(req)
 	if err != nil {
 		return 0, nil, nil, transportError(ctx, err)
 	}
@@ -746,7 +702,7 @@ func (c *Client) exchange(ctx context.Context, ep *endpointState, body encoded, 
 // readAnswer reads an answer's body of contentLength bytes (-1: unknown),
 // at most MaxReplyBytes of it.
 func (c *Client) readAnswer(body io.Reader, contentLength int64) ([]byte, error) {
-	return readAll(body, min(contentLength, c.cfg.MaxReplyBytes), c.cfg.MaxReplyBytes)
+	return readAll(body, c.cfg.MaxReplyBytes)
 }
 
 // answerData returns the reply an answer's body carries: the data of its
@@ -760,8 +716,8 @@ func answerData(h http.Header, raw []byte) []byte {
 
 // request makes one exchange and reads its JSON-RPC reply; a JSON-RPC error
 // comes back as an error the peer answered (*peerAnswer).
-func (c *Client) request(ctx context.Context, ep *endpointState, body encoded, sess *mcpSession, header bool) (parsedReply, http.Header, error) {
-	status, h, raw, err := c.exchange(ctx, ep, body, sess, header)
+func (c *Client) request(ctx context.Context, ep *endpointState, body []byte, sess *mcpSession) (parsedReply, http.Header, error) {
+	status, h, raw, err := c.exchange(ctx, ep, body, sess)
 	if err != nil {
 		return parsedReply{}, nil, err
 	}
@@ -819,6 +775,11 @@ func snippet(raw []byte) string {
 }
 
 func transportError(ctx context.Context, err error) error {
+	var redirect *redirectError
+	if errors.As(err, &redirect) {
+		// The peer answered: not retried, and not a failure of the peer.
+		return &peerAnswer{&Error{Message: redirect.Error(), Err: err}}
+	}
 	if ctx.Err() == context.Canceled {
 		return &Error{Code: CodeConnectionError, Message: "call cancelled", Err: context.Canceled}
 	}
@@ -860,15 +821,9 @@ type parsedReply struct {
 // parseReply finds the reply message in a response body: in result (itself
 // or MCP content), in params of a request-shaped reply, or at the top level.
 func parseReply(raw []byte) (parsedReply, error) {
-	top, ok := scanReply(raw)
-	if !ok {
-		// A variable of its own: top would be allocated for every reply,
-		// not only for those encoding/json reads.
-		var slow replyTop
-		if err := json.Unmarshal(raw, &slow); err != nil {
-			return parsedReply{}, err
-		}
-		top = slow
+	var top replyTop
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return parsedReply{}, err
 	}
 	if top.Error != nil {
 		return parsedReply{rpcErr: top.Error}, nil

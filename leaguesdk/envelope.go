@@ -123,12 +123,6 @@ func (r *RoundID) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if b[0] != '"' {
-		if n, ok := parseInt(b); ok && -1e15 < n && n < 1e15 {
-			// An integer of at most 15 digits, which ParseFloat would
-			// read exactly: read without making a string of it.
-			*r = RoundID(int(n))
-			return nil
-		}
 		n, err := strconv.ParseFloat(string(b), 64)
 		if err != nil || n != float64(int(n)) {
 			return fmt.Errorf("round_id: %s is not an integer", b)

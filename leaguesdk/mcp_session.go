@@ -77,7 +77,7 @@ func (c *Client) session(ctx context.Context, ep *endpointState, stale *mcpSessi
 // withSession opens (or joins) an MCP session with endpoint and sends the
 // call as tools/call in it. stale is the session the refused request was
 // sent in (nil for none); at most one handshake is made.
-func (c *Client) withSession(ctx context.Context, ep *endpointState, method string, msgType MessageType, stale *mcpSession, params encoded, result any) error {
+func (c *Client) withSession(ctx context.Context, ep *endpointState, method string, stale *mcpSession, params *payload, result any) error {
 	s, err := c.session(ctx, ep, stale)
 	if err != nil {
 		var e *Error
@@ -90,7 +90,7 @@ func (c *Client) withSession(ctx context.Context, ep *endpointState, method stri
 		}
 		return err
 	}
-	if err := c.attempt(ctx, ep, method, msgType, FormToolsCall, s, params, result); err != nil {
+	if err := c.attempt(ctx, ep, method, FormToolsCall, s, params, result); err != nil {
 		return err
 	}
 	if f, ok := ep.knownForm(); !ok || f != FormToolsCall {
@@ -117,7 +117,7 @@ func (c *Client) handshake(ctx context.Context, ep *endpointState) (*mcpSession,
 	initialized := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	var s *mcpSession
 	err := c.guarded(ep, func() error {
-		reply, header, err := c.request(ctx, ep, encoded{init}, nil, true)
+		reply, header, err := c.request(ctx, ep, init, nil)
 		if err != nil {
 			return err
 		}
@@ -129,7 +129,7 @@ func (c *Client) handshake(ctx context.Context, ep *endpointState) (*mcpSession,
 			return &peerAnswer{&Error{Message: fmt.Sprintf("peer answered initialize with MCP protocol version %q, which this client does not speak", res.ProtocolVersion)}}
 		}
 		s = &mcpSession{id: header.Get("Mcp-Session-Id"), version: res.ProtocolVersion}
-		status, _, raw, err := c.exchange(ctx, ep, encoded{initialized}, s, false)
+		status, _, raw, err := c.exchange(ctx, ep, initialized, s)
 		if err != nil || status < 300 {
 			return err
 		}

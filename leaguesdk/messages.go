@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/agentleague/league/internal/jsonscan"
 )
 
 // OptionalString is a string sent as JSON null when empty, for fields the
@@ -24,10 +23,6 @@ func (s OptionalString) MarshalJSON() ([]byte, error) {
 func (s *OptionalString) UnmarshalJSON(b []byte) error {
 	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
 		*s = ""
-		return nil
-	}
-	if v, ok := jsonscan.String(b); ok {
-		*s = OptionalString(v) // what encoding/json reads of a string without escapes
 		return nil
 	}
 	var v string

@@ -15,11 +15,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentleague/league/internal/jsonscan"
 )
 
 // DefaultMaxBodyBytes is the largest request body a Server reads by default.
 const DefaultMaxBodyBytes = 1 << 20
+
+// DefaultBodyTimeout is the time a Server gives a request's body to
+// arrive by default (ServerConfig.BodyTimeout).
+const DefaultBodyTimeout = 10 * time.Second
 
 // ServerConfig configures a Server. The zero value is usable; every field
 // documents its default.
@@ -41,17 +44,13 @@ type ServerConfig struct {
 	Authorize func(ctx context.Context, tool string, env *Envelope) error
 	// MaxBodyBytes limits request bodies. Default DefaultMaxBodyBytes.
 	MaxBodyBytes int64
-	// ReuseBuffers makes the server read each request's body into a
-	// buffer it takes back once the answer is written, instead of a new
-	// buffer per request: the garbage that a league's broadcasts would
-	// make at every player every round. Request.ID and Request.Message
-	// are then valid only until the handler returns, in middleware, in
-	// HandleRaw and Unknown handlers and through RequestFrom alike: copy
-	// what is kept longer. A typed message is decoded into values of its
-	// own (a type's UnmarshalJSON that keeps part of its input must copy
-	// it, as encoding/json's Unmarshaler contract asks, or its handler
-	// copy what it keeps). The agents of this module set it.
-	ReuseBuffers bool
+	// BodyTimeout bounds the time a request's body may take to arrive,
+	// from the moment its handler starts reading it: a client that
+	// trickles its body in is cut off then, and its connection closed.
+	// It is set through [http.ResponseController] (an HTTP server that
+	// cannot set read deadlines is left as it is). Default
+	// DefaultBodyTimeout; negative: no bound.
+	BodyTimeout time.Duration
 	// Logger receives one debug line per call and one error line per
 	// failure. Default: discard.
 	Logger *slog.Logger
@@ -146,9 +145,7 @@ type Request struct {
 	// ID is the JSON-RPC id as received (nil for a notification).
 	ID json.RawMessage
 	// Message is the message object as received (tolerated variants are
-	// read by the typed decoding of Handle, not here). With
-	// ServerConfig.ReuseBuffers, ID and Message are part of a buffer the
-	// server reuses once the handler has returned.
+	// read by the typed decoding of Handle, not here).
 	Message json.RawMessage
 	// HTTP is the underlying HTTP request.
 	HTTP *http.Request
@@ -184,9 +181,6 @@ type route struct {
 	// authorises and serves a decoded input.
 	decode func(raw json.RawMessage) (in any, t MessageType, err error)
 	run    func(ctx context.Context, req *Request, in any) (any, error)
-	// checks reports whether decode refuses text that is not one
-	// well-formed JSON value, so that it may be handed unchecked text.
-	checks bool
 }
 
 // Server is an http.Handler that serves the league protocol on POST /mcp
@@ -219,6 +213,9 @@ func NewServer(cfg ServerConfig) *Server {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if cfg.BodyTimeout == 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -250,14 +247,13 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, req *
 	}
 	r := &route{tool: tool, schema: schemaFor(reflect.TypeOf(zero))}
 	renames := readsAliased(reflect.TypeFor[In]())
-	r.checks = checksJSON(new(In))
 	r.decode = func(raw json.RawMessage) (any, MessageType, error) {
 		in := new(In)
 		if len(raw) > 0 {
 			if renames {
 				raw = normalizeAliases(raw)
 			}
-			if err := decodeRenamed(raw, in); err != nil {
+			if err := json.Unmarshal(raw, in); err != nil {
 				return nil, "", &Error{Code: CodeMissingRequiredField, Message: "message does not decode: " + err.Error(), Err: err}
 			}
 		}
@@ -304,7 +300,7 @@ func (s *Server) HandleRaw(tool Tool, h HandlerFunc) {
 	r.decode = func(raw json.RawMessage) (any, MessageType, error) {
 		env := new(Envelope)
 		if len(raw) > 0 && raw[0] == '{' {
-			_ = unmarshal(raw, env) // the handler reads the message; the envelope is a claim
+			_ = json.Unmarshal(raw, env) // the handler reads the message; the envelope is a claim
 		}
 		return env, env.MessageType, nil
 	}
@@ -406,91 +402,48 @@ type rpcRequest struct {
 	ID      json.RawMessage `json:"id"`
 	Method  *string         `json:"method"`
 	Params  json.RawMessage `json:"params"`
-	tail    bool            // Params is the rest of the body, not yet checked (parseRequest)
 }
 
-// maxReusedBody is the largest buffer ReuseBuffers keeps for the next
-// request: a rare large body is not held on to. Buffers of up to
-// smallBody bytes, the buffer of an 8 KiB body (bufferSize), are kept
-// apart from larger ones.
-const (
-	maxReusedBody = 256 << 10
-	smallBody     = 8<<10 + 1
-)
+// errBodyTooLarge is the answer to a request whose body is over the limit.
+func (s *Server) errBodyTooLarge(w http.ResponseWriter) {
+	writeJSON(w, http.StatusRequestEntityTooLarge, rpcResponse{JSONRPC: "2.0", ID: nullID,
+		Error: &RPCError{Code: RPCInvalidRequest, Message: fmt.Sprintf("request body larger than %d bytes", s.cfg.MaxBodyBytes)}})
+}
 
-// bodyBuffers are the buffers (*[]byte) the servers with ReuseBuffers read
-// request bodies into: [0] the small ones of most calls, [1] the large ones
-// of broadcasts. They are the process's, not a server's: the hundreds of
-// players of one process, each receiving a large table now and then, share
-// as many large buffers as are in use at once, rather than each keeping
-// its own between rounds.
-var bodyBuffers [2]sync.Pool
-
-// bodyPool returns the pool of buffers for n bytes.
-func bodyPool(n int64) *sync.Pool {
-	if n > smallBody {
-		return &bodyBuffers[1]
+// readBody reads a request's body, within MaxBodyBytes and BodyTimeout.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if s.cfg.BodyTimeout > 0 {
+		rc := http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout)) == nil {
+			// Once the body is in, the connection has no read deadline
+			// while the handler runs: net/http's watch for a client
+			// that goes away must not take the deadline for one.
+			defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
+		}
 	}
-	return &bodyBuffers[0]
+	return readAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), -1)
 }
 
 func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength > s.cfg.MaxBodyBytes {
-		writeJSON(w, http.StatusRequestEntityTooLarge, rpcResponse{JSONRPC: "2.0", ID: nullID,
-			Error: &RPCError{Code: RPCInvalidRequest, Message: fmt.Sprintf("request body larger than %d bytes", s.cfg.MaxBodyBytes)}})
+		// Answered before any of the body is read: net/http then closes
+		// the connection rather than wait for a body nobody reads.
+		s.errBodyTooLarge(w)
 		return
 	}
-	var body []byte
-	var err error
-	if s.cfg.ReuseBuffers {
-		// The buffer comes from the pool of the size readAllInto wants;
-		// when it is too small, the new one it makes is the one taken back.
-		buf, _ := bodyPool(bufferSize(r.ContentLength, -1)).Get().(*[]byte)
-		if buf == nil {
-			buf = new([]byte)
-		}
-		body, err = readAllInto(*buf, http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), r.ContentLength, -1)
-		// Taken back once the answer is written: nothing of the body is
-		// used after serveRPC returns (ServerConfig.ReuseBuffers).
-		defer func() {
-			if n := cap(body); n <= maxReusedBody {
-				*buf = body[:0]
-				bodyPool(int64(n)).Put(buf)
-			}
-		}()
-	} else {
-		body, err = readAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), r.ContentLength, -1)
-	}
+	body, err := s.readBody(w, r)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeJSON(w, http.StatusRequestEntityTooLarge, rpcResponse{JSONRPC: "2.0", ID: nullID,
-				Error: &RPCError{Code: RPCInvalidRequest, Message: fmt.Sprintf("request body larger than %d bytes", s.cfg.MaxBodyBytes)}})
+			s.errBodyTooLarge(w)
 			return
 		}
 		writeJSON(w, http.StatusBadRequest, rpcResponse{JSONRPC: "2.0", ID: nullID,
 			Error: &RPCError{Code: RPCParseError, Message: "reading request: " + err.Error()}})
 		return
 	}
-	req, ok := parseRequest(body, true)
-	if ok && req.tail {
-		if s.serveTail(w, r, req) {
-			return
-		}
-		// No decoder that checks what it reads took the params: check
-		// them, or read the body again, whole, for what it holds.
-		if req.tail = false; !jsonscan.Valid(req.Params) {
-			req, ok = parseRequest(body, false)
-		}
-	}
-	if !ok {
-		// A variable of its own: req would be allocated for every
-		// request, not only for those encoding/json reads.
-		var slow rpcRequest
-		err = json.Unmarshal(body, &slow)
-		req = slow
-	}
-	if err != nil {
+	var req rpcRequest
+	if err := json.Unmarshal(body, &req); err != nil {
 		trimmed := bytes.TrimSpace(body)
 		if len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed) {
 			writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: nullID,
@@ -523,24 +476,6 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reply(w, id, result, rpcErr)
-}
-
-// serveTail serves a request whose params parseRequest took unchecked,
-// as the rest of the body, when they go to a tool whose decoder checks
-// them as it reads them (jsonscan.Checker, or encoding/json): a large
-// message is then read in one pass over it, not two. It reports false,
-// having done nothing, for any other request.
-func (s *Server) serveTail(w http.ResponseWriter, r *http.Request, req rpcRequest) bool {
-	if req.JSONRPC != "2.0" || req.Method == nil || len(req.ID) == 0 || lifecycle(*req.Method) {
-		return false
-	}
-	rt, msg, in, t := s.direct(*req.Method, req.Params, true)
-	if rt == nil {
-		return false
-	}
-	result, rpcErr := s.serve(r, rt, FormSpec, *req.Method, req.ID, msg, string(t), in)
-	reply(w, req.ID, result, rpcErr)
-	return true
 }
 
 // lifecycle reports whether method is one the server answers itself
@@ -616,7 +551,7 @@ func (s *Server) dispatch(hr *http.Request, method string, id, params json.RawMe
 		return struct{}{}, nil
 	}
 	if method != "tools/call" {
-		if rt, msg, in, t := s.direct(method, params, false); rt != nil {
+		if rt, msg, in, t := s.direct(method, params); rt != nil {
 			return s.serve(hr, rt, FormSpec, method, id, msg, string(t), in)
 		}
 	}
@@ -655,17 +590,15 @@ func (s *Server) dispatch(hr *http.Request, method string, id, params json.RawMe
 // direct is the fast path of the most common request: a method that names
 // a tool, with the message as flat params whose message_type the tool
 // takes. It decodes the message once, and returns a nil route for any
-// other request, which then takes the general path. With unchecked set,
-// params have not been checked to be well-formed JSON, and only a tool
-// whose decoder checks them takes them.
-func (s *Server) direct(method string, params json.RawMessage, unchecked bool) (rt *route, msg json.RawMessage, in any, t MessageType) {
+// other request, which then takes the general path.
+func (s *Server) direct(method string, params json.RawMessage) (rt *route, msg json.RawMessage, in any, t MessageType) {
 	if len(params) == 0 || params[0] != '{' {
 		return nil, nil, nil, ""
 	}
 	s.mu.RLock()
 	rt = s.byName[strings.ToLower(method)]
 	s.mu.RUnlock()
-	if rt == nil || unchecked && !rt.checks {
+	if rt == nil {
 		return nil, nil, nil, ""
 	}
 	defer func() {
@@ -757,7 +690,7 @@ func (s *Server) unrouted(hr *http.Request, form WireForm, method, tool string, 
 	req := &Request{Method: method, Tool: tool, Form: form, ID: id, Message: msg, HTTP: hr}
 	if msgType != "" {
 		env := new(Envelope)
-		_ = unmarshal(msg, env) // what decodes of a message no tool reads
+		_ = json.Unmarshal(msg, env) // what decodes of a message no tool reads
 		env.MessageType = MessageType(msgType)
 		req.Envelope = env
 	}
@@ -950,15 +883,9 @@ func locateMessage(params json.RawMessage) (json.RawMessage, string) {
 	if len(params) == 0 {
 		return params, ""
 	}
-	probe, ok := scanParams(params)
-	if !ok {
-		// A variable of its own: probe would be allocated for every
-		// message, not only for those encoding/json reads.
-		var slow paramsProbe
-		if probeParamsJSON(params, &slow) != nil {
-			return params, ""
-		}
-		probe = slow
+	var probe paramsProbe
+	if json.Unmarshal(params, &probe) != nil {
+		return params, ""
 	}
 	if probe.MessageType != "" {
 		return params, probe.MessageType
@@ -986,39 +913,8 @@ var aliases = [...][2]string{
 // for a typed tool and by the client for a typed reply: alias fields are
 // renamed to the profile's names, then the type's own decoding reads the
 // variants it tolerates (tolerant.go).
-//
-// A type that decodes itself gets the message directly: encoding/json
-// would scan it once more before handing it over. raw is part of a request
-// or reply that was checked whole when it arrived, or it is the params of
-// a request that only a type that checks what it reads is handed
-// unchecked (checksJSON, Server.serveTail). A type whose UnmarshalJSON
-// scans with internal/jsonscan (the player's view of the broadcasts) then
-// reads a large message in one pass.
 func decodeMessage(raw json.RawMessage, v any) error {
-	return decodeRenamed(normalizeAliases(raw), v)
-}
-
-// checksJSON reports whether decodeRenamed(raw, v) refuses any raw that is
-// not one well-formed JSON value: encoding/json checks the text before it
-// decodes it, but an Unmarshaler is handed the text unchecked, and only
-// one that says so (jsonscan.Checker) checks it.
-func checksJSON(v any) bool {
-	if _, ok := v.(json.Unmarshaler); !ok {
-		return true
-	}
-	_, ok := v.(jsonscan.Checker)
-	return ok
-}
-
-// decodeRenamed is decodeMessage for a message whose alias fields are
-// renamed already, or that has none its type reads. A type that does not
-// decode itself is decoded by decodeFast when it can (decode.go), with
-// what encoding/json would give.
-func decodeRenamed(raw json.RawMessage, v any) error {
-	if u, ok := v.(json.Unmarshaler); ok && len(raw) > 0 && raw[0] == '{' {
-		return u.UnmarshalJSON(raw)
-	}
-	return unmarshal(raw, v)
+	return json.Unmarshal(normalizeAliases(raw), v)
 }
 
 // readsAliased reports whether decoding a message into t reads a field

@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentleague/league/internal/jsonscan"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -619,23 +618,16 @@ func TestServerHTTPRoutes(t *testing.T) {
 	}
 }
 
-// checkedIn decodes itself and checks what it reads (jsonscan.Checker):
-// the server hands it a request's params unchecked when they come last.
+// checkedIn decodes itself, with encoding/json.
 type checkedIn struct {
 	leaguesdk.Envelope
 	Mode string `json:"mode"`
 }
 
 func (c *checkedIn) UnmarshalJSON(b []byte) error {
-	rest, _, err := jsonscan.Cut(b, "ignored", nil)
-	if err != nil {
-		return err
-	}
 	type plain checkedIn
-	return json.Unmarshal(rest, (*plain)(c))
+	return json.Unmarshal(b, (*plain)(c))
 }
-
-func (*checkedIn) ChecksJSON() {}
 
 // lenientIn decodes itself without checking: it reads anything, so the
 // server must never hand it unchecked text.
@@ -655,11 +647,10 @@ type plainIn struct {
 	Mode string `json:"mode"`
 }
 
-// A request's params that come last are read in the same pass as the
-// tool decodes them; whatever is wrong after them, or in them, is answered
-// as encoding/json would read the whole body, whichever decoder the tool
-// has, and no handler sees it.
-func TestServerParamsLastAreCheckedOnce(t *testing.T) {
+// Whatever is wrong in a request's params, or after them, is answered as
+// encoding/json reads the whole body, whichever decoder the tool has, and
+// no handler sees it.
+func TestServerMalformedParamsReachNoHandler(t *testing.T) {
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{})
 	var served []string
 	var mu sync.Mutex

@@ -22,12 +22,6 @@ func (a *GameJoinAck) UnmarshalJSON(b []byte) error {
 	if !isObject(b) {
 		return nil
 	}
-	var f joinAckFields
-	if decodeFast(b, &f) {
-		*a = GameJoinAck{Envelope: f.Envelope, MatchID: f.MatchID, PlayerID: f.PlayerID, ArrivalTimestamp: f.ArrivalTimestamp}
-		a.readAccept(f.Accept, f.Accepted)
-		return nil
-	}
 	type plain GameJoinAck
 	w := struct {
 		*plain
@@ -37,19 +31,6 @@ func (a *GameJoinAck) UnmarshalJSON(b []byte) error {
 	err := json.Unmarshal(b, &w)
 	a.readAccept(w.Accept, w.Accepted)
 	return err
-}
-
-// joinAckFields are the members GameJoinAck.UnmarshalJSON reads: the same
-// names, of the same types, as the struct it hands encoding/json, so that
-// decodeFast reads them (as that struct is, it is not for decodeFast: an
-// embedded pointer, a name at two depths).
-type joinAckFields struct {
-	Envelope
-	MatchID          string          `json:"match_id"`
-	PlayerID         string          `json:"player_id"`
-	ArrivalTimestamp string          `json:"arrival_timestamp"`
-	Accept           json.RawMessage `json:"accept"`
-	Accepted         json.RawMessage `json:"accepted"`
 }
 
 // readAccept sets what a received accept says from its member accept, or
@@ -104,16 +85,6 @@ func (r *ChooseParityResponse) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	type plain ChooseParityResponse
-	// The profile's shape, the common case, is decoded directly.
-	if !containsFold(b, "move_data") && !bytes.Contains(b, []byte(`\u`)) {
-		// From a zero value, which decodeFast takes: noChoice is set
-		// after, either way.
-		*r = ChooseParityResponse{}
-		if unmarshal(b, (*plain)(r)) == nil && r.ParityChoice != "" {
-			return nil
-		}
-		*r = ChooseParityResponse{noChoice: true}
-	}
 	w := struct {
 		*plain
 		ParityChoice json.RawMessage `json:"parity_choice"`

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentleague/league/internal/h1serve"
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/manager"
 	"github.com/agentleague/league/player"
@@ -36,14 +35,14 @@ func serveCounted(b *testing.B, h http.Handler, calls *atomic.Int64) string {
 }
 
 // serveAgent serves an agent's handler on ln as the agents' Run serves it
-// (internal/h1serve), counting the protocol calls it receives, and returns
+// (net/http), counting the protocol calls it receives, and returns
 // its /mcp endpoint and a stop that closes the server and lets the agent
 // go (the benchmark's cleanup would keep it until the last league ends).
 func serveAgent(b *testing.B, ln net.Listener, h http.Handler, calls *atomic.Int64) (string, func()) {
 	var served atomic.Pointer[http.Handler]
 	counted := http.Handler(counting(h, calls))
 	served.Store(&counted)
-	srv := &h1serve.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := served.Load()
 		if h == nil {
 			http.Error(w, "stopped", http.StatusServiceUnavailable)
@@ -238,15 +237,15 @@ func leagueBench(b *testing.B, root string, players, referees int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		// And one pool of connections to the players, as it has too.
-		refConns := leaguesdk.NewConnPool(4)
+		// And one HTTP client for their calls, as it has too.
+		refClient := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4, IdleConnTimeout: 90 * time.Second}}
 		var stops []func()
 		for i := range referees {
 			ln := listen(b)
 			ref, err := referee.New(referee.Config{Name: fmt.Sprintf("Referee %d", i+1), League: mcp,
 				Endpoint: "http://" + ln.Addr().String() + "/mcp", MaxConcurrentMatches: (players/2 + referees - 1) / referees,
 				JoinTimeout: 2 * time.Second, MoveTimeout: 2 * time.Second, RetryDelay: 50 * time.Millisecond,
-				ReportTimeout: 2 * time.Second, ShutdownGrace: time.Second, Store: refStore, Conns: refConns})
+				ReportTimeout: 2 * time.Second, ShutdownGrace: time.Second, Store: refStore, HTTPClient: refClient})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -322,7 +321,7 @@ func leagueBench(b *testing.B, root string, players, referees int) {
 		for _, stop := range stops {
 			stop()
 		}
-		refConns.Close()
+		refClient.CloseIdleConnections()
 		if err := errors.Join(store.Close(), refStore.Close()); err != nil {
 			b.Fatal(err)
 		}

@@ -284,7 +284,6 @@ func New(cfg Config) (*Manager, error) {
 		Now:          cfg.Now,
 		Middleware:   append([]leaguesdk.Middleware{agentkit.LogCalls(m.log)}, ratelimit.Middlewares(cfg.RateLimit, m.identify)...),
 		Observer:     cfg.Observer,
-		ReuseBuffers: true, // nothing of a message is kept uncopied
 	})
 	m.addTools()
 	if m.handler, err = agentkit.WithRoutes(m.newHandler(), cfg.Routes); err != nil {

@@ -1,7 +1,9 @@
 package manager
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -368,25 +370,63 @@ func splitNumbered(s string) (prefix string, n int, ok bool) {
 // every player with only the envelope encoded per recipient.
 func (m *Manager) encodeShared(msg leaguesdk.Message) sharedBody {
 	m.sharedEncodes.Add(1)
-	shared, err := leaguesdk.EncodeShared(msg)
-	if err != nil {
-		m.log.Error("broadcast does not encode", slog.String("message_type", string(msg.Header().MessageType)),
-			slog.String("error", err.Error()))
+	body := sharedBody{typ: msg.Header().MessageType}
+	body.fields, body.err = fieldsAfterEnvelope(msg)
+	if body.err != nil {
+		m.log.Error("broadcast does not encode", slog.String("message_type", string(body.typ)),
+			slog.String("error", body.err.Error()))
 	}
-	return sharedBody{shared, err}
+	return body
+}
+
+// fieldsAfterEnvelope returns the encoding of msg's members after its
+// envelope's, without the object's braces: `"league_id":…,"standings":[…]`.
+// Every message type of leaguesdk encodes as its envelope's members
+// followed by its own.
+func fieldsAfterEnvelope(msg leaguesdk.Message) ([]byte, error) {
+	full, err := json.Marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	env, err := json.Marshal(msg.Header())
+	if err != nil {
+		return nil, err
+	}
+	rest, ok := bytes.CutPrefix(full, env[:len(env)-1])
+	switch {
+	case !ok || len(rest) == 0:
+		return nil, fmt.Errorf("%T does not encode as its envelope followed by its fields", msg)
+	case len(rest) == 1:
+		return nil, nil // the envelope alone
+	case rest[0] != ',':
+		return nil, fmt.Errorf("%T does not encode as its envelope followed by its fields", msg)
+	}
+	return rest[1 : len(rest)-1], nil
 }
 
 // sharedBody is a broadcast's message encoded once, or why it is not.
 type sharedBody struct {
-	msg *leaguesdk.SharedMessage
-	err error
+	typ    leaguesdk.MessageType
+	fields []byte
+	err    error
 }
 
-// callShared sends body to one target, with the target's envelope.
+// callShared sends body to one target, with the target's envelope: the
+// envelope is encoded and the shared fields copied after it, not encoded
+// again.
 func (m *Manager) callShared(ctx context.Context, t target, method string, body sharedBody) error {
 	if body.err != nil {
 		return body.err
 	}
-	return m.call(ctx, t, method, body.msg.To(
-		leaguesdk.NewEnvelope(body.msg.Type(), leaguesdk.LeagueManagerSender, t.token, "", m.cfg.Now())))
+	env := leaguesdk.NewEnvelope(body.typ, leaguesdk.LeagueManagerSender, t.token, "", m.cfg.Now())
+	head, err := json.Marshal(&env)
+	if err != nil {
+		return err
+	}
+	msg := make([]byte, 0, len(head)+1+len(body.fields))
+	msg = append(msg, head[:len(head)-1]...)
+	if len(body.fields) > 0 {
+		msg = append(append(msg, ','), body.fields...)
+	}
+	return m.call(ctx, t, method, json.RawMessage(append(msg, '}')))
 }

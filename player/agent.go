@@ -37,8 +37,6 @@ type Agent struct {
 	announced map[string]bool        // matches the manager announced with the player in them, by match id
 	flat      map[string]bool        // matches whose invitation came in the lower-case dialect, by match id
 	standings standingsTable         // the latest table (standings.go)
-	tableBuf  []byte                 // the bytes of standings.raw, reused from table to table
-	tableAt   []uint32               // the offsets of standings.raw, the same
 	lastRound int
 	// myStanding is the player's row of the latest standings update.
 	myStanding *leaguesdk.StandingRow
@@ -85,9 +83,6 @@ func New(cfg Config) (*Agent, error) {
 		Observer:   cfg.Observer,
 		Middleware: []leaguesdk.Middleware{agentkit.LogCalls(a.log)},
 		Unknown:    a.onUnknown,
-		// Every handler copies what it keeps of a message (the standings
-		// table): the bodies' buffers are reused.
-		ReuseBuffers: true,
 	})
 	a.addTools()
 	a.runner = agentkit.NewLifecycle("player", func() error {

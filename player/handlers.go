@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
-	"github.com/agentleague/league/internal/jsonscan"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -553,25 +552,6 @@ type roundAnnouncement struct {
 	Matches  rawTable          `json:"matches"`
 }
 
-// UnmarshalJSON reads the message in one pass, like standingsUpdate's.
-func (r *roundAnnouncement) UnmarshalJSON(b []byte) error {
-	cut := newTableCut()
-	rest, list, err := jsonscan.Cut(b, "matches", cut.collect)
-	if err != nil {
-		return err
-	}
-	type fields roundAnnouncement // without this method
-	if err := json.Unmarshal(rest, (*fields)(r)); err != nil {
-		return err
-	}
-	r.Matches = cut.table(list)
-	return nil
-}
-
-// ChecksJSON tells the server that UnmarshalJSON refuses malformed text,
-// as standingsUpdate's does.
-func (*roundAnnouncement) ChecksJSON() {}
-
 // matchesOf decodes and validates the announced matches that may name the
 // player id: those whose bytes hold its id, or every one when none does (a
 // peer escaping its strings differently). A match that names the player
@@ -612,7 +592,6 @@ func (r *roundAnnouncement) matchesOf(id string) ([]leaguesdk.ScheduledMatch, er
 }
 
 func (a *Agent) onRound(ctx context.Context, in *roundAnnouncement) (*leaguesdk.Ack, error) {
-	defer in.Matches.release()
 	a.checkManager(&in.Envelope)
 	id, token := a.credentials()
 	fromManager := token != "" && leaguesdk.TokensEqual(in.AuthToken, token)

@@ -2,12 +2,13 @@ package player
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
 )
 
-// A table cut out of a message has the rows of the array, byte for byte,
+// A table read from a message has the rows of the array, byte for byte,
 // and holding finds what a row by row search finds: a needle across two
 // rows belongs to neither.
 func TestHoldingFindsWhatARowByRowSearchFinds(t *testing.T) {
@@ -23,7 +24,7 @@ func TestHoldingFindsWhatARowByRowSearchFinds(t *testing.T) {
 	}
 	msg = append(msg, `]}`...)
 	u := new(standingsUpdate)
-	if err := u.UnmarshalJSON(msg); err != nil {
+	if err := json.Unmarshal(msg, u); err != nil {
 		t.Fatal(err)
 	}
 	table := u.Standings
@@ -59,15 +60,15 @@ func TestHoldingFindsWhatARowByRowSearchFinds(t *testing.T) {
 func TestTableNamedTwiceKeepsTheLast(t *testing.T) {
 	u := new(standingsUpdate)
 	msg := `{"standings":[{"player_id":"P01"},{"player_id":"P02"}],"league_id":"L","Standings":[ {"player_id":"P03"} ]}`
-	if err := u.UnmarshalJSON([]byte(msg)); err != nil {
+	if err := json.Unmarshal([]byte(msg), u); err != nil {
 		t.Fatal(err)
 	}
 	if u.Standings.len() != 1 || string(u.Standings.row(0)) != `{"player_id":"P03"}` || u.LeagueID != "L" {
-		t.Errorf("table %s (%d rows), league %q; want the last table, one row", u.Standings.raw, u.Standings.len(), u.LeagueID)
+		t.Errorf("table %s (%d rows), league %q; want the last table, one row", u.Standings, u.Standings.len(), u.LeagueID)
 	}
 	for _, msg := range []string{`{"standings":[]}`, `{"standings":null}`, `{"league_id":"L"}`} {
 		u := new(standingsUpdate)
-		if err := u.UnmarshalJSON([]byte(msg)); err != nil {
+		if err := json.Unmarshal([]byte(msg), u); err != nil {
 			t.Fatal(err)
 		}
 		if u.Standings.len() != 0 || u.Standings.rows() == nil {

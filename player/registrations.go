@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
-	"github.com/agentleague/league/internal/jsonscan"
 )
 
 // savedRegistrations finds the registrations kept in the history files
@@ -126,19 +125,13 @@ func readRegistration(path string) (savedRegistration, error) {
 	if err != nil {
 		return savedRegistration{}, err
 	}
-	var name string
-	var reg *registration
-	if jsonscan.Object(data, func(key []byte, escaped bool, value []byte) error {
-		switch {
-		case escaped:
-		case string(key) == "display_name":
-			return json.Unmarshal(value, &name)
-		case string(key) == "registration":
-			return json.Unmarshal(value, &reg)
-		}
-		return nil
-	}) != nil || reg == nil {
+	var saved struct {
+		DisplayName  string        `json:"display_name"`
+		Registration *registration `json:"registration"`
+	}
+	if json.Unmarshal(data, &saved) != nil || saved.Registration == nil {
 		return savedRegistration{}, nil
 	}
-	return savedRegistration{key: regKey{name, reg.League, reg.Endpoint}, reg: reg, at: info.ModTime()}, nil
+	reg := saved.Registration
+	return savedRegistration{key: regKey{saved.DisplayName, reg.League, reg.Endpoint}, reg: reg, at: info.ModTime()}, nil
 }

@@ -33,9 +33,9 @@
 // reported; after a crash, the next referee to open the league rebuilds
 // the files from the journal. The journal is the referee's own, or that of
 // a Store shared by the referees of one process (Config.Store), so that
-// their matches share fsyncs too; such referees may share their
-// connections to the players as well (Config.Conns, a
-// leaguesdk.ConnPool), and then dial each player once between them. The
+// their matches share fsyncs too; such referees may share one HTTP client
+// as well (Config.HTTPClient), and then dial each player once between
+// them. The
 // referee writes its own log, JSON lines with tokens redacted, to
 // logs/agents/<referee_id>.log.jsonl under Config.DataRoot, besides
 // passing every record to Config.Logger; Config.NoAgentLog turns the file

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"log"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"sync"
 	"time"
 
-	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/manager"
 	"github.com/agentleague/league/referee"
 )
@@ -87,7 +87,7 @@ func ExampleGames() {
 
 // Referees run in one process share one Store: the matches that end at the
 // same time on any of them are made durable by one fsync. They may share
-// their connections to the players as well (Config.Conns).
+// one HTTP client as well (Config.HTTPClient).
 func ExampleOpenStore() {
 	dataRoot, err := os.MkdirTemp("", "league-data")
 	if err != nil {
@@ -110,11 +110,13 @@ func ExampleOpenStore() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	conns := leaguesdk.NewConnPool(4)
-	defer conns.Close()
+	// One HTTP client for both referees: a connection to a player is
+	// dialled once for them both.
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	defer client.CloseIdleConnections()
 	for _, name := range []string{"Referee Alpha", "Referee Beta"} {
 		ref, err := referee.New(referee.Config{Name: name, League: "http://" + ln.Addr().String() + "/mcp",
-			Addr: "127.0.0.1:0", Store: store, Conns: conns})
+			Addr: "127.0.0.1:0", Store: store, HTTPClient: client})
 		if err != nil {
 			log.Fatal(err)
 		}

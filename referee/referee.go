@@ -122,14 +122,6 @@ type Config struct {
 	// after the referees stop. Default nil: the referee keeps a store of
 	// its own on DataRoot and closes it when it stops.
 	Store *Store
-	// Conns, when set, holds the referee's idle connections to players
-	// (http:// ones), shared with the other referees of the process given
-	// it (leaguesdk.ClientConfig.Conns): over a league each referee meets
-	// every player again and again, and between them they keep one
-	// connection to each player rather than one each, dialled once. The
-	// caller closes it after the referees stop. Default nil: connections
-	// of the referee's own, up to eight per match it runs at once.
-	Conns *leaguesdk.ConnPool
 	// Games are the game types the referee runs. Default DefaultGames().
 	Games Games
 	// Logger receives the referee's log, for people to read (a text
@@ -295,14 +287,17 @@ func New(cfg Config) (*Referee, error) {
 	r.base, r.cancel = context.WithCancel(context.Background())
 	r.workers = gopool.New(0)
 	r.client = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient, TLSConfig: cfg.ClientTLS,
-		MaxIdleConnsPerHost: 2 * cfg.MaxConcurrentMatches, Conns: cfg.Conns, Logger: r.log, Observer: cfg.Observer})
+		// Over a league a referee meets every player again and again: it
+		// keeps an idle connection or two to each, with no cap on their
+		// number, rather than dial the players it met longest ago anew.
+		MaxIdleConnsPerHost: 2, MaxIdleConns: -1, Logger: r.log, Observer: cfg.Observer})
 	r.manager = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient, TLSConfig: cfg.ClientTLS,
 		MaxIdleConnsPerHost: cfg.MaxConcurrentMatches, Logger: r.log, Observer: cfg.Observer,
 		Breaker: leaguesdk.BreakerPolicy{Disabled: true}})
 	r.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{Name: "league-referee", Version: cfg.Version,
 		Sender: r.sender, ErrorType: leaguesdk.MsgGameError, Logger: r.log, Now: cfg.Now,
 		Middleware: append([]leaguesdk.Middleware{agentkit.LogCalls(r.log)}, ratelimit.Middlewares(cfg.RateLimit, r.identify)...),
-		Observer:   cfg.Observer, ReuseBuffers: true}) // nothing of a message is kept uncopied
+		Observer:   cfg.Observer})
 	r.addTools()
 	r.runner = agentkit.NewLifecycle("referee", func() error {
 		r.cancel()

@@ -369,16 +369,16 @@ func TestConcurrentMatches(t *testing.T) {
 	waitFor(t, 2*time.Second, func() bool { return e.ref.ActiveMatches() == 0 })
 }
 
-// Referees given one ConnPool keep one connection to each player between
-// them: eight players, each in four matches, one after the other, of two
-// referees in turn, accept one connection each.
+// Referees given one HTTP client keep one connection to each player
+// between them: eight players, each in four matches, one after the other,
+// of two referees in turn, accept one connection each.
 func TestRefereesShareConnectionsToPlayers(t *testing.T) {
 	mgr := newTestManager(t)
-	conns := leaguesdk.NewConnPool(2)
-	defer conns.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2}}
+	defer client.CloseIdleConnections()
 	var envs []*env
 	for range 2 {
-		envs = append(envs, startReferee(t, mgr, func(c *referee.Config) { c.MaxConcurrentMatches = 1; c.Conns = conns }))
+		envs = append(envs, startReferee(t, mgr, func(c *referee.Config) { c.MaxConcurrentMatches = 1; c.HTTPClient = client }))
 	}
 	const n = 8
 	var peers []*testPlayer
@@ -403,7 +403,7 @@ func TestRefereesShareConnectionsToPlayers(t *testing.T) {
 	}
 	for i, p := range peers {
 		if c := p.connections(); c != 1 {
-			t.Errorf("player %d accepted %d connections from two referees sharing a pool, want 1", i+1, c)
+			t.Errorf("player %d accepted %d connections from two referees sharing a client, want 1", i+1, c)
 		}
 	}
 }

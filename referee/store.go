@@ -76,10 +76,6 @@ type leagueTranscripts struct {
 	// then never replaces the newer file with the older record.
 	files sync.Mutex
 
-	// doc is the buffer a settled match's file is laid out in, reused
-	// from one file to the next under files.
-	doc []byte
-
 	mu         sync.Mutex
 	dirty      map[string]*pending // match id → newest record whose file is not yet durable
 	sinceCompa int                 // records appended since the last compaction
@@ -275,18 +271,18 @@ func (lt *leagueTranscripts) path(matchID string) string { return matchFile(lt.d
 // writeWith makes t durable and, when file is set (the match is settled),
 // writes its match's file; the settled record is then made durable with
 // the journal's next group commit rather than waited for. The file holds
-// the record laid out for people (see document). t's messages are each on
-// one line already (Transcript.flatten) and result is the encoding of its
-// result (Transcript.resultJSON): a recorder does both once for all the
-// writes of its transcript.
-func (s *transcripts) writeWith(t *Transcript, result []byte, file bool) error {
-	record := t.appendTo(nil, oneLine, result)
+// the record laid out for people (see document).
+func (s *transcripts) writeWith(t *Transcript, file bool) error {
+	record, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("referee: encode transcript: %w", err)
+	}
 	lt, err := s.league(t.LeagueID)
 	if err != nil {
 		return err
 	}
 	if lt == nil {
-		return atomicfile.WriteFile(matchFile(s.dir(t.LeagueID), t.MatchID), t.appendTo(nil, laidOut, result), 0o644)
+		return atomicfile.WriteFile(matchFile(s.dir(t.LeagueID), t.MatchID), document(record), 0o644)
 	}
 	lt.gate.RLock()
 	lt.mu.Lock()
@@ -311,7 +307,7 @@ func (s *transcripts) writeWith(t *Transcript, result []byte, file bool) error {
 	}
 	switch {
 	case err == nil && file:
-		err = lt.writeFile(t.MatchID, p, func(b []byte) []byte { return t.appendTo(b, laidOut, result) })
+		err = lt.writeFile(t.MatchID, p)
 	case err != nil:
 		lt.mu.Lock()
 		if lt.dirty[t.MatchID] == p {
@@ -319,7 +315,7 @@ func (s *transcripts) writeWith(t *Transcript, result []byte, file bool) error {
 		}
 		lt.mu.Unlock()
 		if errors.Is(err, journal.ErrClosed) { // the referee stopped meanwhile
-			err = atomicfile.WriteFile(lt.path(t.MatchID), t.appendTo(nil, laidOut, result), 0o644)
+			err = atomicfile.WriteFile(lt.path(t.MatchID), document(record), 0o644)
 		}
 	}
 	lt.gate.RUnlock()
@@ -335,10 +331,8 @@ func (s *transcripts) writeWith(t *Transcript, result []byte, file bool) error {
 // writeFile writes p's record to its match's file unless the file holds
 // it already or a newer record of the match has come since (its own write
 // or the next flush writes the file then, and the journal keeps it until
-// that file is durable). layOut, when not nil, appends the file's
-// content, laid out from the transcript p's record was encoded from
-// rather than by reading the record again.
-func (lt *leagueTranscripts) writeFile(matchID string, p *pending, layOut func([]byte) []byte) error {
+// that file is durable).
+func (lt *leagueTranscripts) writeFile(matchID string, p *pending) error {
 	lt.files.Lock()
 	defer lt.files.Unlock()
 	lt.mu.Lock()
@@ -348,14 +342,7 @@ func (lt *leagueTranscripts) writeFile(matchID string, p *pending, layOut func([
 	if skip {
 		return nil
 	}
-	var doc []byte
-	if layOut == nil {
-		doc = document(p.record)
-	} else {
-		doc = layOut(lt.doc[:0])
-		lt.doc = doc
-	}
-	if err := atomicfile.Replace(lt.path(matchID), doc, 0o644); err != nil {
+	if err := atomicfile.Replace(lt.path(matchID), document(p.record), 0o644); err != nil {
 		return err
 	}
 	lt.mu.Lock()
@@ -369,7 +356,7 @@ func (lt *leagueTranscripts) writeFile(matchID string, p *pending, layOut func([
 func (lt *leagueTranscripts) flush(taken map[string]*pending) error {
 	paths := make([]string, 0, len(taken))
 	for id, p := range taken {
-		if err := lt.writeFile(id, p, nil); err != nil {
+		if err := lt.writeFile(id, p); err != nil {
 			return err
 		}
 		paths = append(paths, lt.path(id))

@@ -269,13 +269,5 @@ func TestCompactionNeverWritesAnOlderTranscriptOverANewer(t *testing.T) {
 	}
 }
 
-// write is writeWith for any transcript, as the recorder uses it: its
-// messages flattened in a copy, its result encoded.
-func (s *transcripts) write(t *Transcript, file bool) error {
-	result, err := t.resultJSON()
-	if err != nil {
-		return fmt.Errorf("referee: encode transcript: %w", err)
-	}
-	flat := t.flatCopy()
-	return s.writeWith(&flat, result, file)
-}
+// write is writeWith, as the recorder uses it.
+func (s *transcripts) write(t *Transcript, file bool) error { return s.writeWith(t, file) }

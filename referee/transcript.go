@@ -1,16 +1,14 @@
 package referee
 
 import (
+	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/atomicfile"
-	"github.com/agentleague/league/internal/jsonscan"
 	"github.com/agentleague/league/internal/redact"
 	"github.com/agentleague/league/leaguesdk"
 )
@@ -95,15 +93,6 @@ type recorder struct {
 	now   func() time.Time
 	t     Transcript
 	err   error // first write error, reported once
-
-	// result is the encoding of resultOf, the transcript's result when it
-	// was last written: a result is set once and never changed in place,
-	// so each write of the transcript after the first reuses it.
-	resultOf *Result
-	result   []byte
-	// flat is the number of the transcript's first messages put on one
-	// line (Transcript.flatten) for its writes.
-	flat int
 }
 
 func (r *recorder) at() string { return r.now().UTC().Format(time.RFC3339Nano) }
@@ -157,19 +146,7 @@ func (r *recorder) settle(f func(t *Transcript)) error {
 
 func (r *recorder) flushLocked(file bool) error {
 	r.t.LastUpdated = leaguesdk.FormatTime(r.now())
-	var err error
-	if r.result == nil || r.resultOf != r.t.Result {
-		var result []byte
-		if result, err = r.t.resultJSON(); err != nil {
-			err = fmt.Errorf("referee: encode transcript: %w", err)
-		} else {
-			r.resultOf, r.result = r.t.Result, result
-		}
-	}
-	if err == nil {
-		r.flat = r.t.flatten(r.flat)
-		err = r.store.writeWith(&r.t, r.result, file)
-	}
+	err := r.store.writeWith(&r.t, file)
 	if err != nil && r.err == nil {
 		r.err = err
 		return err
@@ -207,24 +184,35 @@ func redactMessage(msg any) json.RawMessage {
 // reports false, with out in an unspecified state, when raw is not
 // well-formed JSON: the one pass over raw both checks and masks it.
 func maskTokenMembers(out, raw []byte) ([]byte, bool) {
+	if !json.Valid(raw) {
+		return out, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, _ := dec.Token(); tok != json.Delim('{') {
+		return append(out, raw...), true
+	}
 	last := 0
-	err := jsonscan.Object(raw, func(key []byte, escaped bool, value []byte) error {
-		switch string(key) {
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return out, false
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return out, false
+		}
+		switch key {
 		case "auth_token", "token", "admin_token":
 		default:
-			return nil
+			continue
 		}
-		if escaped || string(value) == `""` || string(value) == "null" {
-			return nil
+		if string(value) == `""` || string(value) == "null" {
+			continue
 		}
-		at := cap(raw) - cap(value) // value is raw[at : at+len(value)]
-		out = append(out, raw[last:at]...)
+		end := int(dec.InputOffset()) // value is raw[end-len(value) : end]
+		out = append(out, raw[last:end-len(value)]...)
 		out = append(out, `"`+leaguesdk.Redacted+`"`...)
-		last = at + len(value)
-		return nil
-	})
-	if err != nil && !errors.Is(err, jsonscan.ErrNotObject) {
-		return out, false
+		last = end
 	}
 	return append(out, raw[last:]...), true
 }

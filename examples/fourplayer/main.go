@@ -273,11 +273,10 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 			err = cerr
 		}
 	}()
-	// And one pool of connections to the players: each referee meets
-	// every player again and again, and a connection is dialled once for
-	// all of them.
-	refConns := leaguesdk.NewConnPool(4)
-	defer refConns.Close()
+	// And one HTTP client: each referee meets every player again and
+	// again, and a connection to a player is dialled once for all of them.
+	refClient := &http.Client{Transport: &http.Transport{MaxIdleConns: 0, MaxIdleConnsPerHost: 4, IdleConnTimeout: 90 * time.Second}}
+	defer refClient.CloseIdleConnections()
 
 	// The agents stop when runLeague returns (ctx ended: Ctrl-C; the
 	// league over with -exit; a failure), the referees first: while they
@@ -321,7 +320,7 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 			Listener:             ln,
 			DataRoot:             o.data,
 			Store:                refStore,
-			Conns:                refConns,
+			HTTPClient:           refClient,
 			JoinTimeout:          joinTimeout,
 			MoveTimeout:          moveTimeout,
 			RetryDelay:           retryDelay,

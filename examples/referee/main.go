@@ -114,11 +114,6 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if *trace {
 		agentLogLevel = slog.LevelDebug // and every message, whole
 	}
-	// A connection kept to each player met (two at most, closed after 90 s
-	// unused), not only to the last few a referee's own pool would keep:
-	// over a league the referee meets every player again and again.
-	conns := leaguesdk.NewConnPool(2)
-	defer conns.Close()
 	ref, err := referee.New(referee.Config{
 		Name:                 *name,
 		League:               *league,
@@ -126,7 +121,6 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		Endpoint:             *endpoint,
 		TLS:                  serverTLS,
 		ClientTLS:            clientTLS,
-		Conns:                conns,
 		MaxConcurrentMatches: *maxConcurrent,
 		JoinTimeout:          *joinTimeout,
 		MoveTimeout:          *moveTimeout,

@@ -3,7 +3,6 @@ package agentkit
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
@@ -260,22 +259,6 @@ func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
 	return h.handler().Handle(ctx, r)
 }
 
-// handleAttrs does what Handle does with the record of t, level and msg
-// whose attributes are first and then, without making the record when the
-// handler of the log's agent id does not need one (see
-// jsonHandler.handleAttrs).
-func (h *logHandler) handleAttrs(ctx context.Context, t time.Time, level slog.Level, msg string, first, then []slog.Attr) error {
-	switch x := h.handler().(type) {
-	case *jsonHandler: // always: NewLogger's, with what h was derived with
-		return x.handleAttrs(ctx, t, level, msg, first, then)
-	default:
-		r := slog.NewRecord(t, level, msg, 0)
-		r.AddAttrs(first...)
-		r.AddAttrs(then...)
-		return x.Handle(ctx, r)
-	}
-}
-
 // handler returns the handler of the log's current agent id, derived as h was.
 func (h *logHandler) handler() slog.Handler {
 	base := h.log.base.Load()
@@ -321,9 +304,7 @@ func LogCalls(log *slog.Logger) leaguesdk.Middleware {
 			debug := log.Enabled(ctx, slog.LevelDebug)
 			if debug {
 				log.LogAttrs(ctx, slog.LevelDebug, "received", slog.String("message_type", string(msgType)),
-					// A copy: the server may reuse the message's bytes once
-					// the call is answered, and a log handler may keep them.
-					slog.String("conversation_id", conv), slog.Any("data", json.RawMessage(bytes.Clone(req.Message))))
+					slog.String("conversation_id", conv), slog.Any("data", req.Message))
 			}
 			info := log.Enabled(ctx, slog.LevelInfo)
 			var line *callLine
@@ -342,9 +323,7 @@ func LogCalls(log *slog.Logger) leaguesdk.Middleware {
 				ids := [...]slog.Attr{slog.String("tool", req.Tool), slog.String("message_type", string(msgType)),
 					slog.String("sender", sender), slog.String("conversation_id", conv),
 					slog.String("outcome", leaguesdk.Outcome(err)), slog.Duration("took", end.Sub(start))}
-				if !writeCallLine(ctx, log.Handler(), end, msg, said, ids[:]) {
-					log.LogAttrs(ctx, slog.LevelInfo, msg, append(slices.Clip(said), ids[:]...)...)
-				}
+				log.LogAttrs(ctx, slog.LevelInfo, msg, append(slices.Clip(said), ids[:]...)...)
 			}
 			if m, ok := out.(leaguesdk.Message); ok && debug && err == nil {
 				log.LogAttrs(ctx, slog.LevelDebug, "sent", MessageAttrs(m)...)
@@ -352,31 +331,6 @@ func LogCalls(log *slog.Logger) leaguesdk.Middleware {
 			return out, err
 		}
 	}
-}
-
-// writeCallLine writes the info line of a call served, of time t, msg
-// and the attributes said and then ids, on h if h is the agent log's
-// handler or NewLogger's, and reports whether it is. These write no
-// source: the line is written without the look-up of the caller's program
-// counter that Logger.LogAttrs makes for every line, nor a record to copy
-// the attributes into. The level is asked again, as LogAttrs does, for a
-// level that may have changed while the call was served. (A type switch,
-// not an interface: the attributes passed to an interface's method would
-// be moved to the heap.)
-func writeCallLine(ctx context.Context, h slog.Handler, t time.Time, msg string, said, ids []slog.Attr) bool {
-	switch h := h.(type) {
-	case *logHandler:
-		if h.Enabled(ctx, slog.LevelInfo) {
-			_ = h.handleAttrs(ctx, t, slog.LevelInfo, msg, said, ids) // dropped, as Logger.LogAttrs drops it
-		}
-	case *jsonHandler:
-		if h.Enabled(ctx, slog.LevelInfo) {
-			_ = h.handleAttrs(ctx, t, slog.LevelInfo, msg, said, ids)
-		}
-	default:
-		return false
-	}
-	return true
 }
 
 // callLine is the info line of one call served through LogCalls while its

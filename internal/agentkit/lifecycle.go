@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentleague/league/internal/h1serve"
 )
 
 // Lifecycle is the life of one agent, the same for the player, the referee
@@ -58,15 +57,15 @@ func Advertise(mu *sync.Mutex, endpoint *string, listened string) string {
 	return *endpoint
 }
 
-// readHeaderTimeout bounds the reading of a request's head.
-const readHeaderTimeout = 10 * time.Second
-
-// server is what Run serves with: an *http.Server or an *h1serve.Server.
-type server interface {
-	Serve(ln net.Listener) error
-	Shutdown(ctx context.Context) error
-	Close() error
-}
+// The agents' HTTP server's timeouts. A request's head must arrive within
+// readHeaderTimeout; its body within the leaguesdk.Server's BodyTimeout
+// (the handler sets that deadline); a connection kept alive between
+// requests is closed after idleTimeout. No write timeout: a player's
+// handler may take as long as the strategy's deadline allows.
+const (
+	readHeaderTimeout = 10 * time.Second
+	idleTimeout       = 120 * time.Second
+)
 
 // Spec describes what an agent's Run does besides serving.
 type Spec struct {
@@ -146,15 +145,11 @@ func (l *Lifecycle) Run(ctx context.Context, s Spec) (runErr error) {
 	if s.Log != nil {
 		errorLog = slog.NewLogLogger(s.Log.Handler(), slog.LevelWarn)
 	}
-	// Cleartext connections are served by h1serve, which answers the
-	// agents' calls with less work per call than net/http and hands it
-	// everything else; TLS connections by net/http (HTTP/2 included).
-	var srv server = &h1serve.Server{Handler: s.Handler, ReadHeaderTimeout: readHeaderTimeout, ErrorLog: errorLog}
+	srv := &http.Server{Handler: s.Handler, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout,
+		ErrorLog: errorLog}
 	if s.TLS != nil {
-		hs := &http.Server{Handler: s.Handler, ReadHeaderTimeout: readHeaderTimeout, ErrorLog: errorLog,
-			TLSConfig: s.TLS.Clone()}
-		ln = tls.NewListener(ln, hs.TLSConfig)
-		srv = hs
+		srv.TLSConfig = s.TLS.Clone()
+		ln = tls.NewListener(ln, srv.TLSConfig)
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

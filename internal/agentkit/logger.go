@@ -16,12 +16,12 @@ import (
 // MessageAttrs). Auth tokens never reach w: attributes named auth_token or
 // token are redacted, and token-shaped strings are masked wherever they are.
 func NewLogger(w io.Writer, agentID string, level slog.Leveler) *slog.Logger {
-	return slog.New(newJSONHandler(w, level)).With(slog.String("agent_id", agentID))
+	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: replaceAttr})
+	return slog.New(h).With(slog.String("agent_id", agentID))
 }
 
 // replaceAttr renames slog's built-in keys to the log schema and removes
-// tokens: the ReplaceAttr of the slog.JSONHandler that writes the records
-// jsonHandler does not encode itself.
+// tokens: the ReplaceAttr of NewLogger's slog.JSONHandler.
 func replaceAttr(groups []string, a slog.Attr) slog.Attr {
 	if len(groups) == 0 {
 		switch a.Key {

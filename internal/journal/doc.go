@@ -17,17 +17,11 @@
 // to record as well. The first zero byte ends the records; Open cuts off
 // what follows it and Close cuts off the zeros.
 //
-// On Linux the flush waits for its fsync without holding a processor: the
-// sync is submitted to the kernel (AIO, IOCB_CMD_FDSYNC or IOCB_CMD_FSYNC)
-// and its end awaited on an eventfd through the runtime's network poller,
-// so the goroutines of the process run meanwhile. A blocking fsync(2)
-// keeps its goroutine's P for as long as the disk takes, in a busy
-// process nearly always: the runtime's monitor takes a P back from a
-// system call only when it sees the same call twice, and it looks every
-// 10 ms when it has had nothing to take back for a while. Where AIO is
-// refused (no io_setup in a sandbox, a file system without it) the
-// journal makes the blocking call. An open journal holds, besides its
-// file, an eventfd and an AIO context for one request.
+// The flush runs on a goroutine of its own and syncs with a blocking
+// fdatasync(2) (fsync elsewhere). While the disk works, that goroutine
+// holds its processor (P); a process whose agents wait on such syncs may
+// set GOMAXPROCS one above the number of cores so that the others keep
+// running (see docs/PERFORMANCE.md).
 //
 // Quick start:
 //

@@ -33,9 +33,7 @@ type Config struct {
 	// return quickly.
 	OnSync func(records, bytes int, took time.Duration)
 	// Sync makes the written bytes durable. Default (*os.File).Sync, or
-	// with Reserve fdatasync(2) where the system has it; on Linux the
-	// default sync is asynchronous, waited for without holding a
-	// processor (see the package documentation), when the kernel allows.
+	// with Reserve fdatasync(2) where the system has it.
 	Sync func(f *os.File) error
 	// Reserve, when positive, keeps the file larger than its records: the
 	// journal extends it with zeros ahead of the records, by at least
@@ -76,9 +74,6 @@ type Journal struct {
 	// everything below it and is never held across I/O.
 	wmu sync.Mutex
 	f   *os.File
-	// async, when not nil, makes the default syncs without blocking a
-	// processor (asyncSyncer).
-	async *asyncSyncer
 	// With Config.Reserve: end is where the next records go, size the
 	// file's size (end plus the zeros reserved after it).
 	end, size int64
@@ -108,8 +103,7 @@ func newBatch() *batch { return &batch{done: make(chan struct{})} }
 // does not exist, repairs a torn last record, replays the records through
 // cfg.Replay and starts accepting appends.
 func Open(path string, cfg Config) (*Journal, error) {
-	defaultSync := cfg.Sync == nil
-	if defaultSync {
+	if cfg.Sync == nil {
 		cfg.Sync = (*os.File).Sync
 		if cfg.Reserve > 0 {
 			cfg.Sync = dataSync
@@ -136,9 +130,6 @@ func Open(path string, cfg Config) (*Journal, error) {
 		return nil, fmt.Errorf("journal: open %s: %w", path, err)
 	}
 	j := &Journal{path: path, cfg: cfg, f: f, cur: newBatch(), stopped: make(chan struct{}), end: size, size: size}
-	if defaultSync {
-		j.async = newAsyncSyncer(cfg.Reserve > 0, cfg.Sync)
-	}
 	j.stats.Bytes = size
 	j.wake = sync.NewCond(&j.mu)
 	go j.flush()
@@ -403,9 +394,6 @@ func (j *Journal) write(buf []byte) error {
 
 // sync makes what was written to j.f durable. j.wmu must be held.
 func (j *Journal) sync() error {
-	if j.async != nil {
-		return j.async.sync(j.f)
-	}
 	return j.cfg.Sync(j.f)
 }
 
@@ -529,9 +517,6 @@ func (j *Journal) Close() error {
 		err = j.f.Truncate(j.end)
 	}
 	err = errors.Join(err, j.f.Close())
-	if j.async != nil {
-		j.async.close()
-	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.err != nil {
