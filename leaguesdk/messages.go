@@ -3,7 +3,6 @@ package leaguesdk
 import (
 	"bytes"
 	"encoding/json"
-
 )
 
 // OptionalString is a string sent as JSON null when empty, for fields the

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
 )
 
 // DefaultMaxBodyBytes is the largest request body a Server reads by default.
@@ -411,17 +410,28 @@ func (s *Server) errBodyTooLarge(w http.ResponseWriter) {
 }
 
 // readBody reads a request's body, within MaxBodyBytes and BodyTimeout.
+// A body that fails to arrive leaves the connection to be closed after
+// the answer.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	var rc *http.ResponseController
 	if s.cfg.BodyTimeout > 0 {
-		rc := http.NewResponseController(w)
-		if rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout)) == nil {
-			// Once the body is in, the connection has no read deadline
-			// while the handler runs: net/http's watch for a client
-			// that goes away must not take the deadline for one.
-			defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
+		rc = http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout)) != nil {
+			rc = nil // a server without read deadlines: nothing to undo
 		}
 	}
-	return readAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), -1)
+	body, err := readAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), -1)
+	if err != nil {
+		w.Header().Set("Connection", "close")
+		return nil, err
+	}
+	if rc != nil {
+		// Once the body is in, the connection has no read deadline while
+		// the handler runs: net/http's watch for a caller that goes away
+		// must not take the deadline for one.
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	return body, nil
 }
 
 func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {

@@ -41,7 +41,7 @@ func newValidator() *validator.Validate {
 
 // stringRule returns the test of a string field that the tag added by this
 // package stands for, or nil for any other tag. Both validator and the
-// checks of validcheck.go call it, so the two cannot disagree on a rule.
+// rules call it.
 func stringRule(tag string) func(string) bool {
 	switch tag {
 	case "protocol":

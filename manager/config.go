@@ -140,6 +140,11 @@ type Config struct {
 	// MaxBodyBytes limits request bodies. Default
 	// leaguesdk.DefaultMaxBodyBytes; negative is an error.
 	MaxBodyBytes int64
+	// BodyTimeout bounds the time a request's body may take to arrive
+	// once its head has (leaguesdk.ServerConfig.BodyTimeout): a caller
+	// that trickles its body in is cut off then. Default
+	// leaguesdk.DefaultBodyTimeout (10 s).
+	BodyTimeout time.Duration
 	// Logger receives the manager's log, for people to read (a text
 	// handler on stderr, say). The agent log file gets every record as
 	// well, unless NoAgentLog is set. Default: only the file.
@@ -199,7 +204,7 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	check.Durations(map[string]time.Duration{"ReportTimeout": c.ReportTimeout, "StartMatchTimeout": c.StartMatchTimeout,
 		"BroadcastTimeout": c.BroadcastTimeout, "RetryDelay": c.RetryDelay, "MaxRetryDelay": c.MaxRetryDelay,
-		"ShutdownGrace": c.ShutdownGrace})
+		"ShutdownGrace": c.ShutdownGrace, "BodyTimeout": c.BodyTimeout})
 	for _, t := range c.Tiebreakers {
 		if !t.valid() {
 			check.Add("unknown tiebreaker %q (use points, wins, draws, head_to_head, player_id)", t)

@@ -280,6 +280,7 @@ func New(cfg Config) (*Manager, error) {
 		Sender:       func() string { return leaguesdk.LeagueManagerSender },
 		Authorize:    m.authorize,
 		MaxBodyBytes: cfg.MaxBodyBytes,
+		BodyTimeout:  cfg.BodyTimeout,
 		Logger:       m.log,
 		Now:          cfg.Now,
 		Middleware:   append([]leaguesdk.Middleware{agentkit.LogCalls(m.log)}, ratelimit.Middlewares(cfg.RateLimit, m.identify)...),

@@ -74,15 +74,16 @@ func New(cfg Config) (*Agent, error) {
 		Observer:  cfg.Observer,
 	})
 	a.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{
-		Name:       "league-player",
-		Version:    cfg.Version,
-		Sender:     a.sender,
-		ErrorType:  leaguesdk.MsgGameError,
-		Logger:     a.log,
-		Now:        cfg.Now,
-		Observer:   cfg.Observer,
-		Middleware: []leaguesdk.Middleware{agentkit.LogCalls(a.log)},
-		Unknown:    a.onUnknown,
+		Name:        "league-player",
+		Version:     cfg.Version,
+		BodyTimeout: cfg.BodyTimeout,
+		Sender:      a.sender,
+		ErrorType:   leaguesdk.MsgGameError,
+		Logger:      a.log,
+		Now:         cfg.Now,
+		Observer:    cfg.Observer,
+		Middleware:  []leaguesdk.Middleware{agentkit.LogCalls(a.log)},
+		Unknown:     a.onUnknown,
 	})
 	a.addTools()
 	a.runner = agentkit.NewLifecycle("player", func() error {

@@ -111,6 +111,11 @@ type Config struct {
 	// RegisterRetry is the pause between registration attempts while the
 	// manager cannot be reached. Default 2 s.
 	RegisterRetry time.Duration
+	// BodyTimeout bounds the time a request's body may take to arrive
+	// once its head has (leaguesdk.ServerConfig.BodyTimeout): a caller
+	// that trickles its body in is cut off then. Default
+	// leaguesdk.DefaultBodyTimeout (10 s).
+	BodyTimeout time.Duration
 	// RegisterTimeout bounds each registration attempt. Default 10 s.
 	RegisterTimeout time.Duration
 	// QueryTimeout bounds each league query of a context without a
@@ -172,7 +177,7 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	check.Durations(map[string]time.Duration{"SafetyMargin": cfg.SafetyMargin, "ChoiceTimeout": cfg.ChoiceTimeout,
 		"LearnTimeout": cfg.LearnTimeout, "RegisterRetry": cfg.RegisterRetry, "RegisterTimeout": cfg.RegisterTimeout,
-		"QueryTimeout": cfg.QueryTimeout, "ShutdownGrace": cfg.ShutdownGrace})
+		"QueryTimeout": cfg.QueryTimeout, "ShutdownGrace": cfg.ShutdownGrace, "BodyTimeout": cfg.BodyTimeout})
 	if err := check.Err(); err != nil {
 		return cfg, err
 	}

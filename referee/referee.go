@@ -72,6 +72,11 @@ type Config struct {
 	// Retry-After and E010 RATE_LIMITED. Default DefaultRateLimit, which a
 	// normal league never reaches; negative disables the limit.
 	RateLimit float64
+	// BodyTimeout bounds the time a request's body may take to arrive
+	// once its head has (leaguesdk.ServerConfig.BodyTimeout): a caller
+	// that trickles its body in is cut off then. Default
+	// leaguesdk.DefaultBodyTimeout (10 s).
+	BodyTimeout time.Duration
 	// Observer, when set, is told about every call the referee serves and
 	// makes (package metrics counts them for Prometheus). Default: none.
 	Observer leaguesdk.Observer
@@ -170,7 +175,8 @@ func (c *Config) withDefaults() error {
 	}
 	check.Durations(map[string]time.Duration{"JoinTimeout": c.JoinTimeout, "MoveTimeout": c.MoveTimeout,
 		"RetryDelay": c.RetryDelay, "GameOverTimeout": c.GameOverTimeout, "ReportTimeout": c.ReportTimeout,
-		"RegisterTimeout": c.RegisterTimeout, "RegisterRetry": c.RegisterRetry, "ShutdownGrace": c.ShutdownGrace})
+		"RegisterTimeout": c.RegisterTimeout, "RegisterRetry": c.RegisterRetry, "ShutdownGrace": c.ShutdownGrace,
+		"BodyTimeout": c.BodyTimeout})
 	for t, r := range c.Games {
 		if t == "" || r == nil {
 			check.Add("Config.Games has an empty game type or nil rules (%q)", t)
@@ -294,7 +300,7 @@ func New(cfg Config) (*Referee, error) {
 	r.manager = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient, TLSConfig: cfg.ClientTLS,
 		MaxIdleConnsPerHost: cfg.MaxConcurrentMatches, Logger: r.log, Observer: cfg.Observer,
 		Breaker: leaguesdk.BreakerPolicy{Disabled: true}})
-	r.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{Name: "league-referee", Version: cfg.Version,
+	r.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{Name: "league-referee", Version: cfg.Version, BodyTimeout: cfg.BodyTimeout,
 		Sender: r.sender, ErrorType: leaguesdk.MsgGameError, Logger: r.log, Now: cfg.Now,
 		Middleware: append([]leaguesdk.Middleware{agentkit.LogCalls(r.log)}, ratelimit.Middlewares(cfg.RateLimit, r.identify)...),
 		Observer:   cfg.Observer})
