@@ -488,16 +488,6 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 	reply(w, id, result, rpcErr)
 }
 
-// lifecycle reports whether method is one the server answers itself
-// (MCP's lifecycle and tools) rather than a tool's name.
-func lifecycle(method string) bool {
-	switch method {
-	case "initialize", "ping", "tools/list", "tools/call":
-		return true
-	}
-	return strings.HasPrefix(method, "notifications/")
-}
-
 // reply answers a request with the JSON-RPC id id: its result, or rpcErr.
 func reply(w http.ResponseWriter, id json.RawMessage, result any, rpcErr *RPCError) {
 	if rpcErr != nil {

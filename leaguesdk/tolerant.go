@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 )
 
 // Players of other implementations answer GAME_INVITATION and move calls
@@ -137,24 +136,6 @@ func isObject(b []byte) bool {
 
 // isNull reports whether raw is absent or JSON null.
 func isNull(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "null" }
-
-// containsFold reports whether b holds the non-empty ASCII word in any
-// case.
-func containsFold(b []byte, word string) bool {
-	first := word[0] | 0x20
-	for i := 0; i+len(word) <= len(b); i++ {
-		// An ASCII byte that is not the first letter in either case
-		// cannot start the word: the look at every byte is then one
-		// comparison, not a call.
-		if c := b[i]; c < utf8.RuneSelf && c|0x20 != first {
-			continue
-		}
-		if strings.EqualFold(string(b[i:i+len(word)]), word) {
-			return true
-		}
-	}
-	return false
-}
 
 // clip shortens s to 40 bytes for an error message.
 func clip(s string) string {

@@ -40,8 +40,7 @@ func newValidator() *validator.Validate {
 }
 
 // stringRule returns the test of a string field that the tag added by this
-// package stands for, or nil for any other tag. Both validator and the
-// rules call it.
+// package stands for, or nil for any other tag.
 func stringRule(tag string) func(string) bool {
 	switch tag {
 	case "protocol":
