@@ -22,6 +22,7 @@ import (
 	"github.com/cenkalti/backoff/v4"
 	"github.com/sony/gobreaker/v2"
 
+	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/internal/sse"
 )
 
@@ -702,7 +703,7 @@ func (c *Client) exchange(ctx context.Context, ep *endpointState, body []byte, s
 // readAnswer reads an answer's body of contentLength bytes (-1: unknown),
 // at most MaxReplyBytes of it.
 func (c *Client) readAnswer(body io.Reader, contentLength int64) ([]byte, error) {
-	return readAll(body, c.cfg.MaxReplyBytes)
+	return readAll(body, contentLength, c.cfg.MaxReplyBytes)
 }
 
 // answerData returns the reply an answer's body carries: the data of its
@@ -822,7 +823,7 @@ type parsedReply struct {
 // or MCP content), in params of a request-shaped reply, or at the top level.
 func parseReply(raw []byte) (parsedReply, error) {
 	var top replyTop
-	if err := json.Unmarshal(raw, &top); err != nil {
+	if err := wirejson.Unmarshal(raw, &top); err != nil {
 		return parsedReply{}, err
 	}
 	if top.Error != nil {

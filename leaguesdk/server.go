@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	wirejson "github.com/agentleague/league/internal/json"
 )
 
 // DefaultMaxBodyBytes is the largest request body a Server reads by default.
@@ -252,7 +254,7 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, req *
 			if renames {
 				raw = normalizeAliases(raw)
 			}
-			if err := json.Unmarshal(raw, in); err != nil {
+			if err := wirejson.Unmarshal(raw, in); err != nil {
 				return nil, "", &Error{Code: CodeMissingRequiredField, Message: "message does not decode: " + err.Error(), Err: err}
 			}
 		}
@@ -299,7 +301,7 @@ func (s *Server) HandleRaw(tool Tool, h HandlerFunc) {
 	r.decode = func(raw json.RawMessage) (any, MessageType, error) {
 		env := new(Envelope)
 		if len(raw) > 0 && raw[0] == '{' {
-			_ = json.Unmarshal(raw, env) // the handler reads the message; the envelope is a claim
+			_ = wirejson.Unmarshal(raw, env) // the handler reads the message; the envelope is a claim
 		}
 		return env, env.MessageType, nil
 	}
@@ -420,7 +422,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 			rc = nil // a server without read deadlines: nothing to undo
 		}
 	}
-	body, err := readAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), -1)
+	body, err := readAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), r.ContentLength, -1)
 	if err != nil {
 		w.Header().Set("Connection", "close")
 		return nil, err
@@ -453,7 +455,7 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req rpcRequest
-	if err := json.Unmarshal(body, &req); err != nil {
+	if err := wirejson.Unmarshal(body, &req); err != nil {
 		trimmed := bytes.TrimSpace(body)
 		if len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed) {
 			writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: nullID,
@@ -564,7 +566,7 @@ func (s *Server) dispatch(hr *http.Request, method string, id, params json.RawMe
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
 		}
-		if err := json.Unmarshal(params, &call); err != nil || call.Name == "" {
+		if err := wirejson.Unmarshal(params, &call); err != nil || call.Name == "" {
 			return nil, &RPCError{Code: RPCInvalidParams, Message: "tools/call needs params.name"}
 		}
 		form = FormToolsCall
@@ -690,7 +692,7 @@ func (s *Server) unrouted(hr *http.Request, form WireForm, method, tool string, 
 	req := &Request{Method: method, Tool: tool, Form: form, ID: id, Message: msg, HTTP: hr}
 	if msgType != "" {
 		env := new(Envelope)
-		_ = json.Unmarshal(msg, env) // what decodes of a message no tool reads
+		_ = wirejson.Unmarshal(msg, env) // what decodes of a message no tool reads
 		env.MessageType = MessageType(msgType)
 		req.Envelope = env
 	}
@@ -884,7 +886,7 @@ func locateMessage(params json.RawMessage) (json.RawMessage, string) {
 		return params, ""
 	}
 	var probe paramsProbe
-	if json.Unmarshal(params, &probe) != nil {
+	if wirejson.Unmarshal(params, &probe) != nil {
 		return params, ""
 	}
 	if probe.MessageType != "" {
@@ -914,7 +916,7 @@ var aliases = [...][2]string{
 // renamed to the profile's names, then the type's own decoding reads the
 // variants it tolerates (tolerant.go).
 func decodeMessage(raw json.RawMessage, v any) error {
-	return json.Unmarshal(normalizeAliases(raw), v)
+	return wirejson.Unmarshal(normalizeAliases(raw), v)
 }
 
 // readsAliased reports whether decoding a message into t reads a field

@@ -1,8 +1,11 @@
 package leaguesdk
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+
+	wirejson "github.com/agentleague/league/internal/json"
 )
 
 // paramsProbe is what locateMessage reads of a request's params.
@@ -27,17 +30,25 @@ func messageTypeOf(msg []byte) string {
 	var p struct {
 		MessageType string `json:"message_type"`
 	}
-	if json.Unmarshal(msg, &p) != nil {
+	if wirejson.Unmarshal(msg, &p) != nil {
 		return ""
 	}
 	return p.MessageType
 }
 
 // readAll reads r to its end, at most limit bytes of it when limit is not
-// negative (as io.LimitReader would).
-func readAll(r io.Reader, limit int64) ([]byte, error) {
+// negative (as io.LimitReader would), into a buffer sized for size bytes
+// (a Content-Length; negative when unknown).
+func readAll(r io.Reader, size, limit int64) ([]byte, error) {
 	if limit >= 0 {
 		r = io.LimitReader(r, limit)
+		size = min(size, limit)
 	}
-	return io.ReadAll(r)
+	if size < 0 || size > 16<<20 {
+		return io.ReadAll(r)
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(size) + bytes.MinRead) // ReadFrom reads until EOF with MinRead bytes free
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
 }

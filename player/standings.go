@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/agentleague/league/internal/agentkit"
+	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -35,7 +36,7 @@ func (t *rawTable) UnmarshalJSON(b []byte) error {
 	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '[' {
 		return nil
 	}
-	return json.Unmarshal(b, (*[]json.RawMessage)(t))
+	return wirejson.Unmarshal(b, (*[]json.RawMessage)(t))
 }
 
 // len returns the number of rows.

@@ -3,6 +3,7 @@ package referee
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"sync"
 	"time"
@@ -177,42 +178,30 @@ func redactMessage(msg any) json.RawMessage {
 	return redact.Append(out[:0], out)
 }
 
-// maskTokenMembers appends to out the JSON object raw with the values of
-// its auth_token, token and admin_token members replaced by
-// leaguesdk.Redacted (empty and null ones are kept), the rest byte for
-// byte; raw as it is when it is well-formed JSON but not an object. It
-// reports false, with out in an unspecified state, when raw is not
-// well-formed JSON: the one pass over raw both checks and masks it.
+// maskTokenMembers appends to out the JSON text raw with the values of
+// its auth_token, token and admin_token members (of the object raw is)
+// replaced by leaguesdk.Redacted wherever they appear (empty and null ones
+// are kept), the rest byte for byte; raw as it is when it is well-formed
+// JSON but not an object. It reports false, with out in an unspecified
+// state, when raw is not well-formed JSON.
 func maskTokenMembers(out, raw []byte) ([]byte, bool) {
-	if !json.Valid(raw) {
-		return out, false
+	var tokens struct {
+		AuthToken  json.RawMessage `json:"auth_token"`
+		Token      json.RawMessage `json:"token"`
+		AdminToken json.RawMessage `json:"admin_token"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, _ := dec.Token(); tok != json.Delim('{') {
-		return append(out, raw...), true
-	}
-	last := 0
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
+	if err := json.Unmarshal(raw, &tokens); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if !errors.As(err, &typeErr) { // well-formed, but not an object
 			return out, false
 		}
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return out, false
-		}
-		switch key {
-		case "auth_token", "token", "admin_token":
-		default:
-			continue
-		}
-		if string(value) == `""` || string(value) == "null" {
-			continue
-		}
-		end := int(dec.InputOffset()) // value is raw[end-len(value) : end]
-		out = append(out, raw[last:end-len(value)]...)
-		out = append(out, `"`+leaguesdk.Redacted+`"`...)
-		last = end
 	}
-	return append(out, raw[last:]...), true
+	out = append(out, raw...)
+	for _, v := range [...]json.RawMessage{tokens.AuthToken, tokens.Token, tokens.AdminToken} {
+		if len(v) < 3 || v[0] != '"' { // absent, null, "" or not a string
+			continue
+		}
+		out = bytes.ReplaceAll(out, v, []byte(`"`+leaguesdk.Redacted+`"`))
+	}
+	return out, true
 }
