@@ -975,19 +975,7 @@ func TestStartLeagueJob(t *testing.T) {
 // not parse, and exits 0 only when all of them do.
 func TestProgramsAcceptTheArguments(t *testing.T) {
 	l := loadLeague(t)
-	bin := t.TempDir()
-	var pkgs []string
-	for _, w := range l.workloads() {
-		pkg := "./examples/" + filepath.Base(w.template.Spec.Containers[0].Command[0])
-		if !slices.Contains(pkgs, pkg) {
-			pkgs = append(pkgs, pkg)
-		}
-	}
-	build := exec.Command("go", append([]string{"build", "-o", bin + string(filepath.Separator)}, pkgs...)...)
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build %v: %v\n%s", pkgs, err, out)
-	}
+	bin := programDir(t)
 	usageFlag := regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`)
 	for _, w := range l.workloads() {
 		c := w.template.Spec.Containers[0]
