@@ -41,6 +41,18 @@ var renderTargets = map[string]map[string]int{
 	// Plain HTTP: the players' certificate Secret is not made.
 	"overlays/lab": {"Namespace": 1, "ResourceQuota": 1, "Secret": 1, "Service": 3, "StatefulSet": 3,
 		"NetworkPolicy": 4, "PodDisruptionBudget": 3, "HorizontalPodAutoscaler": 1},
+	// Written by render: monitoring over plain HTTP.
+	plainMonitored: {"Namespace": 1, "ResourceQuota": 1, "Secret": 1, "Service": 3, "StatefulSet": 3,
+		"NetworkPolicy": 5, "PodDisruptionBudget": 3, "PodMonitor": 2, "PrometheusRule": 1, "ConfigMap": 1},
+}
+
+// plainMonitored is an overlay the test writes: the monitoring component
+// with plain HTTP, listed before it as the guide says.
+const plainMonitored = "overlays/test-plain-http-monitoring"
+
+// plainHTTP reports whether target serves plain HTTP.
+func plainHTTP(target string) bool {
+	return strings.HasPrefix(target, "overlays/lab") || target == plainMonitored
 }
 
 // render renders every kustomization of renderTargets, on a copy of
@@ -64,6 +76,14 @@ func render(t *testing.T) map[string]*league {
 				}
 			}
 		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, plainMonitored), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	overlay := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: agent-league\n" +
+		"resources: [../../kubernetes]\ncomponents: [../../kubernetes/components/monitoring, ../../kubernetes/components/plain-http]\n"
+	if err := os.WriteFile(filepath.Join(dir, plainMonitored, "kustomization.yaml"), []byte(overlay), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	out := map[string]*league{}
 	for target := range renderTargets {
@@ -128,7 +148,7 @@ func TestKustomizeBuilds(t *testing.T) {
 				}
 				slices.Sort(keys)
 				wantKeys := r.secrets[s.Name]
-				if strings.HasPrefix(target, "overlays/lab") {
+				if plainHTTP(target) {
 					wantKeys = []string{adminKey}
 				}
 				if !slices.Equal(keys, wantKeys) {
@@ -139,7 +159,7 @@ func TestKustomizeBuilds(t *testing.T) {
 				return // a Job
 			}
 			scheme := "https"
-			if target == "overlays/lab" {
+			if plainHTTP(target) {
 				scheme = "http"
 				checkPlainHTTP(t, base, r)
 			}
