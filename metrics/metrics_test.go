@@ -86,33 +86,48 @@ series:
 	return sum, found
 }
 
-// TestMetricsOfAWholeLeague plays a league of four players whose manager
-// and referee count into Metrics, and reads the counts back through
-// GET /metrics on the agents' own ports.
-func TestMetricsOfAWholeLeague(t *testing.T) {
-	// Made first, so that it is removed after the agents have stopped.
-	data := t.TempDir()
+// agents returns a data root and a function that runs an agent until the
+// test ends; the test's cleanup stops the agents and waits for them before
+// the data root is removed.
+func agents(t *testing.T) (string, func(func(context.Context) error)) {
+	data := t.TempDir() // made first, so that it is removed after the agents have stopped
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	run := func(f func(context.Context) error) {
+	return data, func(f func(context.Context) error) {
 		wg.Go(func() {
 			if err := f(ctx); err != nil {
 				t.Error(err)
 			}
 		})
 	}
+}
 
-	mm := metrics.New()
+// serveManager runs a manager of cfg on a loopback listener with run,
+// serving mm at GET /metrics and watched by it, and returns it with its
+// base URL.
+func serveManager(t *testing.T, run func(func(context.Context) error), mm *metrics.Metrics, cfg manager.Config) (*manager.Manager, string) {
+	t.Helper()
 	ln := listen(t)
-	base := "http://" + ln.Addr().String()
-	mgr, err := manager.New(manager.Config{Listener: ln, DataRoot: data, MinPlayers: 4, NoAgentLog: true,
-		Observer: mm, Routes: map[string]http.Handler{"GET /metrics": mm.Handler()}})
+	cfg.Listener, cfg.NoAgentLog = ln, true
+	cfg.Routes = map[string]http.Handler{"GET /metrics": mm.Handler()}
+	mgr, err := manager.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mm.WatchManager(mgr)
 	run(mgr.Run)
+	return mgr, "http://" + ln.Addr().String()
+}
+
+// TestMetricsOfAWholeLeague plays a league of four players whose manager
+// and referee count into Metrics, and reads the counts back through
+// GET /metrics on the agents' own ports.
+func TestMetricsOfAWholeLeague(t *testing.T) {
+	data, run := agents(t)
+
+	mm := metrics.New()
+	mgr, base := serveManager(t, run, mm, manager.Config{DataRoot: data, MinPlayers: 4, Observer: mm})
 
 	rm := metrics.New()
 	rln := listen(t)
@@ -278,28 +293,9 @@ func TestHeapPeakIsSampledAtEveryCollection(t *testing.T) {
 // referees' free capacity as they change, a referee that joins mid-round
 // takes a waiting match, and the agents' lifecycle states are counted.
 func TestWaitingMatchesAndFreeCapacity(t *testing.T) {
-	data := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	run := func(f func(context.Context) error) {
-		wg.Go(func() {
-			if err := f(ctx); err != nil {
-				t.Error(err)
-			}
-		})
-	}
+	data, run := agents(t)
 
-	mm := metrics.New()
-	ln := listen(t)
-	base := "http://" + ln.Addr().String()
-	mgr, err := manager.New(manager.Config{Listener: ln, DataRoot: data, MinPlayers: 6, NoAgentLog: true,
-		Routes: map[string]http.Handler{"GET /metrics": mm.Handler()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mm.WatchManager(mgr)
-	run(mgr.Run)
+	mgr, base := serveManager(t, run, metrics.New(), manager.Config{DataRoot: data, MinPlayers: 6})
 	addReferee := func(name string) {
 		ref, err := referee.New(referee.Config{Name: name, League: base + "/mcp", Listener: listen(t), DataRoot: data,
 			NoAgentLog: true, MaxConcurrentMatches: 1})
