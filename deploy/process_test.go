@@ -212,13 +212,30 @@ func startLeague(t *testing.T, model time.Duration) *leagueProcs {
 
 func (l *leagueProcs) url() string { return l.base + "/mcp" }
 
-// referee runs a referee process of capacity one and returns it with its
-// referee id once it has registered.
-func (l *leagueProcs) referee(name string) (*process, string) {
+// refereeProc is a referee process with what makes it the same referee
+// when started again: its name, data root and port.
+type refereeProc struct {
+	*process
+	name, data string
+	port       int
+}
+
+// referee runs a referee process of capacity one called name, on a port
+// and a data root of its own, and returns it with its referee id once it
+// has registered.
+func (l *leagueProcs) referee(name string) (*refereeProc, string) {
 	l.t.Helper()
-	p := start(l.t, name, "referee", nil, "-port=0", "-league="+l.url(), "-name="+name, "-data="+l.t.TempDir(),
+	return l.restartReferee(&refereeProc{name: name, data: l.t.TempDir(), port: freePort(l.t)})
+}
+
+// restartReferee starts r again on its name, data root and port, as a
+// StatefulSet brings a pod back with its claim and its DNS name.
+func (l *leagueProcs) restartReferee(r *refereeProc) (*refereeProc, string) {
+	l.t.Helper()
+	p := start(l.t, r.name, "referee", nil, "-port="+strconv.Itoa(r.port), "-league="+l.url(), "-name="+r.name, "-data="+r.data,
 		"-max-concurrent=1", "-grace=30s", "-retries=3", "-retry-delay=1s")
-	return p, p.await(l.t, regexp.MustCompile(`msg=registered .*?referee_id=(REF\d+)`), 20*time.Second)
+	again := &refereeProc{process: p, name: r.name, data: r.data, port: r.port}
+	return again, p.await(l.t, regexp.MustCompile(`msg=registered .*?referee_id=(REF\d+)`), 20*time.Second)
 }
 
 // player runs a player process of the llm strategy, with data root data,
@@ -291,14 +308,15 @@ func checkNoTechnicalLoss(t *testing.T, s leagueState) {
 // referees of capacity one start it, two more join after the first
 // results, and then two referees that are running a match are stopped
 // with SIGTERM. Each stopped referee finishes its match, reports it and
-// exits cleanly; the joiners take matches; the league completes with
-// every match played and no technical loss.
+// exits cleanly; one of them, started again on its name, data root and
+// address, comes back under its referee id; the joiners take matches; the
+// league completes with every match played and no technical loss.
 func TestRefereesScaleMidLeague(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a league of processes")
 	}
 	l := startLeague(t, 300*time.Millisecond)
-	refs := map[string]*process{}
+	refs := map[string]*refereeProc{}
 	for _, name := range []string{"league-referee-0", "league-referee-1"} {
 		p, id := l.referee(name)
 		refs[id] = p
@@ -332,11 +350,13 @@ func TestRefereesScaleMidLeague(t *testing.T) {
 		t.Fatalf("the league is %s before the scale-in", s.Status)
 	}
 	stopped := busy[:2]
+	drained := map[string]*process{}
 	for _, id := range stopped {
-		_ = refs[id].cmd.Process.Signal(syscall.SIGTERM)
+		drained[id] = refs[id].process
+		_ = drained[id].cmd.Process.Signal(syscall.SIGTERM)
 	}
 	for _, id := range stopped {
-		p := refs[id]
+		p := drained[id]
 		select {
 		case <-p.done:
 		case <-time.After(30 * time.Second):
@@ -350,18 +370,29 @@ func TestRefereesScaleMidLeague(t *testing.T) {
 		}
 	}
 
+	// Scaled out again, the first of them comes back as itself: the same
+	// name, data root and address, the same referee id.
+	back, backID := l.restartReferee(refs[stopped[0]])
+	if backID != stopped[0] {
+		t.Errorf("referee %s started again registered as %s", stopped[0], backID)
+	}
+	refs[stopped[0]] = back
+
 	final := l.until("the league to complete", func(s leagueState) bool { return s.Status == "COMPLETED" })
 	checkNoTechnicalLoss(t, final)
+	if len(final.Referees) != 4 {
+		t.Errorf("the manager has %d referees, want the 4 started", len(final.Referees))
+	}
 	// The referees that joined mid-league took matches.
 	for _, id := range joined {
-		if n := logged(refs[id], "result reported"); n == 0 {
+		if n := logged(refs[id].process, "result reported"); n == 0 {
 			t.Errorf("referee %s joined mid-league and ran no match", id)
 		}
 	}
 	// The stopped ones ran theirs to the end, the one in play when SIGTERM
 	// came included: every match they accepted was played and reported.
 	for _, id := range stopped {
-		p := refs[id]
+		p := drained[id]
 		if accepted := logged(p, "match accepted"); accepted == 0 || logged(p, "match finished") != accepted || logged(p, "result reported") != accepted {
 			t.Errorf("referee %s accepted %d matches, finished %d and reported %d", id, accepted, logged(p, "match finished"), logged(p, "result reported"))
 		}
@@ -378,7 +409,7 @@ func logged(p *process, msg string) int {
 // checkMonitoredSeries checks that every series the monitoring component
 // and the queue autoscaling read is exported by the manager, a referee or
 // a player still running after the league.
-func checkMonitoredSeries(t *testing.T, l *leagueProcs, refs map[string]*process) {
+func checkMonitoredSeries(t *testing.T, l *leagueProcs, refs map[string]*refereeProc) {
 	t.Helper()
 	exported := map[string]bool{}
 	scrape := func(base string) {
