@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -44,7 +45,7 @@ func TestOperatingGuideMatchesTheManifests(t *testing.T) {
 	}
 	for _, c := range names["claim"] {
 		if !strings.Contains(guide, c) {
-			t.Errorf("the guide does not name the manager's claim %s", c)
+			t.Errorf("the guide does not name the claim %s", c)
 		}
 	}
 	if !strings.Contains(guide, "kubectl apply -k deploy/kubernetes\n") || !strings.Contains(guide, "kubectl apply -k deploy/kubernetes/start-league") {
@@ -70,4 +71,84 @@ func TestOperatingGuideMatchesTheManifests(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCertificatesNameWhatPeersCall checks the certificates the guide
+// issues against the manifests: each server's certificate names the DNS
+// name it advertises (its pod's own, for a referee or a player), and the
+// name the PodMonitor checks when Prometheus scrapes it.
+func TestCertificatesNameWhatPeersCall(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "docs", "operating-a-league.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	issued := map[string][]string{} // certificate file → DNS names
+	for _, m := range regexp.MustCompile(`(?m)^issue (\w+) (\S+)$`).FindAllStringSubmatch(string(raw), -1) {
+		for _, san := range strings.Split(m[2], ",") {
+			if name, ok := strings.CutPrefix(san, "DNS:"); ok {
+				issued[m[1]] = append(issued[m[1]], name)
+			}
+		}
+	}
+	l := loadLeague(t).with("monitoring")
+	files := map[string]string{} // Secret/key → certificate name
+	for _, g := range l.kustomizations[manifestsRoot].SecretGenerator {
+		for key, file := range g.entries() {
+			files[g.Name+"/"+key] = strings.TrimSuffix(filepath.Base(file), ".crt")
+		}
+	}
+	checked := 0
+	for _, ss := range l.statefulSets {
+		spec := ss.Spec.Template.Spec
+		c := spec.Containers[0]
+		certPath, _ := arg(c.Args, "tls-cert")
+		cert := ""
+		for _, v := range spec.Volumes {
+			for _, m := range c.VolumeMounts {
+				if v.Secret == nil || m.Name != v.Name || !strings.HasPrefix(certPath, m.MountPath+"/") {
+					continue
+				}
+				key := strings.TrimPrefix(certPath, m.MountPath+"/")
+				for _, it := range v.Secret.Items {
+					if it.Path == key {
+						key = it.Key
+					}
+				}
+				cert = files[v.Secret.SecretName+"/"+key]
+			}
+		}
+		names := []string{}
+		endpoint, _ := arg(c.Args, "endpoint")
+		if u, err := url.Parse(strings.ReplaceAll(endpoint, "$(POD_NAME)", ss.Name+"-0")); err == nil {
+			names = append(names, u.Hostname())
+		}
+		for _, pm := range l.podMonitors {
+			if matches(&pm.Spec.Selector, ss.Spec.Template.Labels) {
+				for _, ep := range pm.Spec.PodMetricsEndpoints {
+					if ep.TLSConfig != nil && ep.TLSConfig.ServerName != nil {
+						names = append(names, *ep.TLSConfig.ServerName)
+					}
+				}
+			}
+		}
+		for _, n := range names {
+			checked++
+			if !slices.ContainsFunc(issued[cert], func(san string) bool { return nameMatches(san, n) }) {
+				t.Errorf("%s serves certificate %q, issued for %v: it does not name %s", ss.Name, cert, issued[cert], n)
+			}
+		}
+	}
+	if checked < 6 {
+		t.Errorf("checked %d names; the guide issues %v", checked, issued)
+	}
+}
+
+// nameMatches reports whether a certificate's DNS name san (possibly a
+// wildcard of one label, *.example) names host.
+func nameMatches(san, host string) bool {
+	if rest, ok := strings.CutPrefix(san, "*."); ok {
+		label, domain, found := strings.Cut(host, ".")
+		return found && label != "" && domain == rest
+	}
+	return san == host
 }

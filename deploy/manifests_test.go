@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -13,11 +14,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
@@ -33,17 +38,47 @@ const (
 	adminKey     = "admin-token"
 )
 
-// kustomization is the part of kustomize's Kustomization the manifests use;
-// decoding it strictly makes any other field an error.
+// kustomization is the part of kustomize's Kustomization (and Component)
+// the manifests use; decoding it strictly makes any other field an error.
 type kustomization struct {
-	APIVersion      string            `json:"apiVersion"`
-	Kind            string            `json:"kind"`
-	Namespace       string            `json:"namespace"`
-	Resources       []string          `json:"resources"`
-	SecretGenerator []secretGenerator `json:"secretGenerator"`
-	GeneratorOpts   *struct {
+	APIVersion         string               `json:"apiVersion"`
+	Kind               string               `json:"kind"`
+	Namespace          string               `json:"namespace"`
+	Resources          []string             `json:"resources"`
+	Components         []string             `json:"components"`
+	Patches            []patch              `json:"patches"`
+	Replicas           []replicaCount       `json:"replicas"`
+	SecretGenerator    []secretGenerator    `json:"secretGenerator"`
+	ConfigMapGenerator []configMapGenerator `json:"configMapGenerator"`
+	GeneratorOpts      *struct {
 		DisableNameSuffixHash bool `json:"disableNameSuffixHash"`
 	} `json:"generatorOptions"`
+}
+
+// patch is an inline patch of a kustomization, a strategic merge patch or
+// a JSON 6902 one, applied to the objects target selects.
+type patch struct {
+	Target struct {
+		Group   string `json:"group"`
+		Version string `json:"version"`
+		Kind    string `json:"kind"`
+		Name    string `json:"name"`
+	} `json:"target"`
+	Patch string `json:"patch"`
+}
+
+type replicaCount struct {
+	Name  string `json:"name"`
+	Count int32  `json:"count"`
+}
+
+type configMapGenerator struct {
+	Name    string   `json:"name"`
+	Files   []string `json:"files"`
+	Options struct {
+		DisableNameSuffixHash bool              `json:"disableNameSuffixHash"`
+		Labels                map[string]string `json:"labels"`
+	} `json:"options"`
 }
 
 type secretGenerator struct {
@@ -71,7 +106,40 @@ func (g secretGenerator) keys() []string {
 	return slices.Sorted(maps.Keys(g.entries()))
 }
 
-// league is every object of the manifests, decoded strictly.
+// scaledObject is the part of KEDA's ScaledObject (keda.sh/v1alpha1) the
+// manifests use, with the field names of KEDA's API; KEDA's Go module is
+// too large a dependency for a test.
+type scaledObject struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              struct {
+		ScaleTargetRef struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+			Name       string `json:"name"`
+		} `json:"scaleTargetRef"`
+		MinReplicaCount *int32 `json:"minReplicaCount"`
+		MaxReplicaCount *int32 `json:"maxReplicaCount"`
+		PollingInterval *int32 `json:"pollingInterval"`
+		CooldownPeriod  *int32 `json:"cooldownPeriod"`
+		Fallback        *struct {
+			FailureThreshold int32 `json:"failureThreshold"`
+			Replicas         int32 `json:"replicas"`
+		} `json:"fallback"`
+		Advanced *struct {
+			HorizontalPodAutoscalerConfig *struct {
+				Behavior *autoscalingv2.HorizontalPodAutoscalerBehavior `json:"behavior"`
+			} `json:"horizontalPodAutoscalerConfig"`
+		} `json:"advanced"`
+		Triggers []struct {
+			Type       string            `json:"type"`
+			MetricType string            `json:"metricType"`
+			Metadata   map[string]string `json:"metadata"`
+		} `json:"triggers"`
+	} `json:"spec"`
+}
+
+// league is every object of a set of manifests, decoded strictly.
 type league struct {
 	kustomizations map[string]kustomization // by directory
 	namespaces     []*corev1.Namespace
@@ -81,7 +149,21 @@ type league struct {
 	jobs           []*batchv1.Job
 	policies       []*networkingv1.NetworkPolicy
 	quotas         []*corev1.ResourceQuota
+	budgets        []*policyv1.PodDisruptionBudget
+	autoscalers    []*autoscalingv2.HorizontalPodAutoscaler
+	scaledObjects  []*scaledObject
+	podMonitors    []*monitoringv1.PodMonitor
+	rules          []*monitoringv1.PrometheusRule
+	configMaps     []*corev1.ConfigMap
+	rendered       []*corev1.Secret    // Secrets, in kustomize's output
 	secrets        map[string][]string // generated Secret → keys
+	// components holds the objects of each component under components/,
+	// by its name; the league itself holds those of the base.
+	components map[string]*league
+}
+
+func newLeague() *league {
+	return &league{kustomizations: map[string]kustomization{}, secrets: map[string][]string{}, components: map[string]*league{}}
 }
 
 // workload is a pod template with the name of what owns it.
@@ -104,46 +186,74 @@ func (l *league) workloads() []workload {
 	return out
 }
 
-// loadLeague decodes every YAML file under kubernetes/: each document
-// strictly into its k8s.io/api type (an unknown field, a wrong type or a
-// duplicate key is an error), and each kustomization.yaml into
-// kustomization. Every manifest must be a resource of a kustomization.
+// with returns a league holding l's objects and those of the named
+// components, as an overlay of the base with those components holds them
+// (before kustomize's patches).
+func (l *league) with(names ...string) *league {
+	out := *l
+	for _, n := range names {
+		c := l.components[n]
+		out.policies = append(slices.Clip(out.policies), c.policies...)
+		out.autoscalers = append(slices.Clip(out.autoscalers), c.autoscalers...)
+		out.scaledObjects = append(slices.Clip(out.scaledObjects), c.scaledObjects...)
+		out.podMonitors = append(slices.Clip(out.podMonitors), c.podMonitors...)
+		out.rules = append(slices.Clip(out.rules), c.rules...)
+	}
+	return &out
+}
+
+const (
+	overlaysRoot   = "overlays"
+	componentsRoot = manifestsRoot + "/components"
+)
+
+// loadLeague decodes every YAML file under kubernetes/ and overlays/:
+// each document strictly into its API type (an unknown field, a wrong type
+// or a duplicate key is an error), and each kustomization.yaml into
+// kustomization. Every manifest must be a resource of a kustomization;
+// objects of a component go to l.components.
 func loadLeague(t *testing.T) *league {
 	t.Helper()
-	l := &league{kustomizations: map[string]kustomization{}, secrets: map[string][]string{}}
+	l := newLeague()
 	listed := map[string]bool{}
 	var files []string
-	err := filepath.WalkDir(manifestsRoot, func(path string, d os.DirEntry, err error) error {
+	for _, root := range []string{manifestsRoot, overlaysRoot} {
+		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && d.Name() == "secrets" {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
+				files = append(files, path)
+			}
+			return nil
+		})
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		if d.IsDir() && d.Name() == "secrets" {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
-			files = append(files, path)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	for _, path := range files {
 		raw, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
+		dir := filepath.Dir(path)
 		if filepath.Base(path) == "kustomization.yaml" {
 			var k kustomization
 			if err := yaml.UnmarshalStrict(raw, &k); err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}
-			if k.APIVersion != "kustomize.config.k8s.io/v1beta1" || k.Kind != "Kustomization" || k.Namespace != namespace {
+			component := filepath.Dir(dir) == componentsRoot
+			switch {
+			case component && (k.APIVersion != "kustomize.config.k8s.io/v1alpha1" || k.Kind != "Component" || k.Namespace != ""):
+				t.Errorf("%s: apiVersion %q, kind %q, namespace %q; want a Component", path, k.APIVersion, k.Kind, k.Namespace)
+			case !component && (k.APIVersion != "kustomize.config.k8s.io/v1beta1" || k.Kind != "Kustomization" || k.Namespace != namespace):
 				t.Errorf("%s: apiVersion %q, kind %q, namespace %q", path, k.APIVersion, k.Kind, k.Namespace)
 			}
-			dir := filepath.Dir(path)
 			l.kustomizations[dir] = k
-			for _, r := range k.Resources {
+			for _, r := range append(slices.Clone(k.Resources), k.Components...) {
 				listed[filepath.Join(dir, r)] = true
 			}
 			for _, g := range k.SecretGenerator {
@@ -154,43 +264,26 @@ func loadLeague(t *testing.T) *league {
 					}
 				}
 			}
+			for _, g := range k.ConfigMapGenerator {
+				for _, f := range g.Files {
+					listed[filepath.Join(dir, f)] = true
+				}
+			}
 			continue
 		}
+		if !strings.HasPrefix(path, manifestsRoot+string(filepath.Separator)) {
+			t.Errorf("%s: overlays hold kustomizations only; objects belong to the base or a component", path)
+			continue
+		}
+		into := l
+		if rel, err := filepath.Rel(componentsRoot, dir); err == nil && !strings.HasPrefix(rel, "..") {
+			if into = l.components[rel]; into == nil {
+				into = newLeague()
+				l.components[rel] = into
+			}
+		}
 		for i, doc := range splitDocuments(raw) {
-			where := fmt.Sprintf("%s, document %d", path, i+1)
-			var tm metav1.TypeMeta
-			if err := yaml.Unmarshal(doc, &tm); err != nil {
-				t.Fatalf("%s: %v", where, err)
-			}
-			var obj any
-			switch tm.APIVersion + " " + tm.Kind {
-			case "v1 Namespace":
-				obj = add(&l.namespaces)
-			case "v1 Service":
-				obj = add(&l.services)
-			case "v1 ResourceQuota":
-				obj = add(&l.quotas)
-			case "apps/v1 StatefulSet":
-				obj = add(&l.statefulSets)
-			case "apps/v1 Deployment":
-				obj = add(&l.deployments)
-			case "batch/v1 Job":
-				obj = add(&l.jobs)
-			case "networking.k8s.io/v1 NetworkPolicy":
-				obj = add(&l.policies)
-			default:
-				t.Fatalf("%s: unexpected object %s %s", where, tm.APIVersion, tm.Kind)
-			}
-			if err := yaml.UnmarshalStrict(doc, obj); err != nil {
-				t.Fatalf("%s: %v", where, err)
-			}
-			meta := obj.(metav1.Object)
-			if tm.Kind != "Namespace" && meta.GetNamespace() != namespace {
-				t.Errorf("%s: %s %s in namespace %q, want %q", where, tm.Kind, meta.GetName(), meta.GetNamespace(), namespace)
-			}
-			if meta.GetLabels()["app.kubernetes.io/part-of"] != namespace {
-				t.Errorf("%s: %s %s lacks the label app.kubernetes.io/part-of=%s", where, tm.Kind, meta.GetName(), namespace)
-			}
+			into.decode(t, fmt.Sprintf("%s, document %d", path, i+1), doc)
 		}
 	}
 	for _, path := range files {
@@ -199,11 +292,64 @@ func loadLeague(t *testing.T) *league {
 		}
 	}
 	for path := range listed {
-		if !slices.Contains(files, path) {
+		if _, err := os.Stat(path); err != nil {
 			t.Errorf("a kustomization lists %s, which does not exist", path)
 		}
 	}
 	return l
+}
+
+// decode decodes one object strictly into l and checks its namespace and
+// its part-of label.
+func (l *league) decode(t *testing.T, where string, doc []byte) {
+	t.Helper()
+	var tm metav1.TypeMeta
+	if err := yaml.Unmarshal(doc, &tm); err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+	var obj any
+	switch tm.APIVersion + " " + tm.Kind {
+	case "v1 Namespace":
+		obj = add(&l.namespaces)
+	case "v1 Service":
+		obj = add(&l.services)
+	case "v1 ResourceQuota":
+		obj = add(&l.quotas)
+	case "v1 ConfigMap":
+		obj = add(&l.configMaps)
+	case "v1 Secret":
+		obj = add(&l.rendered)
+	case "apps/v1 StatefulSet":
+		obj = add(&l.statefulSets)
+	case "apps/v1 Deployment":
+		obj = add(&l.deployments)
+	case "batch/v1 Job":
+		obj = add(&l.jobs)
+	case "networking.k8s.io/v1 NetworkPolicy":
+		obj = add(&l.policies)
+	case "policy/v1 PodDisruptionBudget":
+		obj = add(&l.budgets)
+	case "autoscaling/v2 HorizontalPodAutoscaler":
+		obj = add(&l.autoscalers)
+	case "keda.sh/v1alpha1 ScaledObject":
+		obj = add(&l.scaledObjects)
+	case "monitoring.coreos.com/v1 PodMonitor":
+		obj = add(&l.podMonitors)
+	case "monitoring.coreos.com/v1 PrometheusRule":
+		obj = add(&l.rules)
+	default:
+		t.Fatalf("%s: unexpected object %s %s", where, tm.APIVersion, tm.Kind)
+	}
+	if err := yaml.UnmarshalStrict(doc, obj); err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+	meta := obj.(metav1.Object)
+	if tm.Kind != "Namespace" && meta.GetNamespace() != namespace {
+		t.Errorf("%s: %s %s in namespace %q, want %q", where, tm.Kind, meta.GetName(), meta.GetNamespace(), namespace)
+	}
+	if meta.GetLabels()["app.kubernetes.io/part-of"] != namespace && tm.Kind != "Secret" {
+		t.Errorf("%s: %s %s lacks the label app.kubernetes.io/part-of=%s", where, tm.Kind, meta.GetName(), namespace)
+	}
 }
 
 // add appends a new, empty object to list and returns it, to decode into.
@@ -234,14 +380,14 @@ func stripComments(doc string) string {
 	return b.String()
 }
 
-func (l *league) deployment(t *testing.T, name string) *appsv1.Deployment {
+func (l *league) statefulSet(t *testing.T, name string) *appsv1.StatefulSet {
 	t.Helper()
-	for _, d := range l.deployments {
-		if d.Name == name {
-			return d
+	for _, s := range l.statefulSets {
+		if s.Name == name {
+			return s
 		}
 	}
-	t.Fatalf("no Deployment %s", name)
+	t.Fatalf("no StatefulSet %s", name)
 	return nil
 }
 
@@ -276,8 +422,16 @@ var programPorts = map[string]int32{"manager": 8000, "referee": 8001, "player": 
 
 func TestManifestsDecodeStrictly(t *testing.T) {
 	l := loadLeague(t)
-	if len(l.kustomizations) != 2 {
-		t.Errorf("%d kustomizations, want the league's and the start-league Job's", len(l.kustomizations))
+	var dirs []string
+	for dir := range l.kustomizations {
+		dirs = append(dirs, filepath.ToSlash(dir))
+	}
+	slices.Sort(dirs)
+	wantDirs := []string{"kubernetes", "kubernetes/components/autoscaling-cpu", "kubernetes/components/autoscaling-queue",
+		"kubernetes/components/monitoring", "kubernetes/components/plain-http", "kubernetes/start-league",
+		"overlays/lab", "overlays/lab/start-league", "overlays/production", "overlays/queue-autoscaling"}
+	if !slices.Equal(dirs, wantDirs) {
+		t.Errorf("kustomizations %v, want %v", dirs, wantDirs)
 	}
 	if len(l.namespaces) != 1 || l.namespaces[0].Name != namespace {
 		t.Fatalf("namespaces %v, want one, %s", l.namespaces, namespace)
@@ -293,7 +447,7 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 		got = append(got, w.kind+"/"+w.name+"/"+component(w.template))
 	}
 	slices.Sort(got)
-	want := []string{"Deployment/league-player/player", "Deployment/league-referee/referee", "Job/start-league/start-league", "StatefulSet/league-manager/manager"}
+	want := []string{"Job/start-league/start-league", "StatefulSet/league-manager/manager", "StatefulSet/league-player/player", "StatefulSet/league-referee/referee"}
 	if !slices.Equal(got, want) {
 		t.Errorf("workloads %v, want %v", got, want)
 	}
@@ -310,10 +464,7 @@ func TestStrictDecodingRefusesUnknownFields(t *testing.T) {
 
 func TestManagerStatefulSet(t *testing.T) {
 	l := loadLeague(t)
-	if len(l.statefulSets) != 1 {
-		t.Fatalf("%d StatefulSets, want 1", len(l.statefulSets))
-	}
-	ss := l.statefulSets[0]
+	ss := l.statefulSet(t, "league-manager")
 	if ss.Spec.Replicas == nil || *ss.Spec.Replicas != 1 {
 		t.Errorf("manager replicas %v, want 1", ss.Spec.Replicas)
 	}
@@ -408,62 +559,168 @@ func mount(c corev1.Container, path string) *corev1.VolumeMount {
 	return nil
 }
 
-func TestRefereesAndPlayersAdvertiseTheirPodAddress(t *testing.T) {
-	l := loadLeague(t)
+func TestRefereesAndPlayersKeepTheirIdentity(t *testing.T) {
+	checkIdentity(t, loadLeague(t), "https")
+}
+
+// checkIdentity checks that referees and players keep their name, address
+// and data across a restart or a move: StatefulSets governed by a headless
+// Service that publishes every pod's name, each pod registering under its
+// pod name with an endpoint of its own DNS name, its data root on a claim
+// of its own that outlives a scale-in.
+func checkIdentity(t *testing.T, l *league, scheme string) {
+	t.Helper()
 	for _, tc := range []struct {
 		name        string
 		minReplicas int32
 	}{{"league-referee", 2}, {"league-player", 2}} {
-		d := l.deployment(t, tc.name)
-		if d.Spec.Replicas == nil || *d.Spec.Replicas < tc.minReplicas {
-			t.Errorf("%s: replicas %v, want at least %d", d.Name, d.Spec.Replicas, tc.minReplicas)
+		ss := l.statefulSet(t, tc.name)
+		if ss.Spec.Replicas != nil && *ss.Spec.Replicas < tc.minReplicas {
+			t.Errorf("%s: replicas %v, want at least %d", ss.Name, *ss.Spec.Replicas, tc.minReplicas)
 		}
-		if !selects(d.Spec.Selector.MatchLabels, d.Spec.Template.Labels) {
-			t.Errorf("%s: selector %v does not select %v", d.Name, d.Spec.Selector.MatchLabels, d.Spec.Template.Labels)
+		if !selects(ss.Spec.Selector.MatchLabels, ss.Spec.Template.Labels) {
+			t.Errorf("%s: selector %v does not select %v", ss.Name, ss.Spec.Selector.MatchLabels, ss.Spec.Template.Labels)
 		}
-		c := d.Spec.Template.Spec.Containers[0]
+		svc := l.service(ss.Spec.ServiceName)
+		if svc == nil {
+			t.Errorf("%s: no governing Service %q", ss.Name, ss.Spec.ServiceName)
+			continue
+		}
+		if svc.Spec.ClusterIP != corev1.ClusterIPNone || !svc.Spec.PublishNotReadyAddresses || !selects(svc.Spec.Selector, ss.Spec.Template.Labels) {
+			t.Errorf("Service %s: clusterIP %q, publishNotReadyAddresses %v, selector %v; want headless, publishing every pod of %s",
+				svc.Name, svc.Spec.ClusterIP, svc.Spec.PublishNotReadyAddresses, svc.Spec.Selector, ss.Name)
+		}
+		c := ss.Spec.Template.Spec.Containers[0]
 		env := map[string]string{}
 		for _, e := range c.Env {
 			if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil {
 				env[e.Name] = e.ValueFrom.FieldRef.FieldPath
 			}
 		}
-		endpoint, _ := arg(c.Args, "endpoint")
-		port := strconv.Itoa(int(c.Ports[0].ContainerPort))
-		ip := ""
+		podName := ""
 		for name, field := range env {
-			if field == "status.podIP" {
-				ip = name
+			if field == "metadata.name" {
+				podName = name
 			}
 		}
-		if ip == "" || endpoint != "https://$("+ip+"):"+port+"/mcp" {
-			t.Errorf("%s: -endpoint %q, env %v: want https://$(POD_IP):%s/mcp with POD_IP from status.podIP", d.Name, endpoint, env, port)
+		// The pod's own DNS name: <pod>.<service>.<namespace>.svc.
+		endpoint, _ := arg(c.Args, "endpoint")
+		want := fmt.Sprintf("%s://$(%s).%s.%s.svc:%d/mcp", scheme, podName, svc.Name, svc.Namespace, c.Ports[0].ContainerPort)
+		if podName == "" || endpoint != want || svc.Spec.Ports[0].Port != c.Ports[0].ContainerPort {
+			t.Errorf("%s: -endpoint %q, env %v: want %s with %s from metadata.name", ss.Name, endpoint, env, want, podName)
 		}
-		// Replicas need distinct display names: the pod name.
-		name, _ := arg(c.Args, "name")
-		if v, ok := strings.CutPrefix(name, "$("); !ok || env[strings.TrimSuffix(v, ")")] != "metadata.name" {
-			t.Errorf("%s: -name %q, want the pod name from the downward API", d.Name, name)
+		// Replicas need distinct display names, the same after a restart:
+		// the pod name.
+		if name, _ := arg(c.Args, "name"); name != "$("+podName+")" {
+			t.Errorf("%s: -name %q, want the pod name from the downward API", ss.Name, name)
 		}
-		// With a read-only root, the data root must be a writable volume.
+		// The data root is a claim of the pod's own, kept when the set
+		// scales in or is deleted: a pod that comes back finds its
+		// registration and its history.
 		data, _ := arg(c.Args, "data")
-		if m := mount(c, data); data == "" || m == nil || m.ReadOnly {
-			t.Errorf("%s: -data %q is not a writable volume", d.Name, data)
+		m := mount(c, data)
+		if data == "" || m == nil || m.ReadOnly {
+			t.Errorf("%s: -data %q is not a writable volume", ss.Name, data)
+			continue
 		}
-	}
-	ref := l.deployment(t, "league-referee")
-	grace, _ := arg(ref.Spec.Template.Spec.Containers[0].Args, "grace")
-	if g := ref.Spec.Template.Spec.TerminationGracePeriodSeconds; g == nil || grace == "" || parseSeconds(t, grace) >= *g {
-		t.Errorf("referee -grace %q must be shorter than the pod's termination grace period %v", grace, g)
+		claim := false
+		for _, pvc := range ss.Spec.VolumeClaimTemplates {
+			claim = claim || (pvc.Name == m.Name && slices.Contains(pvc.Spec.AccessModes, corev1.ReadWriteOnce) && !pvc.Spec.Resources.Requests.Storage().IsZero())
+		}
+		for _, v := range ss.Spec.Template.Spec.Volumes {
+			if v.Name == m.Name {
+				claim = false // a volume of the template would shadow the claim
+			}
+		}
+		if !claim {
+			t.Errorf("%s: the data root %s (volume %s) is not a volume claim template", ss.Name, data, m.Name)
+		}
+		if p := ss.Spec.PersistentVolumeClaimRetentionPolicy; p == nil || p.WhenScaled != appsv1.RetainPersistentVolumeClaimRetentionPolicyType ||
+			p.WhenDeleted != appsv1.RetainPersistentVolumeClaimRetentionPolicyType {
+			t.Errorf("%s: claim retention %+v; a pod scaled in and out again must find its data", ss.Name, p)
+		}
 	}
 }
 
-func parseSeconds(t *testing.T, s string) int64 {
+func TestRefereesDrainWithinTheirTerminationGrace(t *testing.T) {
+	checkDrain(t, loadLeague(t))
+}
+
+// checkDrain checks that a referee told to stop has the time to finish its
+// matches: -grace covers the longest match its timeouts allow, and the
+// pod's termination grace covers -grace with time to spare for the last
+// report and the server's shutdown.
+func checkDrain(t *testing.T, l *league) {
 	t.Helper()
-	n, err := strconv.ParseInt(strings.TrimSuffix(s, "s"), 10, 64)
-	if err != nil {
-		t.Fatalf("duration %q: %v", s, err)
+	ref := l.statefulSet(t, "league-referee")
+	args := ref.Spec.Template.Spec.Containers[0].Args
+	flag := func(name, def string) time.Duration {
+		v, ok := arg(args, name)
+		if !ok {
+			v = def
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatalf("referee -%s=%s: %v", name, v, err)
+		}
+		return d
 	}
-	return n
+	retries := 3
+	if v, ok := arg(args, "retries"); ok {
+		retries, _ = strconv.Atoi(v)
+	}
+	// The referee's defaults (referee.Config, leaguesdk): join 5 s, move
+	// 30 s, 3 retries 2 s apart, GAME_OVER 5 s, the report 10 s.
+	tries := time.Duration(retries + 1)
+	longest := tries*flag("join-timeout", "5s") + tries*flag("move-timeout", "30s") +
+		2*time.Duration(retries)*flag("retry-delay", "2s") + 5*time.Second + 10*time.Second
+	grace := flag("grace", "30s")
+	if grace < longest {
+		t.Errorf("referee -grace %v is shorter than the longest match its timeouts allow, %v", grace, longest)
+	}
+	g := ref.Spec.Template.Spec.TerminationGracePeriodSeconds
+	if g == nil || time.Duration(*g)*time.Second < grace+15*time.Second {
+		t.Errorf("referee terminationGracePeriodSeconds %v, want at least -grace %v + 15 s", g, grace)
+	}
+}
+
+func TestDisruptionBudgets(t *testing.T) {
+	checkBudgets(t, loadLeague(t))
+}
+
+// checkBudgets checks the PodDisruptionBudgets: the manager is never
+// evicted while healthy, referees and players one at a time, and each
+// budget selects exactly its component's pods.
+func checkBudgets(t *testing.T, l *league) {
+	t.Helper()
+	want := map[string]int{"manager": 0, "referee": 1, "player": 1}
+	seen := map[string]bool{}
+	for _, b := range l.budgets {
+		var selected []string
+		for _, w := range l.workloads() {
+			if matches(b.Spec.Selector, w.template.Labels) {
+				selected = append(selected, component(w.template))
+			}
+		}
+		if len(selected) != 1 {
+			t.Errorf("PodDisruptionBudget %s selects %v, want one component", b.Name, selected)
+			continue
+		}
+		comp := selected[0]
+		seen[comp] = true
+		limit, ok := want[comp]
+		if !ok || b.Spec.MaxUnavailable == nil || b.Spec.MaxUnavailable.IntValue() != limit || b.Spec.MinAvailable != nil {
+			t.Errorf("PodDisruptionBudget %s (%s): maxUnavailable %v, minAvailable %v; want maxUnavailable %d", b.Name, comp, b.Spec.MaxUnavailable, b.Spec.MinAvailable, limit)
+		}
+		if p := b.Spec.UnhealthyPodEvictionPolicy; p == nil || *p != policyv1.AlwaysAllow {
+			t.Errorf("PodDisruptionBudget %s: an unhealthy pod must not block a drain (unhealthyPodEvictionPolicy %v)", b.Name, p)
+		}
+	}
+	for comp := range want {
+		if !seen[comp] {
+			t.Errorf("no PodDisruptionBudget for the %s", comp)
+		}
+	}
 }
 
 func TestEveryContainerIsLockedDownAndBounded(t *testing.T) {
@@ -656,16 +913,16 @@ func TestSecretsAndTLS(t *testing.T) {
 				t.Errorf("%s advertises %q, want https", w.name, ep)
 			}
 		}
-		// Peers called at a pod address are checked against the names of
-		// the league's certificates (-tls-peer-name): players call only
-		// referees there; the manager and the referees call players too.
-		if slices.Contains(servers, comp) {
-			want := "league-manager.agent-league.svc"
-			if comp != "player" {
-				want += ",league-player.agent-league.svc"
-			}
-			if got, _ := arg(c.Args, "tls-peer-name"); got != want {
-				t.Errorf("%s: -tls-peer-name %q, want %q", w.name, got, want)
+		// Every peer is called by a DNS name its certificate holds (the
+		// guide issues them): none at an IP address, so no -tls-peer-name.
+		if _, ok := arg(c.Args, "tls-peer-name"); ok {
+			t.Errorf("%s: -tls-peer-name, though no peer is called at an IP address", w.name)
+		}
+		for _, flag := range []string{"endpoint", "league", "start-league"} {
+			if u, ok := arg(c.Args, flag); ok {
+				if p, err := url.Parse(strings.ReplaceAll(u, "$(POD_NAME)", "pod")); err != nil || net.ParseIP(p.Hostname()) != nil || strings.Contains(u, "POD_IP") {
+					t.Errorf("%s: -%s %q is not a DNS name", w.name, flag, u)
+				}
 			}
 		}
 		for flag, key := range wantFiles {
@@ -718,19 +975,7 @@ func TestStartLeagueJob(t *testing.T) {
 // not parse, and exits 0 only when all of them do.
 func TestProgramsAcceptTheArguments(t *testing.T) {
 	l := loadLeague(t)
-	bin := t.TempDir()
-	var pkgs []string
-	for _, w := range l.workloads() {
-		pkg := "./examples/" + filepath.Base(w.template.Spec.Containers[0].Command[0])
-		if !slices.Contains(pkgs, pkg) {
-			pkgs = append(pkgs, pkg)
-		}
-	}
-	build := exec.Command("go", append([]string{"build", "-o", bin + string(filepath.Separator)}, pkgs...)...)
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build %v: %v\n%s", pkgs, err, out)
-	}
+	bin := programDir(t)
 	usageFlag := regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`)
 	for _, w := range l.workloads() {
 		c := w.template.Spec.Containers[0]

@@ -468,6 +468,20 @@ type Progress struct {
 	// Matches is the number of matches scheduled; Finished of them have a
 	// recorded result, and Running are with a referee now.
 	Matches, Finished, Running int
+	// Waiting is the number of the current round's matches that wait for a
+	// referee: neither finished nor with a referee. A round's matches
+	// beyond the referees' capacity wait here, as do those whose referee
+	// failed, until a referee has room.
+	Waiting int
+	// Capacity is the number of matches the referees that can take one now
+	// may run at once (the sum of their max_concurrent_matches), and
+	// FreeCapacity how many more they can take: referees that play
+	// another game, are SUSPENDED or SHUTDOWN, or are passed over after a
+	// failed call count for neither.
+	Capacity, FreeCapacity int
+	// PlayerStates and RefereeStates count the registered players and
+	// referees by lifecycle state.
+	PlayerStates, RefereeStates map[AgentState]int
 }
 
 // Progress returns where the league stands.
@@ -479,11 +493,29 @@ func (m *Manager) Progress() Progress {
 	if m.status == StatusCompleted {
 		p.CurrentRound = len(m.rounds)
 	}
+	now := m.cfg.Now()
+	p.PlayerStates, p.RefereeStates = map[AgentState]int{}, map[AgentState]int{}
+	for _, pl := range m.players {
+		p.PlayerStates[m.life.State(pl.ID)]++
+	}
 	for _, r := range m.referees {
 		p.Running += r.active
+		state := m.life.State(r.ID)
+		p.RefereeStates[state]++
+		if m.supports(r.GameTypes) && state != StateShutdown && state != StateSuspended && !now.Before(r.downUntil) {
+			p.Capacity += r.MaxConcurrentMatches
+			p.FreeCapacity += max(r.MaxConcurrentMatches-r.active, 0)
+		}
 	}
 	for _, round := range m.rounds {
 		p.Matches += len(round)
+	}
+	if m.status == StatusRunning && m.currentRound >= 1 && m.currentRound <= len(m.rounds) {
+		for _, mt := range m.rounds[m.currentRound-1] {
+			if mt.status == leaguesdk.MatchPending {
+				p.Waiting++
+			}
+		}
 	}
 	return p
 }

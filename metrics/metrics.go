@@ -25,6 +25,11 @@
 //	                                        durable writes (fsyncs), the records they held, their time
 //	matches_running, matches_finished, matches_scheduled, round_current, rounds_total,
 //	players_registered, referees_registered  the manager's progress (WatchManager)
+//	matches_waiting                         the current round's matches waiting for a referee (WatchManager)
+//	referee_capacity, referee_free_capacity matches the referees able to take one may run at once,
+//	                                        and how many more they can take now (WatchManager)
+//	agents{kind,state}                      registered players and referees by lifecycle state (WatchManager)
+//	status{status}                          1 for the league's status: REGISTERING, RUNNING, COMPLETED
 //	referee_matches_running                 a referee's matches in play (WatchReferee)
 //	heap_live_bytes                         the process's heap reachable at the last garbage collection
 //	heap_live_peak_bytes                    the most heap_live_bytes has been since New, sampled at
@@ -38,6 +43,7 @@ package metrics
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -141,14 +147,27 @@ var (
 	descPlayers   = prometheus.NewDesc("league_players_registered", "Players registered.", nil, nil)
 	descReferees  = prometheus.NewDesc("league_referees_registered", "Referees registered.", nil, nil)
 	descStatus    = prometheus.NewDesc("league_status", "1 for the league's current status.", []string{"status"}, nil)
+	descWaiting   = prometheus.NewDesc("league_matches_waiting",
+		"Matches of the current round waiting for a referee: neither finished nor with a referee.", nil, nil)
+	descCapacity = prometheus.NewDesc("league_referee_capacity",
+		"Matches the referees able to take one may run at once (sum of their max_concurrent_matches).", nil, nil)
+	descFree = prometheus.NewDesc("league_referee_free_capacity",
+		"Matches the referees able to take one can take now, beyond those they run.", nil, nil)
+	descAgents = prometheus.NewDesc("league_agents",
+		"Registered agents by kind (player, referee) and lifecycle state.", []string{"kind", "state"}, nil)
 )
+
+// agentStates are the lifecycle states league_agents always reports, so
+// that a state nobody is in reads 0 rather than absent.
+var agentStates = []manager.AgentState{manager.StateRegistered, manager.StateActive,
+	manager.StateSuspended, manager.StateShutdown}
 
 // progressCollector reads Manager.Progress once per scrape.
 type progressCollector struct{ mgr *manager.Manager }
 
 func (c progressCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descRunning, descFinished, descScheduled, descRound, descRounds,
-		descPlayers, descReferees, descStatus} {
+		descPlayers, descReferees, descStatus, descWaiting, descCapacity, descFree, descAgents} {
 		ch <- d
 	}
 }
@@ -157,8 +176,19 @@ func (c progressCollector) Collect(ch chan<- prometheus.Metric) {
 	p := c.mgr.Progress()
 	for d, v := range map[*prometheus.Desc]int{descRunning: p.Running, descFinished: p.Finished,
 		descScheduled: p.Matches, descRound: p.CurrentRound, descRounds: p.TotalRounds,
-		descPlayers: p.Players, descReferees: p.Referees} {
+		descPlayers: p.Players, descReferees: p.Referees, descWaiting: p.Waiting,
+		descCapacity: p.Capacity, descFree: p.FreeCapacity} {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v))
+	}
+	for kind, states := range map[string]map[manager.AgentState]int{"player": p.PlayerStates, "referee": p.RefereeStates} {
+		for _, st := range agentStates {
+			ch <- prometheus.MustNewConstMetric(descAgents, prometheus.GaugeValue, float64(states[st]), kind, string(st))
+		}
+		for st, n := range states {
+			if !slices.Contains(agentStates, st) {
+				ch <- prometheus.MustNewConstMetric(descAgents, prometheus.GaugeValue, float64(n), kind, string(st))
+			}
+		}
 	}
 	ch <- prometheus.MustNewConstMetric(descStatus, prometheus.GaugeValue, 1, string(p.Status))
 }

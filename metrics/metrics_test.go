@@ -86,33 +86,48 @@ series:
 	return sum, found
 }
 
-// TestMetricsOfAWholeLeague plays a league of four players whose manager
-// and referee count into Metrics, and reads the counts back through
-// GET /metrics on the agents' own ports.
-func TestMetricsOfAWholeLeague(t *testing.T) {
-	// Made first, so that it is removed after the agents have stopped.
-	data := t.TempDir()
+// agents returns a data root and a function that runs an agent until the
+// test ends; the test's cleanup stops the agents and waits for them before
+// the data root is removed.
+func agents(t *testing.T) (string, func(func(context.Context) error)) {
+	data := t.TempDir() // made first, so that it is removed after the agents have stopped
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	run := func(f func(context.Context) error) {
+	return data, func(f func(context.Context) error) {
 		wg.Go(func() {
 			if err := f(ctx); err != nil {
 				t.Error(err)
 			}
 		})
 	}
+}
 
-	mm := metrics.New()
+// serveManager runs a manager of cfg on a loopback listener with run,
+// serving mm at GET /metrics and watched by it, and returns it with its
+// base URL.
+func serveManager(t *testing.T, run func(func(context.Context) error), mm *metrics.Metrics, cfg manager.Config) (*manager.Manager, string) {
+	t.Helper()
 	ln := listen(t)
-	base := "http://" + ln.Addr().String()
-	mgr, err := manager.New(manager.Config{Listener: ln, DataRoot: data, MinPlayers: 4, NoAgentLog: true,
-		Observer: mm, Routes: map[string]http.Handler{"GET /metrics": mm.Handler()}})
+	cfg.Listener, cfg.NoAgentLog = ln, true
+	cfg.Routes = map[string]http.Handler{"GET /metrics": mm.Handler()}
+	mgr, err := manager.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mm.WatchManager(mgr)
 	run(mgr.Run)
+	return mgr, "http://" + ln.Addr().String()
+}
+
+// TestMetricsOfAWholeLeague plays a league of four players whose manager
+// and referee count into Metrics, and reads the counts back through
+// GET /metrics on the agents' own ports.
+func TestMetricsOfAWholeLeague(t *testing.T) {
+	data, run := agents(t)
+
+	mm := metrics.New()
+	mgr, base := serveManager(t, run, mm, manager.Config{DataRoot: data, MinPlayers: 4, Observer: mm})
 
 	rm := metrics.New()
 	rln := listen(t)
@@ -270,4 +285,79 @@ func TestHeapPeakIsSampledAtEveryCollection(t *testing.T) {
 	if _, ok := m["go_memstats_heap_inuse_bytes"]; !ok {
 		t.Error("go_memstats_heap_inuse_bytes is missing")
 	}
+}
+
+// TestWaitingMatchesAndFreeCapacity plays a round of three matches on
+// referees of capacity one whose players hold their choices until
+// released: the manager reports the matches waiting for a referee and the
+// referees' free capacity as they change, a referee that joins mid-round
+// takes a waiting match, and the agents' lifecycle states are counted.
+func TestWaitingMatchesAndFreeCapacity(t *testing.T) {
+	data, run := agents(t)
+
+	mgr, base := serveManager(t, run, metrics.New(), manager.Config{DataRoot: data, MinPlayers: 6})
+	addReferee := func(name string) {
+		ref, err := referee.New(referee.Config{Name: name, League: base + "/mcp", Listener: listen(t), DataRoot: data,
+			NoAgentLog: true, MaxConcurrentMatches: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run(ref.Run)
+		<-ref.Registered()
+	}
+	addReferee("Referee Alpha")
+	settle(t, base, []want{
+		{"league_referee_capacity", nil, 1},
+		{"league_referee_free_capacity", nil, 1},
+		{"league_matches_waiting", nil, 0},
+		{"league_agents", map[string]string{"kind": "referee", "state": string(manager.StateRegistered)}, 1},
+	})
+
+	release := make(chan struct{})
+	hold := player.StrategyFunc(func(ctx context.Context, _ player.ParityCall) (leaguesdk.Parity, error) {
+		select {
+		case <-release:
+			return leaguesdk.Even, nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	})
+	for i := range 6 {
+		a, err := player.New(player.Config{Name: fmt.Sprintf("Holder %d", i+1), League: base + "/mcp", Listener: listen(t),
+			DataRoot: data, NoAgentLog: true, Strategy: hold})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run(a.Run)
+	}
+	// Round 1 has three matches; the one referee runs one of them.
+	settle(t, base, []want{
+		{"league_matches_running", nil, 1},
+		{"league_matches_waiting", nil, 2},
+		{"league_referee_capacity", nil, 1},
+		{"league_referee_free_capacity", nil, 0},
+		{"league_agents", map[string]string{"kind": "player", "state": string(manager.StateActive)}, 6},
+	})
+	addReferee("Referee Beta") // joins mid-round and takes a waiting match
+	settle(t, base, []want{
+		{"league_matches_running", nil, 2},
+		{"league_matches_waiting", nil, 1},
+		{"league_referee_capacity", nil, 2},
+		{"league_referee_free_capacity", nil, 0},
+		{"league_agents", map[string]string{"kind": "referee"}, 2},
+	})
+	close(release)
+	select {
+	case <-mgr.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("league did not complete")
+	}
+	// At the end every agent is SHUTDOWN: no referee can take a match.
+	settle(t, base, []want{
+		{"league_matches_waiting", nil, 0},
+		{"league_referee_capacity", nil, 0},
+		{"league_referee_free_capacity", nil, 0},
+		{"league_agents", map[string]string{"kind": "player", "state": string(manager.StateShutdown)}, 6},
+		{"league_agents", map[string]string{"kind": "player", "state": string(manager.StateSuspended)}, 0},
+	})
 }

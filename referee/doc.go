@@ -39,7 +39,10 @@
 // referee writes its own log, JSON lines with tokens redacted, to
 // logs/agents/<referee_id>.log.jsonl under Config.DataRoot, besides
 // passing every record to Config.Logger; Config.NoAgentLog turns the file
-// off.
+// off. It keeps its registration, token included, in
+// data/referees/<referee_id>/registration.json (mode 0600): started again
+// on the same data root with the same name, manager and endpoint, it
+// registers with that token and the manager gives it back its id.
 //
 // With the defaults, a match whose player fails every call ends, and is
 // reported, within about two and a half minutes: at most 4 × 5 s to join

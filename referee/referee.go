@@ -492,9 +492,12 @@ func (r *Referee) Register(ctx context.Context) error {
 	if endpoint == "" {
 		return errors.New("referee: no contact endpoint to register: set Config.Endpoint or use Run")
 	}
+	// A referee registered before from this endpoint (its token is kept
+	// under its data root) registers again with its token, and so as itself.
+	saved := savedToken(r.cfg.DataRoot, r.cfg.Name, r.cfg.League, endpoint)
 	req := &leaguesdk.RefereeRegisterRequest{
 		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgRefereeRegisterRequest, leaguesdk.NameSender("referee", r.cfg.Name),
-			"", "", r.cfg.Now()),
+			saved, "", r.cfg.Now()),
 		RefereeMeta: leaguesdk.RefereeMeta{
 			DisplayName:          r.cfg.Name,
 			Version:              r.cfg.Version,
@@ -535,6 +538,14 @@ func (r *Referee) Register(ctx context.Context) error {
 	r.mu.Unlock()
 	if err := r.agentLog.Open(r.cfg.DataRoot, resp.RefereeID); err != nil {
 		r.log.Error("agent log not opened", slog.String("error", err.Error()))
+	}
+	if resp.AuthToken != "" {
+		if err := saveRegistration(r.cfg.DataRoot, registrationFile{LastUpdated: leaguesdk.FormatTime(r.cfg.Now()),
+			DisplayName: r.cfg.Name, League: r.cfg.League, ContactEndpoint: endpoint, RefereeID: resp.RefereeID,
+			LeagueID: resp.LeagueID, AuthToken: resp.AuthToken}); err != nil {
+			r.log.Warn("registration not saved: started again, the referee would not register as itself",
+				slog.String("error", err.Error()))
+		}
 	}
 	r.log.Info("registered", slog.String("referee_id", resp.RefereeID), slog.String("league_id", resp.LeagueID),
 		slog.String("endpoint", endpoint), slog.Any("game_types", r.cfg.Games.Types()))

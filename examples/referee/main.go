@@ -27,6 +27,9 @@
 // NoAgentLog turns that off): the file opens once the manager has assigned
 // the referee id, and the lines logged before are written to it then.
 // Each match is recorded in <data>/data/matches/<league_id>/<match_id>.json.
+// The registration is kept in <data>/data/referees/<referee_id>/registration.json:
+// started again with the same -data, -name, -league and -endpoint, the
+// referee registers as itself.
 //
 // SIGINT or SIGTERM stops the referee cleanly: it takes no new match, lets
 // the matches in progress finish (up to -grace) and reports them; a match

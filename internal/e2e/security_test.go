@@ -204,14 +204,14 @@ func TestNoTokenLeavesAnAgentToAStranger(t *testing.T) {
 	}
 
 	// No log line holds a token, neither the agents' logs nor the league's,
-	// and no file of the data root does but the two that must, each
-	// readable by its owner only: the manager's state and a player's
-	// history (its registration).
+	// and no file of the data root does but the three that must, each
+	// readable by its owner only: the manager's state, a player's history
+	// and a referee's registration file.
 	err := filepath.WalkDir(l.data, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		if name := filepath.Base(path); !strings.Contains(path, "logs") && (name == "state.json" || name == "history.json") {
+		if name := filepath.Base(path); !strings.Contains(path, "logs") && (name == "state.json" || name == "history.json" || name == "registration.json") {
 			if info, err := d.Info(); err != nil || info.Mode().Perm() != 0o600 {
 				t.Errorf("%s holds tokens and is not mode 0600 (%v)", path, err)
 			}
