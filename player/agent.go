@@ -40,6 +40,9 @@ type Agent struct {
 	tableBuf  []byte                 // the bytes of standings.raw, reused from table to table
 	tableAt   []uint32               // the offsets of standings.raw, the same
 	lastRound int
+	// leaguePlayers is the most players the manager's messages showed
+	// the league to have (0 until one did).
+	leaguePlayers int
 	// myStanding is the player's row of the latest standings update.
 	myStanding *leaguesdk.StandingRow
 }
@@ -76,14 +79,15 @@ func New(cfg Config) (*Agent, error) {
 		Observer:  cfg.Observer,
 	})
 	a.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{
-		Name:       "league-player",
-		Version:    cfg.Version,
-		Sender:     a.sender,
-		ErrorType:  leaguesdk.MsgGameError,
-		Logger:     a.log,
-		Now:        cfg.Now,
-		Observer:   cfg.Observer,
-		Middleware: []leaguesdk.Middleware{agentkit.LogCalls(a.log)},
+		Name:      "league-player",
+		Version:   cfg.Version,
+		Sender:    a.sender,
+		ErrorType: leaguesdk.MsgGameError,
+		Logger:    a.log,
+		Now:       cfg.Now,
+		Observer:  cfg.Observer,
+		// Info lines for a person (LogOutcome's); each call's ids at debug.
+		Middleware: []leaguesdk.Middleware{agentkit.LogCallsForPeople(a.log)},
 		Unknown:    a.onUnknown,
 		// Every handler copies what it keeps of a message (the standings
 		// table): the bodies' buffers are reused.

@@ -2,6 +2,7 @@ package player_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,6 +37,7 @@ type testManager struct {
 	queries  []leaguesdk.LeagueQuery
 	playerID string
 	ids      map[string]string // when set, the id of each display name
+	league   string            // the league id it names; testLeague when empty
 }
 
 func (m *testManager) registrations() []leaguesdk.LeagueRegisterRequest {
@@ -56,7 +58,7 @@ func (m *testManager) handler() http.Handler {
 			}
 			out := &leaguesdk.LeagueRegisterResponse{
 				Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterResponse, leaguesdk.LeagueManagerSender, playerToken, in.ConversationID, time.Now()),
-				Status:   leaguesdk.StatusAccepted, PlayerID: m.playerID, LeagueID: testLeague,
+				Status:   leaguesdk.StatusAccepted, PlayerID: m.playerID, LeagueID: cmp.Or(m.league, testLeague),
 			}
 			if id, ok := m.ids[in.PlayerMeta.DisplayName]; ok {
 				out.PlayerID = id

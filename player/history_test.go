@@ -104,7 +104,7 @@ func TestHistoryIsRecordedOnceAndSurvivesRestart(t *testing.T) {
 	// knows its past.
 	stop()
 	// The file of the data layer, complete once the player has stopped.
-	raw, err := os.ReadFile(filepath.Join(dataRoot, "data", "players", "P01", "history.json"))
+	raw, err := os.ReadFile(filepath.Join(dataRoot, "data", "players", testLeague, "P01", "history.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestResultIsReadFromThePlayersPointOfView(t *testing.T) {
 // decode is left for its owner to repair; the player plays on from memory.
 func TestUnreadableHistoryIsNotOverwritten(t *testing.T) {
 	dataRoot := t.TempDir()
-	path := filepath.Join(dataRoot, "data", "players", "P01", "history.json")
+	path := filepath.Join(dataRoot, "data", "players", testLeague, "P01", "history.json")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestReplayGameOverSupersedes(t *testing.T) {
 	stop()
 
 	// The file holds the replay's result, with its attempt.
-	b, err := os.ReadFile(filepath.Join(dataRoot, "data", "players", "P01", "history.json"))
+	b, err := os.ReadFile(filepath.Join(dataRoot, "data", "players", testLeague, "P01", "history.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,5 +249,58 @@ func TestReplayGameOverSupersedes(t *testing.T) {
 	}
 	if len(f.Matches) != 1 || f.Matches[0].Result != player.Draw || f.Matches[0].Attempt != 2 {
 		t.Errorf("history file: %+v", f.Matches)
+	}
+}
+
+// A history is one agent's in one league: a player given, in another
+// league on the same data root, the id another agent had in the first
+// reads none of its records; each league's file stays; a player started
+// again in its league keeps its history; and EarlierLeagues finds a
+// player's own earlier leagues by its name.
+func TestHistoryIsOneAgentsInOneLeague(t *testing.T) {
+	root := t.TempDir()
+	var ack leaguesdk.Ack
+	play := func(league, name string, matches ...string) player.History {
+		t.Helper()
+		m := &testManager{playerID: "P02", league: league}
+		startManager(t, m)
+		a, _, stop := startAgent(t, player.Config{League: m.URL, DataRoot: root, Name: name})
+		<-a.Registered()
+		for _, id := range matches {
+			call(t, a, leaguesdk.MethodNotifyMatchResult, gameOver(id, "P02", 4, map[string]leaguesdk.Parity{"P02": leaguesdk.Even, "P01": leaguesdk.Odd}), &ack)
+		}
+		h := a.History()
+		stop()
+		return h
+	}
+	if h := play("league_one", "Odd Olive", "R1M1", "R2M1", "R3M1"); h.Len() != 3 {
+		t.Fatalf("first league: %d matches, want 3", h.Len())
+	}
+	if h := play("league_two", "Agent Beta"); h.Len() != 0 {
+		t.Fatalf("P02 of the second league starts with %d matches of another agent's: %+v", h.Len(), h.Matches())
+	}
+	if h := play("league_two", "Agent Beta", "R1M2"); h.Len() != 1 || h.Stats().Points != 3 {
+		t.Fatalf("P02 of the second league, started again: %+v, want its one match", h.Matches())
+	}
+	for league, want := range map[string]int{"league_one": 3, "league_two": 1} {
+		raw, err := os.ReadFile(filepath.Join(root, "data", "players", league, "P02", "history.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f struct {
+			LeagueID string           `json:"league_id"`
+			Manager  string           `json:"manager"`
+			Matches  []map[string]any `json:"matches"`
+		}
+		if err := json.Unmarshal(raw, &f); err != nil || f.LeagueID != league || f.Manager == "" || len(f.Matches) != want {
+			t.Errorf("%s's history.json = %s (%v), want %d matches of it", league, raw, err, want)
+		}
+	}
+	earlier, err := player.EarlierLeagues(root, "Odd Olive", "league_three")
+	if err != nil || len(earlier) != 1 || earlier[0].LeagueID != "league_one" || earlier[0].History.Len() != 3 || earlier[0].PlayerID != "P02" {
+		t.Errorf("EarlierLeagues(Odd Olive) = %+v, %v; want league_one's 3 matches", earlier, err)
+	}
+	if earlier, err := player.EarlierLeagues(root, "Agent Beta", "league_two"); err != nil || len(earlier) != 0 {
+		t.Errorf("EarlierLeagues(Agent Beta) = %+v, %v; want none: the other P02's are not its own", earlier, err)
 	}
 }

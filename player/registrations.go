@@ -11,13 +11,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/jsonscan"
 )
 
 // savedRegistrations finds the registrations kept in the history files
 // under a data root (see historyFile.Registration), so that a player
-// started again registers with its token, and so as itself.
+// started again registers with its token, and so as itself. Files of every
+// league are read: a player started again does not know its league's id
+// before it registers.
 //
 // Each history file is read once, for its display name and registration
 // only (a history of a big league is hundreds of kilobytes), and found
@@ -54,11 +55,8 @@ func (r *savedRegistrations) token(name, league, endpoint string) string {
 		r.files = map[string]regKey{}
 	}
 	players := filepath.Join(r.root, "data", "players")
-	journal := filepath.Base(journalDir(r.root))
-	entries, _ := os.ReadDir(players)
-	for _, e := range entries {
-		dir := e.Name()
-		if _, read := r.files[dir]; read || !e.IsDir() || dir == journal {
+	for _, dir := range historyDirs(players) {
+		if _, read := r.files[dir]; read {
 			continue
 		}
 		saved, err := readRegistration(filepath.Join(players, dir, "history.json"))
@@ -91,13 +89,40 @@ func (r *savedRegistrations) token(name, league, endpoint string) string {
 	return token
 }
 
-// note records that the history file of playerID now holds reg, saved by
-// a player called name.
-func (r *savedRegistrations) note(playerID, name string, reg registration) {
+// historyDirs returns the directories under players (data/players) that
+// may hold a history file, relative to it: <league>/<player_id>, and the
+// <player_id> of the layout of earlier versions.
+func historyDirs(players string) []string {
+	journal := filepath.Base(journalDir(""))
+	entries, _ := os.ReadDir(players)
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == journal {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(players, e.Name(), "history.json")); err == nil {
+			out = append(out, e.Name()) // an earlier version's data/players/<player_id>
+		}
+		inner, _ := os.ReadDir(filepath.Join(players, e.Name()))
+		for _, p := range inner {
+			if p.IsDir() {
+				out = append(out, filepath.Join(e.Name(), p.Name()))
+			}
+		}
+	}
+	return out
+}
+
+// note records that the history file at path (under the data root) now
+// holds reg, saved by a player called name.
+func (r *savedRegistrations) note(path, name string, reg registration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.files != nil { // else nothing was read yet: the first lookup reads the file
-		r.files[agentkit.SafeFileName(playerID)] = regKey{name, reg.League, reg.Endpoint}
+	if r.files == nil { // nothing was read yet: the first lookup reads the file
+		return
+	}
+	if dir, err := filepath.Rel(filepath.Join(r.root, "data", "players"), filepath.Dir(path)); err == nil {
+		r.files[dir] = regKey{name, reg.League, reg.Endpoint}
 	}
 }
 

@@ -310,7 +310,16 @@ func (h *logHandler) with(op func(slog.Handler) slog.Handler) slog.Handler {
 // whole message received and the whole reply sent go in debug lines
 // ("received", "sent"), written only when log is enabled at debug; tokens
 // are redacted by the agent's log handler.
-func LogCalls(log *slog.Logger) leaguesdk.Middleware {
+func LogCalls(log *slog.Logger) leaguesdk.Middleware { return logCalls(log, slog.LevelInfo) }
+
+// LogCallsForPeople is LogCalls with each call's line at debug level, for
+// an agent whose info lines are written for a person watching a terminal
+// (the player): what a handler says through LogOutcome then goes on an
+// info line of its own, without the call's ids, and the call's ids only
+// at debug.
+func LogCallsForPeople(log *slog.Logger) leaguesdk.Middleware { return logCalls(log, slog.LevelDebug) }
+
+func logCalls(log *slog.Logger, level slog.Level) leaguesdk.Middleware {
 	return func(next leaguesdk.HandlerFunc) leaguesdk.HandlerFunc {
 		return func(ctx context.Context, req *leaguesdk.Request) (any, error) {
 			var msgType leaguesdk.MessageType
@@ -325,16 +334,20 @@ func LogCalls(log *slog.Logger) leaguesdk.Middleware {
 					// the call is answered, and a log handler may keep them.
 					slog.String("conversation_id", conv), slog.Any("data", json.RawMessage(bytes.Clone(req.Message))))
 			}
-			info := log.Enabled(ctx, slog.LevelInfo)
+			info := log.Enabled(ctx, level)
 			var line *callLine
-			if info {
+			if info && level == slog.LevelInfo {
 				cc := &callCtx{Context: ctx}
 				line, ctx = &cc.line, cc
 			}
 			start := time.Now()
 			out, err := next(ctx, req)
 			if info {
-				msg, said := line.close()
+				var msg string
+				var said []slog.Attr
+				if line != nil {
+					msg, said = line.close()
+				}
 				if msg == "" {
 					msg = "served"
 				}
@@ -342,8 +355,8 @@ func LogCalls(log *slog.Logger) leaguesdk.Middleware {
 				ids := [...]slog.Attr{slog.String("tool", req.Tool), slog.String("message_type", string(msgType)),
 					slog.String("sender", sender), slog.String("conversation_id", conv),
 					slog.String("outcome", leaguesdk.Outcome(err)), slog.Duration("took", end.Sub(start))}
-				if !writeCallLine(ctx, log.Handler(), end, msg, said, ids[:]) {
-					log.LogAttrs(ctx, slog.LevelInfo, msg, append(slices.Clip(said), ids[:]...)...)
+				if !writeCallLine(ctx, log.Handler(), end, level, msg, said, ids[:]) {
+					log.LogAttrs(ctx, level, msg, append(slices.Clip(said), ids[:]...)...)
 				}
 			}
 			if m, ok := out.(leaguesdk.Message); ok && debug && err == nil {
@@ -354,7 +367,7 @@ func LogCalls(log *slog.Logger) leaguesdk.Middleware {
 	}
 }
 
-// writeCallLine writes the info line of a call served, of time t, msg
+// writeCallLine writes the line of a call served, at level, of time t, msg
 // and the attributes said and then ids, on h if h is the agent log's
 // handler or NewLogger's, and reports whether it is. These write no
 // source: the line is written without the look-up of the caller's program
@@ -363,15 +376,15 @@ func LogCalls(log *slog.Logger) leaguesdk.Middleware {
 // level that may have changed while the call was served. (A type switch,
 // not an interface: the attributes passed to an interface's method would
 // be moved to the heap.)
-func writeCallLine(ctx context.Context, h slog.Handler, t time.Time, msg string, said, ids []slog.Attr) bool {
+func writeCallLine(ctx context.Context, h slog.Handler, t time.Time, level slog.Level, msg string, said, ids []slog.Attr) bool {
 	switch h := h.(type) {
 	case *logHandler:
-		if h.Enabled(ctx, slog.LevelInfo) {
-			_ = h.handleAttrs(ctx, t, slog.LevelInfo, msg, said, ids) // dropped, as Logger.LogAttrs drops it
+		if h.Enabled(ctx, level) {
+			_ = h.handleAttrs(ctx, t, level, msg, said, ids) // dropped, as Logger.LogAttrs drops it
 		}
 	case *jsonHandler:
-		if h.Enabled(ctx, slog.LevelInfo) {
-			_ = h.handleAttrs(ctx, t, slog.LevelInfo, msg, said, ids)
+		if h.Enabled(ctx, level) {
+			_ = h.handleAttrs(ctx, t, level, msg, said, ids)
 		}
 	default:
 		return false
