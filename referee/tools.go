@@ -21,6 +21,17 @@ func (r *Referee) addTools() {
 	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyLeagueCompleted, Public: true,
 		Description: "The league is over."},
 		r.leagueCompleted)
+	// The manager's other notifications are the players', but a manager
+	// may send them to everyone: acknowledged, and checked like the rest.
+	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyRound, Public: true, NoValidate: true,
+		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgRoundAnnouncement},
+		Description:  "A round is announced (the players'; acknowledged)."}, r.notification)
+	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodUpdateStandings, Public: true, NoValidate: true,
+		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgLeagueStandingsUpdate},
+		Description:  "The league table (the players'; acknowledged)."}, r.notification)
+	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyRoundCompleted, Public: true, NoValidate: true,
+		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgRoundCompleted},
+		Description:  "A round is over (the players'; acknowledged)."}, r.notification)
 	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodGameJoinAck, Public: true,
 		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgGameJoinAck}, NoValidate: true,
 		Description: "A player's GAME_JOIN_ACK sent as a request of its own (callback style)."},
@@ -256,7 +267,37 @@ func (r *Referee) matchState(ctx context.Context, _ *leaguesdk.Request, in *leag
 		State:    b}, nil
 }
 
+// fromManager reports whether a notification of the manager's carries the
+// token the manager gave this referee, or the manager gave none (another
+// implementation; or the referee is not registered yet). Any other is a
+// security event: logged, acknowledged by the caller, and it changes
+// nothing.
+func (r *Referee) fromManager(ctx context.Context, env *leaguesdk.Envelope) bool {
+	_, token := r.credentials()
+	if token == "" || leaguesdk.TokensEqual(env.AuthToken, token) {
+		return true
+	}
+	what := "without the token the manager gave this referee"
+	if env.AuthToken != "" {
+		what = "with a token that is not the one the manager gave this referee"
+	}
+	r.log.LogAttrs(ctx, slog.LevelWarn, "security: "+string(env.MessageType)+" "+what+"; acknowledged and ignored",
+		slog.String("message_type", string(env.MessageType)), slog.String("sender", env.Sender),
+		slog.String("conversation_id", env.ConversationID))
+	return false
+}
+
+// notification acknowledges a manager's notification the referee has no
+// use for, after checking where it comes from.
+func (r *Referee) notification(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.Envelope) (*leaguesdk.Ack, error) {
+	r.fromManager(ctx, in)
+	return r.ack(in.AuthToken, in.ConversationID, in.MessageType, ""), nil
+}
+
 func (r *Referee) leagueCompleted(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.LeagueCompleted) (*leaguesdk.Ack, error) {
+	if !r.fromManager(ctx, &in.Envelope) {
+		return r.ack(in.AuthToken, in.ConversationID, leaguesdk.MsgLeagueCompleted, ""), nil
+	}
 	attrs := []any{slog.String("league_id", in.LeagueID), slog.Int("total_matches", in.TotalMatches)}
 	if in.Champion != nil {
 		attrs = append(attrs, slog.String("champion", in.Champion.PlayerID))
