@@ -314,6 +314,7 @@ func TestRoundsAreJournaledAndViewsRebuilt(t *testing.T) {
 		}
 	}
 	cfg.Observer = nil
+	cfg.ShowCompleted = true // the completed league, not the next
 	m2 := startManager(t, cfg)
 	m2.waitDone(t, 10*time.Second)
 	var standings struct {
