@@ -28,9 +28,11 @@
 // assigned the player id, and the lines logged before that are written to
 // it then; their agent_id is the sender used before registration
 // ("player:<id>" with -id, else the one the display name gives,
-// "player:agent_alpha"). The player's history is kept in
-// <data>/data/players/<player_id>/history.json. SIGINT or SIGTERM stops the
-// player cleanly.
+// "player:agent_alpha"). The player's history in each league is kept in
+// <data>/data/players/<league_id>/<player_id>/history.json (the
+// "registered" line names it), current at the end of every round of a
+// league of up to 100 players and once the league has completed. SIGINT or
+// SIGTERM stops the player cleanly.
 package main
 
 import (
