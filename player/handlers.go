@@ -557,25 +557,12 @@ func (a *Agent) onGameError(ctx context.Context, in *leaguesdk.GameError) (*leag
 
 // fromManager reports whether a manager's notification (ROUND_ANNOUNCEMENT,
 // LEAGUE_STANDINGS_UPDATE, ROUND_COMPLETED, LEAGUE_COMPLETED) may change
-// the player's state: it carries the token the player's manager gave it,
-// or that manager gave none (another implementation; or the player is not
-// registered yet), and is trusted as it comes. Any other is a security
-// event: logged, and acknowledged by the caller as the profile's tolerance
-// asks, but it changes nothing — else anyone could end the player's league
-// or announce it matches whose referees it would answer with its token.
+// the player's state (agentkit.FromManager): a forged one would end its
+// league, or announce it matches whose referees it would answer with its
+// token.
 func (a *Agent) fromManager(ctx context.Context, env *leaguesdk.Envelope) bool {
 	_, token := a.credentials()
-	if token == "" || leaguesdk.TokensEqual(env.AuthToken, token) {
-		return true
-	}
-	what := "without the token the manager gave this player"
-	if env.AuthToken != "" {
-		what = "with a token that is not the one the manager gave this player"
-	}
-	a.log.LogAttrs(ctx, slog.LevelWarn, "security: "+string(env.MessageType)+" "+what+"; acknowledged and ignored",
-		slog.String("message_type", string(env.MessageType)), slog.String("sender", env.Sender),
-		slog.String("conversation_id", env.ConversationID))
-	return false
+	return agentkit.FromManager(ctx, a.log, env, token, "player")
 }
 
 // noteLeagueSize keeps the most players the manager's messages showed the

@@ -267,24 +267,11 @@ func (r *Referee) matchState(ctx context.Context, _ *leaguesdk.Request, in *leag
 		State:    b}, nil
 }
 
-// fromManager reports whether a notification of the manager's carries the
-// token the manager gave this referee, or the manager gave none (another
-// implementation; or the referee is not registered yet). Any other is a
-// security event: logged, acknowledged by the caller, and it changes
-// nothing.
+// fromManager reports whether a notification of the manager's may change
+// the referee's state (agentkit.FromManager).
 func (r *Referee) fromManager(ctx context.Context, env *leaguesdk.Envelope) bool {
 	_, token := r.credentials()
-	if token == "" || leaguesdk.TokensEqual(env.AuthToken, token) {
-		return true
-	}
-	what := "without the token the manager gave this referee"
-	if env.AuthToken != "" {
-		what = "with a token that is not the one the manager gave this referee"
-	}
-	r.log.LogAttrs(ctx, slog.LevelWarn, "security: "+string(env.MessageType)+" "+what+"; acknowledged and ignored",
-		slog.String("message_type", string(env.MessageType)), slog.String("sender", env.Sender),
-		slog.String("conversation_id", env.ConversationID))
-	return false
+	return agentkit.FromManager(ctx, r.log, env, token, "referee")
 }
 
 // notification acknowledges a manager's notification the referee has no
