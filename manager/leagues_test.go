@@ -80,6 +80,21 @@ func TestACompletedLeagueGivesWayToTheNext(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "data", "leagues", "league_test-2", "state.json")); err != nil {
 		t.Errorf("the second league's state is gone: %v", err)
 	}
+	// The operator may name the series in start_league.
+	next := cfg
+	next.AdminToken = "admin-secret"
+	m4 := startManager(t, next)
+	if m4.LeagueID() != "league_test-4" {
+		t.Fatalf("fourth league %q, want league_test-4", m4.LeagueID())
+	}
+	for _, id := range []string{"league_test", "league_test-4"} {
+		r := call(t, m4.MCP, leaguesdk.MethodStartLeague, &leaguesdk.StartLeague{
+			Envelope: env(leaguesdk.MsgStartLeague, "operator:admin", "admin-secret"), LeagueID: id})
+		if r.code() == leaguesdk.CodeLeagueNotFound {
+			t.Errorf("start_league naming %s: league not found", id)
+		}
+	}
+	m4.Stop()
 	if u := manager.LeagueUsage(dir, "league_test-3"); u.Files == 0 || u.Bytes == 0 || !strings.Contains(u.String(), " in ") {
 		t.Errorf("usage of the third league: %+v (%s)", u, u)
 	}

@@ -27,6 +27,7 @@ import (
 // under its data root. It is safe for concurrent use.
 type Manager struct {
 	cfg      Config
+	series   string // the configured league id: the series cfg.LeagueID is of
 	log      *slog.Logger
 	store    store
 	events   *eventLog
@@ -217,6 +218,7 @@ func New(cfg Config) (*Manager, error) {
 	}
 	m := &Manager{
 		cfg:       cfg,
+		series:    configured,
 		store:     store{root: cfg.DataRoot, league: cfg.LeagueID, observe: observeWrites(cfg.Observer)},
 		status:    StatusRegistering,
 		registry:  newRegistry(),

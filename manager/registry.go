@@ -437,7 +437,7 @@ func (m *Manager) handleStartLeague(_ context.Context, _ *leaguesdk.Request, in 
 	case !leaguesdk.TokensEqual(in.AuthToken, m.cfg.AdminToken):
 		return nil, &leaguesdk.Error{Code: leaguesdk.CodeAuthTokenInvalid, Field: "auth_token",
 			Message: "auth_token is not this league's admin token"}
-	case in.LeagueID != "" && in.LeagueID != m.cfg.LeagueID:
+	case in.LeagueID != "" && in.LeagueID != m.cfg.LeagueID && in.LeagueID != m.series: // the operator may name the series
 		return nil, &leaguesdk.Error{Code: leaguesdk.CodeLeagueNotFound, Field: "league_id",
 			Message: fmt.Sprintf("this manager runs league %s, not %s", m.cfg.LeagueID, in.LeagueID)}
 	}
