@@ -632,8 +632,8 @@ func (p *progress) final(rows []leaguesdk.StandingRow, champ *leaguesdk.Champion
 // root holds more leagues than one, how much they all take and how to keep
 // fewer: each run adds a league, and a big one is hundreds of megabytes.
 func (p *progress) dataUsage(o options, leagueID string) {
-	p.printf("League %s's files take %s (under %s: %s).\n", leagueID, manager.LeagueUsage(o.data, leagueID), o.data,
-		strings.Join(manager.LeagueFiles(".", leagueID), ", "))
+	p.printf("League %s's files take %s under %s (its id names them in config/, data/ and logs/).\n",
+		leagueID, manager.LeagueUsage(o.data, leagueID), o.data)
 	leagues, err := manager.Leagues(o.data)
 	if err != nil || len(leagues) < 2 {
 		return
