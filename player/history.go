@@ -175,14 +175,15 @@ type historyFile struct {
 	DisplayName   string `json:"display_name,omitempty"`
 	// LeagueID and Manager say which league the records are of: its id,
 	// as the manager named it, and the manager's endpoint.
-	LeagueID string        `json:"league_id,omitempty"`
-	Manager  string        `json:"manager,omitempty"`
-	Stats    Stats         `json:"stats"`
-	Matches  []MatchRecord `json:"matches"`
+	LeagueID string `json:"league_id,omitempty"`
+	Manager  string `json:"manager,omitempty"`
 	// Registration is how the player is registered, token included, so
 	// that a player started again registers as itself. It makes the file
-	// a secret: it is written with mode 0600.
+	// a secret: it is written with mode 0600. It comes before the matches,
+	// so that finding a saved registration reads only the file's head.
 	Registration *registration `json:"registration,omitempty"`
+	Stats        Stats         `json:"stats"`
+	Matches      []MatchRecord `json:"matches"`
 }
 
 // registration is a player's registration with a league, as its history

@@ -3,15 +3,12 @@ package player
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/agentleague/league/internal/jsonscan"
 )
 
 // savedRegistrations finds the registrations kept in the history files
@@ -21,7 +18,8 @@ import (
 // before it registers.
 //
 // Each history file is read once, for its display name and registration
-// only (a history of a big league is hundreds of kilobytes), and found
+// only (a history of a big league is hundreds of kilobytes; its head holds
+// them), and found
 // again by the player's name, manager and endpoint: the players of a
 // Store, which share one, together read every file once instead of each
 // player reading all of them. A lookup lists the data root's players
@@ -135,8 +133,10 @@ type savedRegistration struct {
 }
 
 // readRegistration reads the display name and the registration of the
-// history file at path, passing over its matches without decoding them.
-// A file that is not a history file reads as one without a registration.
+// history file at path. They come before the file's matches, so only the
+// file's head is read (files of earlier versions, which wrote the
+// registration last, are read to it). A file that is not a history file
+// reads as one without a registration.
 func readRegistration(path string) (savedRegistration, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -147,22 +147,31 @@ func readRegistration(path string) (savedRegistration, error) {
 	if err != nil {
 		return savedRegistration{}, err
 	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return savedRegistration{}, err
+	dec := json.NewDecoder(f)
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return savedRegistration{}, nil
 	}
 	var name string
 	var reg *registration
-	if jsonscan.Object(data, func(key []byte, escaped bool, value []byte) error {
-		switch {
-		case escaped:
-		case string(key) == "display_name":
-			return json.Unmarshal(value, &name)
-		case string(key) == "registration":
-			return json.Unmarshal(value, &reg)
+	for reg == nil && dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return savedRegistration{}, nil
 		}
-		return nil
-	}) != nil || reg == nil {
+		switch t {
+		case "display_name":
+			err = dec.Decode(&name)
+		case "registration":
+			err = dec.Decode(&reg)
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return savedRegistration{}, nil
+		}
+	}
+	if reg == nil {
 		return savedRegistration{}, nil
 	}
 	return savedRegistration{key: regKey{name, reg.League, reg.Endpoint}, reg: reg, at: info.ModTime()}, nil
