@@ -74,7 +74,8 @@ type Config struct {
 	// GameTypes are the games the player plays. Default ["even_odd"].
 	GameTypes []string
 	// DataRoot is the data root of the league's data layer; the history
-	// lives in DataRoot/data/players/<player_id>/history.json, with the
+	// of each league lives in
+	// DataRoot/data/players/<league_id>/<player_id>/history.json, with the
 	// player's registration and token (mode 0600), so that a player
 	// started again registers as itself, and the results since the file
 	// was last written in the journal of a Store (see Store). A history

@@ -48,7 +48,7 @@ func (r Result) Points() int {
 }
 
 // MatchRecord is one finished match in a player's history, as stored in
-// data/players/<player_id>/history.json.
+// data/players/<league_id>/<player_id>/history.json.
 type MatchRecord struct {
 	MatchID    string         `json:"match_id"`
 	LeagueID   string         `json:"league_id,omitempty"`
