@@ -13,7 +13,7 @@
 //	-strategy  random | always_even | always_odd | history | llm (random)
 //	-endpoint  contact endpoint advertised to the manager (default http://<host>:<port>/mcp; https:// with -tls-cert)
 //	-data      data root (./league-data)
-//	-trace     record every message, whole, in the agent log file (default: ids and outcomes)
+//	-trace     record each call's ids and every message, whole, in the agent log file (default: short lines of what the player does)
 //	-tls-cert FILE   PEM certificate: serve HTTPS only (with -tls-key), advertise https://; also the client certificate under mutual TLS
 //	-tls-key FILE    PEM private key of -tls-cert
 //	-ca FILE         PEM CA certificates trusted for https:// endpoints, beside the system roots
@@ -105,7 +105,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		With(slog.String("agent", agent))
 
 	mtr := metrics.New()
-	agentLogLevel := slog.LevelInfo // ids and outcomes
+	agentLogLevel := slog.LevelInfo // short lines of what the player does
 	if *trace {
 		agentLogLevel = slog.LevelDebug // and every message, whole
 	}
