@@ -304,3 +304,43 @@ func TestHistoryIsOneAgentsInOneLeague(t *testing.T) {
 		t.Errorf("EarlierLeagues(Agent Beta) = %+v, %v; want none: the other P02's are not its own", earlier, err)
 	}
 }
+
+// A league id used again on a data root (its manager's files removed, say)
+// by another manager gives the id P02 to another agent: the earlier
+// P02's history file is kept aside, not read.
+func TestAnotherAgentsHistoryOfTheSameLeagueIsSetAside(t *testing.T) {
+	root := t.TempDir()
+	var ack leaguesdk.Ack
+	play := func(token, name string, matches ...string) player.History {
+		t.Helper()
+		m := &testManager{playerID: "P02", league: "league_again", token: token}
+		startManager(t, m)
+		a, _, stop := startAgent(t, player.Config{League: m.URL, DataRoot: root, Name: name})
+		<-a.Registered()
+		for _, id := range matches {
+			call(t, a, leaguesdk.MethodNotifyMatchResult, gameOver(id, "P02", 4, map[string]leaguesdk.Parity{"P02": leaguesdk.Even, "P01": leaguesdk.Odd}), &ack)
+		}
+		h := a.History()
+		stop()
+		return h
+	}
+	play("tok_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "Ada", "R1M1", "R2M1")
+	if h := play("tok_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "Bo"); h.Len() != 0 {
+		t.Fatalf("Bo, P02 of the league used again, starts with %d of Ada's matches", h.Len())
+	}
+	aside, err := filepath.Glob(filepath.Join(root, "data", "players", "league_again", "P02", "history.*.json"))
+	if err != nil || len(aside) != 1 {
+		t.Fatalf("set aside: %v (%v), want Ada's file", aside, err)
+	}
+	raw, err := os.ReadFile(aside[0])
+	var f struct {
+		DisplayName string            `json:"display_name"`
+		Matches     []json.RawMessage `json:"matches"`
+	}
+	if err == nil {
+		err = json.Unmarshal(raw, &f)
+	}
+	if err != nil || f.DisplayName != "Ada" || len(f.Matches) != 2 {
+		t.Errorf("the file set aside: %s (%v), want Ada's two matches", raw, err)
+	}
+}
