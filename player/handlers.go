@@ -566,7 +566,7 @@ func (a *Agent) fromManager(ctx context.Context, env *leaguesdk.Envelope) bool {
 }
 
 // noteLeagueSize keeps the most players the manager's messages showed the
-// league to have (flushAtRoundEnd decides by it).
+// league to have (onRoundCompleted decides by it).
 func (a *Agent) noteLeagueSize(players int) {
 	a.mu.Lock()
 	a.leaguePlayers = max(a.leaguePlayers, players)
@@ -654,7 +654,7 @@ func (a *Agent) onRound(ctx context.Context, in *roundAnnouncement) (*leaguesdk.
 		return a.ack(in, ""), nil
 	}
 	id, token := a.credentials()
-	fromManager := token != "" // its referees may be answered with the token
+	withToken := token != "" // its manager's: the referees of its matches may be answered with the token
 	a.noteLeagueSize(2 * in.Matches.len())
 	me := id
 	var matches []leaguesdk.ScheduledMatch
@@ -677,7 +677,7 @@ func (a *Agent) onRound(ctx context.Context, in *roundAnnouncement) (*leaguesdk.
 			continue
 		}
 		mine = append(mine, m.MatchID+" against "+opp)
-		if fromManager {
+		if withToken {
 			a.mu.Lock()
 			a.announced[m.MatchID] = true
 			a.mu.Unlock()
