@@ -71,6 +71,7 @@ func TestNotificationsCountOnlyFromTheManager(t *testing.T) {
 	}
 
 	l.await(forge, "the target's first match")
+	before := p1.History().Matches()
 	examples := exampleMessages(t)
 	for _, n := range managerNotifications {
 		msg := examples[n.messageType+".json"]
@@ -114,6 +115,9 @@ func TestNotificationsCountOnlyFromTheManager(t *testing.T) {
 	}
 	if len(st.Result.State.Standings) > 0 {
 		t.Errorf("a forged table is the player's: %s", body)
+	}
+	if after := p1.History().Matches(); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("the forged notifications changed the player's history: %v, was %v", after, before)
 	}
 	close(forged)
 
