@@ -11,14 +11,15 @@ import (
 	"github.com/agentleague/league/manager"
 )
 
-// playLeague runs a league of two players and a referee with cfg on its
-// data root, to its end, and stops its manager; it returns the manager.
-func playLeague(t *testing.T, cfg manager.Config) *running {
+// playLeague runs a league of players players and a referee with cfg on
+// its data root, to its end, and stops its manager; it returns the
+// manager.
+func playLeague(t *testing.T, cfg manager.Config, players int) *running {
 	t.Helper()
-	cfg.MinPlayers = 2
+	cfg.MinPlayers = players
 	m := startManager(t, cfg)
 	startReferee(t, m.MCP, "Referee Alpha", refereeOptions{})
-	startPlayers(t, m.MCP, 2, nil)
+	startPlayers(t, m.MCP, players, nil)
 	m.waitDone(t, 20*time.Second)
 	m.Stop()
 	return m
@@ -32,10 +33,10 @@ func playLeague(t *testing.T, cfg manager.Config) *running {
 func TestACompletedLeagueGivesWayToTheNext(t *testing.T) {
 	dir := t.TempDir()
 	cfg := fastConfig(t, dir)
-	if id := playLeague(t, cfg).LeagueID(); id != "league_test" {
+	if id := playLeague(t, cfg, 2).LeagueID(); id != "league_test" {
 		t.Fatalf("first league %q, want league_test", id)
 	}
-	if id := playLeague(t, cfg).LeagueID(); id != "league_test-2" {
+	if id := playLeague(t, cfg, 2).LeagueID(); id != "league_test-2" {
 		t.Fatalf("second league %q, want league_test-2", id)
 	}
 
@@ -57,7 +58,7 @@ func TestACompletedLeagueGivesWayToTheNext(t *testing.T) {
 
 	kept := cfg
 	kept.Keep = 2
-	third := playLeague(t, kept)
+	third := playLeague(t, kept, 2)
 	if third.LeagueID() != "league_test-3" {
 		t.Fatalf("third league %q, want league_test-3", third.LeagueID())
 	}

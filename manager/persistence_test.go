@@ -136,12 +136,7 @@ func TestResumeAfterStop(t *testing.T) {
 func TestDataLayer(t *testing.T) {
 	dir := t.TempDir()
 	cfg := fastConfig(t, dir)
-	cfg.MinPlayers = 3
-	m := startManager(t, cfg)
-	startReferee(t, m.MCP, "Referee Alpha", refereeOptions{})
-	startPlayers(t, m.MCP, 3, nil)
-	m.waitDone(t, 20*time.Second)
-	m.Stop()
+	m := playLeague(t, cfg, 3)
 
 	league := filepath.Join(dir, "data", "leagues", cfg.LeagueID)
 	var standings struct {

@@ -252,6 +252,22 @@ func TestReplayGameOverSupersedes(t *testing.T) {
 	}
 }
 
+// playAsP02 registers a player called name on root with m, which names
+// it P02, has it win the matches, stops it and returns its history.
+func playAsP02(t *testing.T, root string, m *testManager, name string, matches ...string) player.History {
+	t.Helper()
+	startManager(t, m)
+	a, _, stop := startAgent(t, player.Config{League: m.URL, DataRoot: root, Name: name})
+	<-a.Registered()
+	var ack leaguesdk.Ack
+	for _, id := range matches {
+		call(t, a, leaguesdk.MethodNotifyMatchResult, gameOver(id, "P02", 4, map[string]leaguesdk.Parity{"P02": leaguesdk.Even, "P01": leaguesdk.Odd}), &ack)
+	}
+	h := a.History()
+	stop()
+	return h
+}
+
 // A history is one agent's in one league: a player given, in another
 // league on the same data root, the id another agent had in the first
 // reads none of its records; each league's file stays; a player started
@@ -259,19 +275,9 @@ func TestReplayGameOverSupersedes(t *testing.T) {
 // player's own earlier leagues by its name.
 func TestHistoryIsOneAgentsInOneLeague(t *testing.T) {
 	root := t.TempDir()
-	var ack leaguesdk.Ack
 	play := func(league, name string, matches ...string) player.History {
 		t.Helper()
-		m := &testManager{playerID: "P02", league: league}
-		startManager(t, m)
-		a, _, stop := startAgent(t, player.Config{League: m.URL, DataRoot: root, Name: name})
-		<-a.Registered()
-		for _, id := range matches {
-			call(t, a, leaguesdk.MethodNotifyMatchResult, gameOver(id, "P02", 4, map[string]leaguesdk.Parity{"P02": leaguesdk.Even, "P01": leaguesdk.Odd}), &ack)
-		}
-		h := a.History()
-		stop()
-		return h
+		return playAsP02(t, root, &testManager{playerID: "P02", league: league}, name, matches...)
 	}
 	if h := play("league_one", "Odd Olive", "R1M1", "R2M1", "R3M1"); h.Len() != 3 {
 		t.Fatalf("first league: %d matches, want 3", h.Len())
@@ -310,19 +316,9 @@ func TestHistoryIsOneAgentsInOneLeague(t *testing.T) {
 // P02's history file is kept aside, not read.
 func TestAnotherAgentsHistoryOfTheSameLeagueIsSetAside(t *testing.T) {
 	root := t.TempDir()
-	var ack leaguesdk.Ack
 	play := func(token, name string, matches ...string) player.History {
 		t.Helper()
-		m := &testManager{playerID: "P02", league: "league_again", token: token}
-		startManager(t, m)
-		a, _, stop := startAgent(t, player.Config{League: m.URL, DataRoot: root, Name: name})
-		<-a.Registered()
-		for _, id := range matches {
-			call(t, a, leaguesdk.MethodNotifyMatchResult, gameOver(id, "P02", 4, map[string]leaguesdk.Parity{"P02": leaguesdk.Even, "P01": leaguesdk.Odd}), &ack)
-		}
-		h := a.History()
-		stop()
-		return h
+		return playAsP02(t, root, &testManager{playerID: "P02", league: "league_again", token: token}, name, matches...)
 	}
 	play("tok_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "Ada", "R1M1", "R2M1")
 	if h := play("tok_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "Bo"); h.Len() != 0 {
