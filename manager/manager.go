@@ -206,7 +206,10 @@ type standingsCache struct {
 // New returns a Manager configured by cfg. When the data root holds the
 // state of the same league, the manager resumes it: registered agents keep
 // their ids and tokens, recorded results stay, and the league continues
-// from its first unfinished round when Run is called.
+// from its first unfinished round when Run is called. When that league has
+// completed, the manager runs the next league of its series instead,
+// unless cfg.ShowCompleted is set (see Config.LeagueID and
+// Manager.LeagueID); with cfg.Keep, the files of older leagues are removed.
 func New(cfg Config) (*Manager, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
