@@ -41,9 +41,25 @@ const DefaultRateLimit = ratelimit.DefaultPerSecond
 type Config struct {
 	// LeagueID names the league. It is also the key of the league's files
 	// under DataRoot, so a manager started again with the same LeagueID and
-	// DataRoot resumes the league. Default DefaultLeagueID. Letters,
+	// DataRoot resumes the league. A league that completed gives way to
+	// the next: started on a data root where the league LeagueID names
+	// has completed, the manager starts a new league, of the next id of
+	// the series LeagueID, LeagueID-2, LeagueID-3… (and resumes the latest
+	// of the series while it has not completed), unless ShowCompleted is
+	// set. Manager.LeagueID says which. Default DefaultLeagueID. Letters,
 	// digits, '_', '-' and '.' only.
 	LeagueID string
+	// ShowCompleted keeps the latest league of LeagueID's series on show
+	// when it has completed: the manager serves its standings, dashboard
+	// and queries, and refuses registrations, rather than starting the
+	// next league. Default false.
+	ShowCompleted bool
+	// Keep, when positive, keeps only the files of the Keep leagues saved
+	// last under DataRoot, the one the manager runs included: New removes
+	// those of older leagues (LeagueFiles: their configuration, the
+	// manager's data, the referees' matches, the players' histories, the
+	// league log). Default 0: every league's files are kept.
+	Keep int
 	// GameType is the game the league plays. Default leaguesdk.GameEvenOdd.
 	GameType string
 	// Addr is the address Run listens on when Listener is nil. Default
@@ -201,6 +217,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxBodyBytes < 0 {
 		check.Add("MaxBodyBytes cannot be negative (%d)", c.MaxBodyBytes)
+	}
+	if c.Keep < 0 {
+		check.Add("Keep cannot be negative (%d; 0 keeps every league)", c.Keep)
 	}
 	check.Durations(map[string]time.Duration{"ReportTimeout": c.ReportTimeout, "StartMatchTimeout": c.StartMatchTimeout,
 		"BroadcastTimeout": c.BroadcastTimeout, "RetryDelay": c.RetryDelay, "MaxRetryDelay": c.MaxRetryDelay,

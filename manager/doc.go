@@ -122,6 +122,14 @@
 // result of an earlier attempt by the replay's (see docs/protocol.md,
 // "Replays and attempts").
 //
+// A data root holds league after league (LeagueFiles lists a league's
+// files). A manager started on a data root where its league has completed
+// starts the next league of the series, <league_id>-2, <league_id>-3…,
+// unless Config.ShowCompleted keeps the completed one on show; a completed
+// league refuses every registration, saying it is over. Config.Keep
+// removes the files of all but the last leagues when the manager starts,
+// and LeagueUsage says how much a league's files take.
+//
 // # HTTP surface
 //
 // Handler serves the protocol on POST /mcp (and POST /), GET /health, the

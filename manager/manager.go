@@ -27,6 +27,7 @@ import (
 // under its data root. It is safe for concurrent use.
 type Manager struct {
 	cfg      Config
+	series   string // the configured league id: the series cfg.LeagueID is of
 	log      *slog.Logger
 	store    store
 	events   *eventLog
@@ -205,14 +206,22 @@ type standingsCache struct {
 // New returns a Manager configured by cfg. When the data root holds the
 // state of the same league, the manager resumes it: registered agents keep
 // their ids and tokens, recorded results stay, and the league continues
-// from its first unfinished round when Run is called.
+// from its first unfinished round when Run is called. When that league has
+// completed, the manager runs the next league of its series instead,
+// unless cfg.ShowCompleted is set (see Config.LeagueID and
+// Manager.LeagueID); with cfg.Keep, the files of older leagues are removed.
 func New(cfg Config) (*Manager, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
+	configured := cfg.LeagueID
+	if cfg.LeagueID, err = leagueToRun(cfg.DataRoot, cfg.LeagueID, cfg.ShowCompleted); err != nil {
+		return nil, fmt.Errorf("manager: data root: %w", err)
+	}
 	m := &Manager{
 		cfg:       cfg,
+		series:    configured,
 		store:     store{root: cfg.DataRoot, league: cfg.LeagueID, observe: observeWrites(cfg.Observer)},
 		status:    StatusRegistering,
 		registry:  newRegistry(),
@@ -235,6 +244,15 @@ func New(cfg Config) (*Manager, error) {
 		}
 	}
 	m.log = m.agentLog.Logger(cfg.Logger)
+	if cfg.LeagueID != configured {
+		m.log.Info("the league of this id has completed on this data root: a new league starts (ShowCompleted shows the completed one)",
+			slog.String("configured", configured), slog.String("league_id", cfg.LeagueID))
+	}
+	if removed, err := PruneLeagues(cfg.DataRoot, cfg.Keep, cfg.LeagueID); err != nil {
+		m.log.Warn("older leagues not all removed", slog.String("error", err.Error()))
+	} else if len(removed) > 0 {
+		m.log.Info("older leagues' files removed", slog.Int("keep", cfg.Keep), slog.Any("leagues", removed))
+	}
 	if m.events, err = openEventLog(m.store.leagueLogPath()); err != nil {
 		m.agentLog.Close()
 		return nil, fmt.Errorf("manager: league log: %w", err)
@@ -727,6 +745,11 @@ func (m *Manager) closeFiles() error {
 // LEAGUE_COMPLETED has been sent (or, for a resumed league that had
 // completed, once Run has started).
 func (m *Manager) Done() <-chan struct{} { return m.done }
+
+// LeagueID returns the id of the league the manager runs: Config.LeagueID,
+// or the next of its series when that league had completed (see
+// Config.LeagueID).
+func (m *Manager) LeagueID() string { return m.cfg.LeagueID }
 
 // Status returns the league's status: StatusRegistering, StatusRunning or
 // StatusCompleted.

@@ -136,12 +136,7 @@ func TestResumeAfterStop(t *testing.T) {
 func TestDataLayer(t *testing.T) {
 	dir := t.TempDir()
 	cfg := fastConfig(t, dir)
-	cfg.MinPlayers = 3
-	m := startManager(t, cfg)
-	startReferee(t, m.MCP, "Referee Alpha", refereeOptions{})
-	startPlayers(t, m.MCP, 3, nil)
-	m.waitDone(t, 20*time.Second)
-	m.Stop()
+	m := playLeague(t, cfg, 3)
 
 	league := filepath.Join(dir, "data", "leagues", cfg.LeagueID)
 	var standings struct {
@@ -314,6 +309,7 @@ func TestRoundsAreJournaledAndViewsRebuilt(t *testing.T) {
 		}
 	}
 	cfg.Observer = nil
+	cfg.ShowCompleted = true // the completed league, not the next
 	m2 := startManager(t, cfg)
 	m2.waitDone(t, 10*time.Second)
 	var standings struct {

@@ -180,6 +180,12 @@ type MatchTotals struct {
 	// Finished have a recorded result; Running are with a referee now.
 	Finished int `json:"finished"`
 	Running  int `json:"running"`
+	// PerSecond is the matches finished per second since the league
+	// started (until it completed); 0 before it started.
+	PerSecond float64 `json:"per_second"`
+	// SecondsLeft is how long the matches not finished would take at
+	// PerSecond; 0 when none is left or nothing finished yet.
+	SecondsLeft float64 `json:"seconds_left"`
 }
 
 // DashboardAllMatches is the largest schedule GET /api/state returns whole
@@ -205,6 +211,16 @@ func (m *Manager) snapshot(round int) Snapshot {
 	}
 	for _, r := range m.rounds {
 		s.Totals.Scheduled += len(r)
+	}
+	if m.startedAt != nil {
+		end := m.cfg.Now()
+		if m.completedAt != nil {
+			end = *m.completedAt
+		}
+		if elapsed := end.Sub(*m.startedAt).Seconds(); elapsed > 0 && s.Totals.Finished > 0 {
+			s.Totals.PerSecond = float64(s.Totals.Finished) / elapsed
+			s.Totals.SecondsLeft = float64(s.Totals.Scheduled-s.Totals.Finished) / s.Totals.PerSecond
+		}
 	}
 	if round == 0 {
 		s.Matches = m.scheduleLocked()

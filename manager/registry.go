@@ -195,8 +195,8 @@ func (r *registry) undoAdd(a *applicant) {
 // m.mu must be held.
 func (m *Manager) refusalLocked(a *applicant) error {
 	switch {
-	case a.kind == "referee" && m.status == StatusCompleted:
-		return rejection("league %s has completed", m.cfg.LeagueID)
+	case m.status == StatusCompleted:
+		return m.leagueOver()
 	case a.kind == "player" && m.status != StatusRegistering:
 		return rejection("registration is closed: league %s has already started", m.cfg.LeagueID)
 	case !m.supports(a.rec.GameTypes):
@@ -291,6 +291,13 @@ func (m *Manager) register(r registrationRequest) (registration, error) {
 	return reg, nil
 }
 
+// leagueOver is the rejection of every registration with a league that has
+// completed, rejoining agents' included: there is nothing left to play.
+func (m *Manager) leagueOver() error {
+	return rejection("league %s is over: it has completed, and takes no more registrations "+
+		"(a manager started again on this data root without ShowCompleted starts the next league)", m.cfg.LeagueID)
+}
+
 // rejectionError carries a registration's rejection reason through admit.
 type rejectionError string
 
@@ -380,6 +387,9 @@ func (m *Manager) admitBatch(batch []*admission) {
 	err := m.saveState(func() error {
 		for _, ad := range batch {
 			reg, err := m.registry.rejoin(ad.applicant, ad.presented, m.tokens.Token)
+			if err == nil && reg.rejoined && m.status == StatusCompleted {
+				err = m.leagueOver()
+			}
 			if err == nil && !reg.rejoined {
 				err = m.refusalLocked(ad.applicant)
 			}
@@ -427,7 +437,7 @@ func (m *Manager) handleStartLeague(_ context.Context, _ *leaguesdk.Request, in 
 	case !leaguesdk.TokensEqual(in.AuthToken, m.cfg.AdminToken):
 		return nil, &leaguesdk.Error{Code: leaguesdk.CodeAuthTokenInvalid, Field: "auth_token",
 			Message: "auth_token is not this league's admin token"}
-	case in.LeagueID != "" && in.LeagueID != m.cfg.LeagueID:
+	case in.LeagueID != "" && in.LeagueID != m.cfg.LeagueID && in.LeagueID != m.series: // the operator may name the series
 		return nil, &leaguesdk.Error{Code: leaguesdk.CodeLeagueNotFound, Field: "league_id",
 			Message: fmt.Sprintf("this manager runs league %s, not %s", m.cfg.LeagueID, in.LeagueID)}
 	}

@@ -291,6 +291,7 @@ func TestRefereeKilledBeforeItsReport(t *testing.T) {
 	// the manager), is a duplicate: the match was given to that referee.
 	m.Stop()
 	cfg.Listener = nil
+	cfg.ShowCompleted = true // the completed league, not the next
 	m2 := startManager(t, cfg)
 	var ack leaguesdk.Ack
 	post(t, m2.MCP, []byte(body)).decode(t, &ack)

@@ -38,6 +38,9 @@ type Agent struct {
 	flat      map[string]bool        // matches whose invitation came in the lower-case dialect, by match id
 	standings standingsTable         // the latest table (standings.go)
 	lastRound int
+	// leaguePlayers is the most players the manager's messages showed
+	// the league to have (0 until one did).
+	leaguePlayers int
 	// myStanding is the player's row of the latest standings update.
 	myStanding *leaguesdk.StandingRow
 }
@@ -82,8 +85,9 @@ func New(cfg Config) (*Agent, error) {
 		Logger:      a.log,
 		Now:         cfg.Now,
 		Observer:    cfg.Observer,
-		Middleware:  []leaguesdk.Middleware{agentkit.LogCalls(a.log)},
-		Unknown:     a.onUnknown,
+		// Info lines for a person (LogOutcome's); each call's ids at debug.
+		Middleware: []leaguesdk.Middleware{agentkit.LogCallsForPeople(a.log)},
+		Unknown:    a.onUnknown,
 	})
 	a.addTools()
 	a.runner = agentkit.NewLifecycle("player", func() error {

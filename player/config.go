@@ -74,7 +74,8 @@ type Config struct {
 	// GameTypes are the games the player plays. Default ["even_odd"].
 	GameTypes []string
 	// DataRoot is the data root of the league's data layer; the history
-	// lives in DataRoot/data/players/<player_id>/history.json, with the
+	// of each league lives in
+	// DataRoot/data/players/<league_id>/<player_id>/history.json, with the
 	// player's registration and token (mode 0600), so that a player
 	// started again registers as itself, and the results since the file
 	// was last written in the journal of a Store (see Store). A history
@@ -126,8 +127,10 @@ type Config struct {
 	ShutdownGrace time.Duration
 
 	// Logger receives the agent's log, for people to read (a text handler
-	// on stderr, say). Default: discard. The agent log file gets every
-	// record as well, unless NoAgentLog is set.
+	// on stderr, say): at info, short lines of what the player does
+	// ("P02 won R1M1 against P01 (even vs odd, 4)"); each call's ids and
+	// timings, and whole messages, at debug. Default: discard. The agent
+	// log file gets every record as well, unless NoAgentLog is set.
 	Logger *slog.Logger
 	// NoAgentLog turns off the agent log file. By default (false) the
 	// player writes JSON lines (timestamp, level, agent_id, message,
@@ -140,8 +143,9 @@ type Config struct {
 	// file.
 	NoAgentLog bool
 	// AgentLogLevel is the least level the agent log file records. The
-	// zero value, slog.LevelInfo, records one line per call with its ids
-	// and outcome; slog.LevelDebug adds every message sent and received,
+	// zero value, slog.LevelInfo, records the short lines of what the
+	// player does (as Logger); slog.LevelDebug adds one line per call
+	// with its ids and outcome, and every message sent and received,
 	// whole (tokens redacted), at a cost that grows with the messages.
 	AgentLogLevel slog.Level
 	// Now is the clock. Default time.Now.

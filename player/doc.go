@@ -33,12 +33,15 @@
 // error, panics, returns something other than Even or Odd, or is late, the
 // Agent answers in time with Config.Fallback and logs why.
 //
-// The player's memory is its history, kept in
-// <DataRoot>/data/players/<player_id>/history.json. Each result is first a
-// line of a Store's journal, on disk before its GAME_OVER is acknowledged;
-// history.json, the whole history, is rewritten atomically now and then
-// (when the results since the last rewrite are as many as the file holds)
-// and when the player stops. Players in one process share one Store
+// The player's memory is its history in the league it plays, kept in
+// <DataRoot>/data/players/<league_id>/<player_id>/history.json (player ids
+// are given anew in each league; EarlierLeagues reads a player's own
+// earlier leagues). Each result is first a line of a Store's journal, on
+// disk before its GAME_OVER is acknowledged; history.json, the whole
+// history, is rewritten atomically now and then (when the results since
+// the last rewrite are as many as the file holds), at the end of each
+// round of a league of at most 100 players, before LEAGUE_COMPLETED is
+// acknowledged, and when the player stops. Players in one process share one Store
 // (Config.Store): the results of players whose matches end together share
 // one fsync; a player given none opens its own. The file and the journal
 // are read back when the player registers again, after a crash too. The

@@ -261,7 +261,7 @@ func (a *Agent) onInvitation(ctx context.Context, in *leaguesdk.GameInvitation) 
 		*m = fresh
 	})
 	now := a.cfg.Now()
-	agentkit.LogOutcome(ctx, a.log, "invited", slog.String("match_id", in.MatchID), slog.String("opponent_id", st.OpponentID),
+	a.log.LogAttrs(ctx, slog.LevelDebug, "invited", slog.String("match_id", in.MatchID), slog.String("opponent_id", st.OpponentID),
 		slog.String("role", string(st.Role)), slog.String("referee", in.Sender))
 	if st.GameType != "" && !slices.Contains(a.cfg.GameTypes, st.GameType) {
 		a.log.Warn("invited to a game type the player does not declare; joining anyway", slog.String("game_type", st.GameType))
@@ -317,8 +317,8 @@ func (a *Agent) onChooseParity(ctx context.Context, in *leaguesdk.ChooseParityCa
 	call := a.parityCall(st, in.Context.YourStandings, a.deadline(in.Deadline, now))
 	choice := leaguesdk.Parity(a.decide(ctx, a.parityDecision(call)))
 	a.updateMatch(in.MatchID, func(m *matchState) { m.MyChoice = choice })
-	agentkit.LogOutcome(ctx, a.log, "chose", slog.String("match_id", in.MatchID), slog.String("opponent_id", call.OpponentID),
-		slog.String("choice", string(choice)), slog.Duration("decided_in", a.cfg.Now().Sub(now)))
+	agentkit.LogOutcome(ctx, a.log, fmt.Sprintf("%s chose %s in %s against %s", call.PlayerID, choice, in.MatchID, call.OpponentID))
+	a.log.LogAttrs(ctx, slog.LevelDebug, "chose", slog.String("match_id", in.MatchID), slog.Duration("decided_in", a.cfg.Now().Sub(now)))
 	return &leaguesdk.ChooseParityResponse{
 		Envelope:     a.reply(leaguesdk.MsgChooseParityResponse, in.ConversationID),
 		MatchID:      in.MatchID,
@@ -514,14 +514,38 @@ func (a *Agent) onGameOver(ctx context.Context, in *leaguesdk.GameOver) (*league
 		a.log.Error("history not saved", slog.String("match_id", in.MatchID), slog.String("error", err.Error()))
 	}
 	if added {
-		agentkit.LogOutcome(ctx, a.log, "match over", slog.String("match_id", in.MatchID), slog.String("opponent_id", rec.OpponentID),
-			slog.String("result", string(rec.Result)), slog.String("my_choice", string(rec.MyChoice)),
-			slog.String("opponent_choice", string(rec.OpponentChoice)), slog.Int("drawn_number", rec.DrawnNumber))
+		agentkit.LogOutcome(ctx, a.log, resultLine(me, rec))
 		if l, ok := a.cfg.Strategy.(Learner); ok {
 			a.notify(ctx, "Learn", func(ctx context.Context) { l.Learn(ctx, rec) })
 		}
 	}
 	return a.ack(in, in.MatchID), nil
+}
+
+// resultLine says a result in a few words, for a person:
+// "P02 won R1M1 against P01 (even vs odd, 4)".
+func resultLine(me string, rec MatchRecord) string {
+	verb := map[Result]string{Win: "won", Loss: "lost", Draw: "drew", TechnicalLoss: "lost (technical loss)"}[rec.Result]
+	if verb == "" {
+		verb = string(rec.Result)
+	}
+	line := fmt.Sprintf("%s %s %s against %s", me, verb, rec.MatchID, rec.OpponentID)
+	mine, theirs := string(rec.MyChoice), string(rec.OpponentChoice)
+	switch {
+	case rec.DrawnNumber > 0:
+		line += fmt.Sprintf(" (%s vs %s, %d)", or(mine, "no choice"), or(theirs, "no choice"), rec.DrawnNumber)
+	case rec.Reason != "":
+		line += " (" + rec.Reason + ")"
+	}
+	return line
+}
+
+// or returns s, or alt when s is empty.
+func or(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
 }
 
 func (a *Agent) onGameError(ctx context.Context, in *leaguesdk.GameError) (*leaguesdk.Ack, error) {
@@ -530,16 +554,29 @@ func (a *Agent) onGameError(ctx context.Context, in *leaguesdk.GameError) (*leag
 	return a.ack(in, in.MatchID), nil
 }
 
-// checkManager logs a broadcast that does not carry the player's own
-// token. It does not refuse it: the message may come from a manager of
-// another implementation, and refusing gains the player nothing.
-func (a *Agent) checkManager(env *leaguesdk.Envelope) {
-	id, token := a.credentials()
-	if id != "" && token != "" && !leaguesdk.TokensEqual(env.AuthToken, token) {
-		a.log.Warn("manager broadcast without this player's token", slog.String("message_type", string(env.MessageType)),
-			slog.String("sender", env.Sender))
-	}
+// fromManager reports whether a manager's notification (ROUND_ANNOUNCEMENT,
+// LEAGUE_STANDINGS_UPDATE, ROUND_COMPLETED, LEAGUE_COMPLETED) may change
+// the player's state (agentkit.FromManager): a forged one would end its
+// league, or announce it matches whose referees it would answer with its
+// token.
+func (a *Agent) fromManager(ctx context.Context, env *leaguesdk.Envelope) bool {
+	_, token := a.credentials()
+	return agentkit.FromManager(ctx, a.log, env, token, "player")
 }
+
+// noteLeagueSize keeps the most players the manager's messages showed the
+// league to have (onRoundCompleted decides by it).
+func (a *Agent) noteLeagueSize(players int) {
+	a.mu.Lock()
+	a.leaguePlayers = max(a.leaguePlayers, players)
+	a.mu.Unlock()
+}
+
+// roundFlushLimit is the largest league whose players write their whole
+// history.json at the end of every round: a file of fewer than 100
+// records, once a round. Bigger leagues write it now and then (the
+// store's rewrites) and when the league completes.
+const roundFlushLimit = 100
 
 // roundAnnouncement is ROUND_ANNOUNCEMENT as the player reads it: the
 // envelope and ids decoded and validated, the matches kept as they came,
@@ -592,9 +629,12 @@ func (r *roundAnnouncement) matchesOf(id string) ([]leaguesdk.ScheduledMatch, er
 }
 
 func (a *Agent) onRound(ctx context.Context, in *roundAnnouncement) (*leaguesdk.Ack, error) {
-	a.checkManager(&in.Envelope)
+	if !a.fromManager(ctx, &in.Envelope) {
+		return a.ack(in, ""), nil
+	}
 	id, token := a.credentials()
-	fromManager := token != "" && leaguesdk.TokensEqual(in.AuthToken, token)
+	withToken := token != "" // its manager's: the referees of its matches may be answered with the token
+	a.noteLeagueSize(2 * in.Matches.len())
 	me := id
 	var matches []leaguesdk.ScheduledMatch
 	if me != "" {
@@ -603,7 +643,7 @@ func (a *Agent) onRound(ctx context.Context, in *roundAnnouncement) (*leaguesdk.
 			return nil, err
 		}
 	}
-	mine := 0
+	var mine []string
 	for _, m := range matches {
 		var role leaguesdk.Role
 		var opp string
@@ -615,8 +655,8 @@ func (a *Agent) onRound(ctx context.Context, in *roundAnnouncement) (*leaguesdk.
 		default:
 			continue
 		}
-		mine++
-		if fromManager {
+		mine = append(mine, m.MatchID+" against "+opp)
+		if withToken {
 			a.mu.Lock()
 			a.announced[m.MatchID] = true
 			a.mu.Unlock()
@@ -625,7 +665,11 @@ func (a *Agent) onRound(ctx context.Context, in *roundAnnouncement) (*leaguesdk.
 			st.merge(matchState{LeagueID: in.LeagueID, RoundID: int(in.RoundID), GameType: m.GameType, OpponentID: opp, Role: role})
 		})
 	}
-	agentkit.LogOutcome(ctx, a.log, "round announced", slog.Int("round_id", int(in.RoundID)), slog.Int("matches", in.Matches.len()), slog.Int("mine", mine))
+	msg := fmt.Sprintf("round %d: %s has no match", in.RoundID, me)
+	if len(mine) > 0 {
+		msg = fmt.Sprintf("round %d: %s plays %s", in.RoundID, me, strings.Join(mine, ", "))
+	}
+	agentkit.LogOutcome(ctx, a.log, msg)
 	return a.ack(in, ""), nil
 }
 
@@ -647,35 +691,50 @@ func (a *Agent) observe(ctx context.Context, round int, table []leaguesdk.Standi
 }
 
 func (a *Agent) onRoundCompleted(ctx context.Context, in *leaguesdk.RoundCompleted) (*leaguesdk.Ack, error) {
-	a.checkManager(&in.Envelope)
-	next := slog.String("next_round_id", "none")
-	if in.NextRoundID != nil {
-		next = slog.Int("next_round_id", int(*in.NextRoundID))
+	if !a.fromManager(ctx, &in.Envelope) {
+		return a.ack(in, ""), nil
 	}
-	agentkit.LogOutcome(ctx, a.log, "round completed", slog.Int("round_id", int(in.RoundID)), next)
+	a.mu.Lock()
+	small := a.leaguePlayers <= roundFlushLimit
+	a.mu.Unlock()
+	if small {
+		// A small league's history.json is current at the end of each
+		// round: a file of fewer than a hundred records, once a round.
+		a.saveHistory(ctx)
+	}
+	a.log.LogAttrs(ctx, slog.LevelDebug, "round completed", slog.Int("round_id", int(in.RoundID)))
 	return a.ack(in, ""), nil
 }
 
-func (a *Agent) onLeagueCompleted(ctx context.Context, in *leaguesdk.LeagueCompleted) (*leaguesdk.Ack, error) {
-	a.checkManager(&in.Envelope)
-	if _, token := a.credentials(); token != "" && leaguesdk.TokensEqual(in.AuthToken, token) {
-		a.mu.Lock()
-		clear(a.announced) // the league is over: no match needs the player's token
-		a.mu.Unlock()
+// saveHistory writes history.json whole when results came since it was
+// last written, so that the file holds every result acknowledged.
+func (a *Agent) saveHistory(ctx context.Context) {
+	if err := a.history.flush(); err != nil {
+		a.log.LogAttrs(ctx, slog.LevelError, "history.json not written", slog.String("error", err.Error()))
 	}
-	champion := ""
-	if in.Champion != nil {
-		champion = in.Champion.PlayerID
+}
+
+func (a *Agent) onLeagueCompleted(ctx context.Context, in *leaguesdk.LeagueCompleted) (*leaguesdk.Ack, error) {
+	if !a.fromManager(ctx, &in.Envelope) {
+		return a.ack(in, ""), nil
 	}
 	a.mu.Lock()
+	clear(a.announced) // the league is over: no match needs the player's token
 	round := a.lastRound
 	a.mu.Unlock()
 	if len(in.FinalStandings) > 0 {
 		a.observe(ctx, round, in.FinalStandings)
 	}
+	// The league is at rest: history.json holds every result before the
+	// acknowledgement says so.
+	a.saveHistory(ctx)
+	id, _ := a.credentials()
 	s := a.History().Stats()
-	agentkit.LogOutcome(ctx, a.log, "league completed", slog.String("champion", champion), slog.Int("wins", s.Wins),
-		slog.Int("draws", s.Draws), slog.Int("losses", s.Losses), slog.Int("points", s.Points))
+	msg := fmt.Sprintf("league %s completed: %s won %d, drew %d, lost %d: %d points", in.LeagueID, id, s.Wins, s.Draws, s.Losses, s.Points)
+	if in.Champion != nil {
+		msg += "; champion " + in.Champion.PlayerID
+	}
+	agentkit.LogOutcome(ctx, a.log, msg)
 	return a.ack(in, ""), nil
 }
 

@@ -2,6 +2,7 @@ package player_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,6 +37,8 @@ type testManager struct {
 	queries  []leaguesdk.LeagueQuery
 	playerID string
 	ids      map[string]string // when set, the id of each display name
+	league   string            // the league id it names; testLeague when empty
+	token    string            // the token it gives at registration; playerToken when empty
 }
 
 func (m *testManager) registrations() []leaguesdk.LeagueRegisterRequest {
@@ -55,8 +58,8 @@ func (m *testManager) handler() http.Handler {
 				return nil, m.refuse
 			}
 			out := &leaguesdk.LeagueRegisterResponse{
-				Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterResponse, leaguesdk.LeagueManagerSender, playerToken, in.ConversationID, time.Now()),
-				Status:   leaguesdk.StatusAccepted, PlayerID: m.playerID, LeagueID: testLeague,
+				Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterResponse, leaguesdk.LeagueManagerSender, cmp.Or(m.token, playerToken), in.ConversationID, time.Now()),
+				Status:   leaguesdk.StatusAccepted, PlayerID: m.playerID, LeagueID: cmp.Or(m.league, testLeague),
 			}
 			if id, ok := m.ids[in.PlayerMeta.DisplayName]; ok {
 				out.PlayerID = id

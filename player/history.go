@@ -1,6 +1,8 @@
 package player
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,7 +48,7 @@ func (r Result) Points() int {
 }
 
 // MatchRecord is one finished match in a player's history, as stored in
-// data/players/<player_id>/history.json.
+// data/players/<league_id>/<player_id>/history.json.
 type MatchRecord struct {
 	MatchID    string         `json:"match_id"`
 	LeagueID   string         `json:"league_id,omitempty"`
@@ -163,18 +165,25 @@ func (h History) OpponentMostly() leaguesdk.Parity {
 // historySchemaVersion is the schema_version of history.json.
 const historySchemaVersion = "1.0.0"
 
-// historyFile is the JSON form of data/players/<player_id>/history.json.
+// historyFile is the JSON form of
+// data/players/<league>/<player_id>/history.json: one agent's history in
+// one league (see leagueDir).
 type historyFile struct {
-	SchemaVersion string        `json:"schema_version"`
-	LastUpdated   string        `json:"last_updated"`
-	PlayerID      string        `json:"player_id"`
-	DisplayName   string        `json:"display_name,omitempty"`
-	Stats         Stats         `json:"stats"`
-	Matches       []MatchRecord `json:"matches"`
+	SchemaVersion string `json:"schema_version"`
+	LastUpdated   string `json:"last_updated"`
+	PlayerID      string `json:"player_id"`
+	DisplayName   string `json:"display_name,omitempty"`
+	// LeagueID and Manager say which league the records are of: its id,
+	// as the manager named it, and the manager's endpoint.
+	LeagueID string `json:"league_id,omitempty"`
+	Manager  string `json:"manager,omitempty"`
 	// Registration is how the player is registered, token included, so
 	// that a player started again registers as itself. It makes the file
-	// a secret: it is written with mode 0600.
+	// a secret: it is written with mode 0600. It comes before the matches,
+	// so that finding a saved registration reads only the file's head.
 	Registration *registration `json:"registration,omitempty"`
+	Stats        Stats         `json:"stats"`
+	Matches      []MatchRecord `json:"matches"`
 }
 
 // registration is a player's registration with a league, as its history
@@ -198,6 +207,8 @@ type historyStore struct {
 	store   *Store // nil before registration and after close: memory only
 	own     bool   // store was opened for this player and closes with it
 	path    string // "" until the player id is known
+	dir     string // the league's directory under data/players (leagueDir)
+	league  string // the league id dir was made from; "" for a league the manager did not name
 	id      string
 	name    string
 	reg     *registration
@@ -217,9 +228,43 @@ type historyStore struct {
 	snapDone sync.WaitGroup // the rewrite under way
 }
 
-// historyPath returns where the history of playerID lives under dataRoot.
-func historyPath(dataRoot, playerID string) string {
+// historyPath returns where the history of playerID in the league whose
+// directory is dir (see leagueDir) lives under dataRoot.
+func historyPath(dataRoot, dir, playerID string) string {
+	return filepath.Join(dataRoot, "data", "players", dir, agentkit.SafeFileName(playerID), "history.json")
+}
+
+// legacyHistoryPath returns where earlier versions kept the history of
+// playerID, whatever its league: data/players/<player_id>/history.json.
+func legacyHistoryPath(dataRoot, playerID string) string {
 	return filepath.Join(dataRoot, "data", "players", agentkit.SafeFileName(playerID), "history.json")
+}
+
+// leagueDir returns the directory under data/players of the histories of
+// the league leagueID of the manager at manager: the league's id, or, for
+// a manager that names no league, one made from its endpoint. Player ids
+// are given anew in each league (P02 of one league is not P02 of the
+// next), so a history is found by league and player id.
+func leagueDir(leagueID, manager string) string {
+	if leagueID != "" {
+		return agentkit.SafeFileName(leagueID)
+	}
+	sum := sha256.Sum256([]byte(manager))
+	return "unnamed_" + hex.EncodeToString(sum[:6])
+}
+
+// sameAgent reports whether the registration saved in a history file, by a
+// player called savedName, is the registration reg of a player called
+// name: the same token, or, where a token is missing, the same name,
+// manager and endpoint.
+func sameAgent(saved *registration, savedName string, reg registration, name string) bool {
+	if saved == nil {
+		return true // a file without a registration: an earlier version's, kept as it was
+	}
+	if saved.AuthToken != "" && reg.AuthToken != "" {
+		return leaguesdk.TokensEqual(saved.AuthToken, reg.AuthToken)
+	}
+	return savedName == name && saved.League == reg.League && saved.Endpoint == reg.Endpoint
 }
 
 // legacyJournalPath returns the per-player journal earlier versions kept
@@ -262,60 +307,121 @@ func readLegacyJournal(path string) ([]MatchRecord, bool, error) {
 	return out, true, j.Close()
 }
 
-// open binds the history to playerID in store (or, when store is nil, in
-// a Store of its own on dataRoot), loading the records already in its
-// history file and in an earlier version's history.jsonl (records gathered
-// before are kept after them), and saves it with reg, the player's
-// registration.
-func (s *historyStore) open(store *Store, dataRoot, playerID, displayName string, reg registration, now func() time.Time) error {
+// open binds the history to playerID in the league of reg in store (or,
+// when store is nil, in a Store of its own on dataRoot), loading the
+// records already in its history file (and, once, those an earlier version
+// kept for the same registration; records gathered before of the same
+// league are kept after them), and saves it with reg, the player's
+// registration. A history file of the same league and id that another
+// agent's registration saved (a league id used again on a data root) is
+// not read: it is renamed aside, and its name returned.
+func (s *historyStore) open(store *Store, dataRoot, playerID, displayName string, reg registration, now func() time.Time) (setAside string, err error) {
 	s.close() // a history bound before (a second registration) lets go of its store
 	own := store == nil
 	if own {
-		var err error
 		if store, err = OpenStore(dataRoot); err != nil {
-			return err
+			return "", err
 		}
 	} else if err := store.recoverOrphans(); err != nil {
-		return err
+		return "", err
 	}
 	release := func() {
 		if own {
 			_ = store.Close()
 		}
 	}
-	path := historyPath(store.root, playerID)
+	dir := leagueDir(reg.LeagueID, reg.League)
+	path := historyPath(store.root, dir, playerID)
 	f, err := readHistory(path)
 	if err != nil {
 		release()
-		return err
+		return "", err
 	}
-	legacy, hadLegacy, err := readLegacyJournal(legacyJournalPath(path))
+	if !sameAgent(f.Registration, f.DisplayName, reg, displayName) {
+		setAside = strings.TrimSuffix(path, ".json") + "." + now().UTC().Format("20060102T150405.000000000Z") + ".json"
+		if err := os.Rename(path, setAside); err != nil {
+			release()
+			return "", fmt.Errorf("player: set aside another agent's history: %w", err)
+		}
+		f = historyFile{}
+	}
+	earlier, removeJournal, err := readEarlierLayout(store.root, playerID, displayName, reg)
 	if err != nil {
 		release()
-		return err
+		return "", err
 	}
 	if !store.bind(s) {
-		return errors.New("player: history store is closed")
+		return "", errors.New("player: history store is closed")
 	}
 	// Bound before the history is written: a result that comes meanwhile
 	// goes to the journal.
 	s.mu.Lock()
-	gathered := s.matches
-	s.path, s.id, s.name, s.reg, s.now = path, playerID, displayName, &reg, now
+	var gathered []MatchRecord // of this league only: a second registration may be with another
+	for _, m := range s.matches {
+		if m.LeagueID == "" || m.LeagueID == reg.LeagueID {
+			gathered = append(gathered, m)
+		}
+	}
+	s.path, s.dir, s.league, s.id, s.name, s.reg, s.now = path, dir, reg.LeagueID, playerID, displayName, &reg, now
 	s.matches, s.seen, s.pending = nil, map[[2]string]bool{}, nil
 	s.mergeLocked(f.Matches)
-	s.mergeLocked(legacy)
+	s.mergeLocked(earlier)
 	s.mergeLocked(gathered)
 	s.store, s.own = store, own
 	s.mu.Unlock()
 	if err := s.persist(now()); err != nil {
-		return err
+		return setAside, err
 	}
-	store.regs.note(playerID, displayName, reg)
-	if hadLegacy {
-		_ = os.Remove(legacyJournalPath(path)) // its records are in history.json now
+	store.regs.note(path, displayName, reg)
+	if removeJournal != "" {
+		_ = os.Remove(removeJournal) // its records are in history.json now
 	}
-	return nil
+	return setAside, nil
+}
+
+// readEarlierLayout returns the records of the league of reg that earlier
+// versions kept for playerID in data/players/<player_id>/history.json and
+// in history.jsonl beside it: those of reg's league, when the file holds
+// no registration or this very one. The file is left where it is; the
+// journal, when every record it holds is returned, is named to be removed
+// once they are saved.
+func readEarlierLayout(root, playerID, displayName string, reg registration) (out []MatchRecord, removeJournal string, err error) {
+	if reg.LeagueID == "" {
+		return nil, "", nil // records of a league without a name cannot be told apart
+	}
+	path := legacyHistoryPath(root, playerID)
+	f, err := readHistory(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if f.Registration != nil && (f.Registration.LeagueID != reg.LeagueID || !sameAgent(f.Registration, f.DisplayName, reg, displayName)) {
+		return nil, "", nil
+	}
+	journal, hadJournal, err := readLegacyJournal(legacyJournalPath(path))
+	if err != nil {
+		return nil, "", err
+	}
+	all := true
+	for _, m := range journal {
+		all = all && m.LeagueID == reg.LeagueID
+	}
+	if hadJournal && all {
+		removeJournal = legacyJournalPath(path)
+	}
+	for _, m := range append(f.Matches, journal...) {
+		if m.LeagueID == reg.LeagueID {
+			out = append(out, m)
+		}
+	}
+	return out, removeJournal, nil
+}
+
+// file returns the path of history.json, or "" before the player's id is
+// known.
+func (s *historyStore) file() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.path
 }
 
 // merge adds records as they would have been added one by one, and reports
@@ -374,11 +480,22 @@ func (s *historyStore) uncovered() [][]byte {
 	defer s.mu.Unlock()
 	out := make([][]byte, 0, len(s.pending))
 	for _, i := range s.pending {
-		if record, err := json.Marshal(storeRecord{PlayerID: s.id, MatchRecord: s.matches[i]}); err == nil {
+		if record, err := json.Marshal(s.storeRecordLocked(s.matches[i])); err == nil {
 			out = append(out, record)
 		}
 	}
 	return out
+}
+
+// storeRecordLocked returns m as a line of the store's journal: with the
+// player's id, and its league's directory when m's league id does not
+// name it. s.mu must be held.
+func (s *historyStore) storeRecordLocked(m MatchRecord) storeRecord {
+	r := storeRecord{PlayerID: s.id, MatchRecord: m}
+	if s.league == "" || m.LeagueID != s.league {
+		r.LeagueDir = s.dir
+	}
+	return r
 }
 
 func (s *historyStore) addLocked(m MatchRecord) bool {
@@ -433,7 +550,7 @@ func (s *historyStore) add(m MatchRecord, now time.Time) (bool, error) {
 	// On disk before the GAME_OVER is acknowledged: one line of the
 	// store's journal, whatever the length of the history, sharing its
 	// fsync with the results of other players that came at the same time.
-	record, err := json.Marshal(storeRecord{PlayerID: s.id, MatchRecord: m})
+	record, err := json.Marshal(s.storeRecordLocked(m))
 	if err != nil {
 		s.mu.Unlock()
 		return true, fmt.Errorf("player: save history: %w", err)
@@ -486,9 +603,13 @@ func (s *historyStore) persist(now time.Time) error {
 		LastUpdated:   leaguesdk.FormatTime(now),
 		PlayerID:      s.id,
 		DisplayName:   s.name,
+		LeagueID:      s.league,
 		Stats:         History{matches: s.matches}.Stats(),
 		Matches:       slices.Clone(s.matches),
 		Registration:  s.reg,
+	}
+	if s.reg != nil {
+		f.Manager = s.reg.League
 	}
 	s.mu.Unlock()
 	if f.Matches == nil {

@@ -104,7 +104,7 @@ func TestHistoryIsRecordedOnceAndSurvivesRestart(t *testing.T) {
 	// knows its past.
 	stop()
 	// The file of the data layer, complete once the player has stopped.
-	raw, err := os.ReadFile(filepath.Join(dataRoot, "data", "players", "P01", "history.json"))
+	raw, err := os.ReadFile(filepath.Join(dataRoot, "data", "players", testLeague, "P01", "history.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestResultIsReadFromThePlayersPointOfView(t *testing.T) {
 // decode is left for its owner to repair; the player plays on from memory.
 func TestUnreadableHistoryIsNotOverwritten(t *testing.T) {
 	dataRoot := t.TempDir()
-	path := filepath.Join(dataRoot, "data", "players", "P01", "history.json")
+	path := filepath.Join(dataRoot, "data", "players", testLeague, "P01", "history.json")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestReplayGameOverSupersedes(t *testing.T) {
 	stop()
 
 	// The file holds the replay's result, with its attempt.
-	b, err := os.ReadFile(filepath.Join(dataRoot, "data", "players", "P01", "history.json"))
+	b, err := os.ReadFile(filepath.Join(dataRoot, "data", "players", testLeague, "P01", "history.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,5 +249,94 @@ func TestReplayGameOverSupersedes(t *testing.T) {
 	}
 	if len(f.Matches) != 1 || f.Matches[0].Result != player.Draw || f.Matches[0].Attempt != 2 {
 		t.Errorf("history file: %+v", f.Matches)
+	}
+}
+
+// playAsP02 registers a player called name on root with m, which names
+// it P02, has it win the matches, stops it and returns its history.
+func playAsP02(t *testing.T, root string, m *testManager, name string, matches ...string) player.History {
+	t.Helper()
+	startManager(t, m)
+	a, _, stop := startAgent(t, player.Config{League: m.URL, DataRoot: root, Name: name})
+	<-a.Registered()
+	var ack leaguesdk.Ack
+	for _, id := range matches {
+		call(t, a, leaguesdk.MethodNotifyMatchResult, gameOver(id, "P02", 4, map[string]leaguesdk.Parity{"P02": leaguesdk.Even, "P01": leaguesdk.Odd}), &ack)
+	}
+	h := a.History()
+	stop()
+	return h
+}
+
+// A history is one agent's in one league: a player given, in another
+// league on the same data root, the id another agent had in the first
+// reads none of its records; each league's file stays; a player started
+// again in its league keeps its history; and EarlierLeagues finds a
+// player's own earlier leagues by its name.
+func TestHistoryIsOneAgentsInOneLeague(t *testing.T) {
+	root := t.TempDir()
+	play := func(league, name string, matches ...string) player.History {
+		t.Helper()
+		return playAsP02(t, root, &testManager{playerID: "P02", league: league}, name, matches...)
+	}
+	if h := play("league_one", "Odd Olive", "R1M1", "R2M1", "R3M1"); h.Len() != 3 {
+		t.Fatalf("first league: %d matches, want 3", h.Len())
+	}
+	if h := play("league_two", "Agent Beta"); h.Len() != 0 {
+		t.Fatalf("P02 of the second league starts with %d matches of another agent's: %+v", h.Len(), h.Matches())
+	}
+	if h := play("league_two", "Agent Beta", "R1M2"); h.Len() != 1 || h.Stats().Points != 3 {
+		t.Fatalf("P02 of the second league, started again: %+v, want its one match", h.Matches())
+	}
+	for league, want := range map[string]int{"league_one": 3, "league_two": 1} {
+		raw, err := os.ReadFile(filepath.Join(root, "data", "players", league, "P02", "history.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f struct {
+			LeagueID string           `json:"league_id"`
+			Manager  string           `json:"manager"`
+			Matches  []map[string]any `json:"matches"`
+		}
+		if err := json.Unmarshal(raw, &f); err != nil || f.LeagueID != league || f.Manager == "" || len(f.Matches) != want {
+			t.Errorf("%s's history.json = %s (%v), want %d matches of it", league, raw, err, want)
+		}
+	}
+	earlier, err := player.EarlierLeagues(root, "Odd Olive", "league_three")
+	if err != nil || len(earlier) != 1 || earlier[0].LeagueID != "league_one" || earlier[0].History.Len() != 3 || earlier[0].PlayerID != "P02" {
+		t.Errorf("EarlierLeagues(Odd Olive) = %+v, %v; want league_one's 3 matches", earlier, err)
+	}
+	if earlier, err := player.EarlierLeagues(root, "Agent Beta", "league_two"); err != nil || len(earlier) != 0 {
+		t.Errorf("EarlierLeagues(Agent Beta) = %+v, %v; want none: the other P02's are not its own", earlier, err)
+	}
+}
+
+// A league id used again on a data root (its manager's files removed, say)
+// by another manager gives the id P02 to another agent: the earlier
+// P02's history file is kept aside, not read.
+func TestAnotherAgentsHistoryOfTheSameLeagueIsSetAside(t *testing.T) {
+	root := t.TempDir()
+	play := func(token, name string, matches ...string) player.History {
+		t.Helper()
+		return playAsP02(t, root, &testManager{playerID: "P02", league: "league_again", token: token}, name, matches...)
+	}
+	play("tok_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "Ada", "R1M1", "R2M1")
+	if h := play("tok_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "Bo"); h.Len() != 0 {
+		t.Fatalf("Bo, P02 of the league used again, starts with %d of Ada's matches", h.Len())
+	}
+	aside, err := filepath.Glob(filepath.Join(root, "data", "players", "league_again", "P02", "history.*.json"))
+	if err != nil || len(aside) != 1 {
+		t.Fatalf("set aside: %v (%v), want Ada's file", aside, err)
+	}
+	raw, err := os.ReadFile(aside[0])
+	var f struct {
+		DisplayName string            `json:"display_name"`
+		Matches     []json.RawMessage `json:"matches"`
+	}
+	if err == nil {
+		err = json.Unmarshal(raw, &f)
+	}
+	if err != nil || f.DisplayName != "Ada" || len(f.Matches) != 2 {
+		t.Errorf("the file set aside: %s (%v), want Ada's two matches", raw, err)
 	}
 }

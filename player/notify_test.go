@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentleague/league/internal/filelock"
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
 )
@@ -264,5 +267,62 @@ func TestGenericMoveCall(t *testing.T) {
 	r := post(t, a.Endpoint(), request(1, leaguesdk.MethodMakeMove, moveCall("guess_number")))
 	if r.Error == nil || r.Error.Code != leaguesdk.RPCServerError {
 		t.Fatalf("a move with no options and no Mover answered %s", r.Raw)
+	}
+}
+
+// history.json holds every acknowledged result once the player has
+// acknowledged LEAGUE_COMPLETED, and at the end of each round of a small
+// league — from its manager: a ROUND_COMPLETED or LEAGUE_COMPLETED
+// without the player's token changes nothing, the file included.
+func TestHistoryFileIsCurrentAtRest(t *testing.T) {
+	m := startManager(t, &testManager{playerID: "P01"})
+	data := t.TempDir()
+	a := runAgent(t, player.Config{League: m.URL, DataRoot: data})
+	count := func() int {
+		t.Helper()
+		var f struct {
+			Matches []json.RawMessage `json:"matches"`
+		}
+		b, err := os.ReadFile(filepath.Join(data, "data", "players", testLeague, "P01", "history.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &f)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(f.Matches)
+	}
+	var ack leaguesdk.Ack
+	result := func(matchID string) {
+		call(t, a, leaguesdk.MethodNotifyMatchResult, gameOver(matchID, "P01", 4, map[string]leaguesdk.Parity{"P01": leaguesdk.Even, "P02": leaguesdk.Odd}), &ack)
+	}
+	roundCompleted := func(token string, round int) {
+		call(t, a, leaguesdk.MethodNotifyRoundCompleted, &leaguesdk.RoundCompleted{Envelope: managerEnv(leaguesdk.MsgRoundCompleted, token),
+			LeagueID: testLeague, RoundID: leaguesdk.RoundID(round)}, &ack)
+	}
+	leagueCompleted := func(token string) {
+		call(t, a, leaguesdk.MethodNotifyLeagueCompleted, &leaguesdk.LeagueCompleted{Envelope: managerEnv(leaguesdk.MsgLeagueCompleted, token),
+			LeagueID: testLeague, TotalRounds: 3, TotalMatches: 6}, &ack)
+	}
+
+	result("R1M1")
+	roundCompleted("", 1)
+	roundCompleted("tok_someoneelse0000000000000000000", 1)
+	if n := count(); n != 0 && filelock.Supported { // without file locks every result rewrites the file
+		t.Fatalf("history.json holds %d matches after forged ROUND_COMPLETEDs, want 0 (rewritten now and then only)", n)
+	}
+	roundCompleted(playerToken, 1)
+	if n := count(); n != 1 {
+		t.Fatalf("history.json holds %d matches at the end of round 1, want 1", n)
+	}
+	result("R2M1")
+	result("R3M1")
+	leagueCompleted("")
+	if n := count(); n != 1 && filelock.Supported {
+		t.Fatalf("history.json holds %d matches after a forged LEAGUE_COMPLETED, want 1", n)
+	}
+	leagueCompleted(playerToken)
+	if n := count(); n != 3 {
+		t.Fatalf("history.json holds %d matches once LEAGUE_COMPLETED is acknowledged, want 3", n)
 	}
 }

@@ -90,15 +90,19 @@ func (a *Agent) registerReply(resp *leaguesdk.LeagueRegisterResponse) error {
 	endpoint := a.endpoint
 	a.mu.Unlock()
 	reg := registration{League: a.cfg.League, LeagueID: resp.LeagueID, Endpoint: endpoint, AuthToken: resp.AuthToken}
-	if err := a.history.open(a.cfg.Store, a.cfg.DataRoot, id, a.cfg.Name, reg, a.cfg.Now); err != nil {
+	setAside, err := a.history.open(a.cfg.Store, a.cfg.DataRoot, id, a.cfg.Name, reg, a.cfg.Now)
+	if err != nil {
 		// The player can still play; it only plays without its memory.
 		a.log.Error("history not loaded", slog.String("error", err.Error()))
+	}
+	if setAside != "" {
+		a.log.Warn("the history file of this league and id was another agent's; kept aside, not read", slog.String("file", setAside))
 	}
 	if err := a.agentLog.Open(a.cfg.DataRoot, id); err != nil {
 		a.log.Error("agent log not opened", slog.String("error", err.Error()))
 	}
 	a.regOnce.Do(func() { close(a.registered) })
 	a.log.Info("registered", slog.String("player_id", id), slog.String("league_id", resp.LeagueID),
-		slog.Int("history_matches", a.history.snapshot().Len()))
+		slog.Int("history_matches", a.history.snapshot().Len()), slog.String("history", a.history.file()))
 	return nil
 }

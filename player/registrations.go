@@ -3,23 +3,23 @@ package player
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/agentleague/league/internal/agentkit"
 )
 
 // savedRegistrations finds the registrations kept in the history files
 // under a data root (see historyFile.Registration), so that a player
-// started again registers with its token, and so as itself.
+// started again registers with its token, and so as itself. Files of every
+// league are read: a player started again does not know its league's id
+// before it registers.
 //
 // Each history file is read once, for its display name and registration
-// only (a history of a big league is hundreds of kilobytes), and found
+// only (a history of a big league is hundreds of kilobytes; its head holds
+// them), and found
 // again by the player's name, manager and endpoint: the players of a
 // Store, which share one, together read every file once instead of each
 // player reading all of them. A lookup lists the data root's players
@@ -53,11 +53,8 @@ func (r *savedRegistrations) token(name, league, endpoint string) string {
 		r.files = map[string]regKey{}
 	}
 	players := filepath.Join(r.root, "data", "players")
-	journal := filepath.Base(journalDir(r.root))
-	entries, _ := os.ReadDir(players)
-	for _, e := range entries {
-		dir := e.Name()
-		if _, read := r.files[dir]; read || !e.IsDir() || dir == journal {
+	for _, dir := range historyDirs(players) {
+		if _, read := r.files[dir]; read {
 			continue
 		}
 		saved, err := readRegistration(filepath.Join(players, dir, "history.json"))
@@ -90,13 +87,40 @@ func (r *savedRegistrations) token(name, league, endpoint string) string {
 	return token
 }
 
-// note records that the history file of playerID now holds reg, saved by
-// a player called name.
-func (r *savedRegistrations) note(playerID, name string, reg registration) {
+// historyDirs returns the directories under players (data/players) that
+// may hold a history file, relative to it: <league>/<player_id>, and the
+// <player_id> of the layout of earlier versions.
+func historyDirs(players string) []string {
+	journal := filepath.Base(journalDir(""))
+	entries, _ := os.ReadDir(players)
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == journal {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(players, e.Name(), "history.json")); err == nil {
+			out = append(out, e.Name()) // an earlier version's data/players/<player_id>
+		}
+		inner, _ := os.ReadDir(filepath.Join(players, e.Name()))
+		for _, p := range inner {
+			if p.IsDir() {
+				out = append(out, filepath.Join(e.Name(), p.Name()))
+			}
+		}
+	}
+	return out
+}
+
+// note records that the history file at path (under the data root) now
+// holds reg, saved by a player called name.
+func (r *savedRegistrations) note(path, name string, reg registration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.files != nil { // else nothing was read yet: the first lookup reads the file
-		r.files[agentkit.SafeFileName(playerID)] = regKey{name, reg.League, reg.Endpoint}
+	if r.files == nil { // nothing was read yet: the first lookup reads the file
+		return
+	}
+	if dir, err := filepath.Rel(filepath.Join(r.root, "data", "players"), filepath.Dir(path)); err == nil {
+		r.files[dir] = regKey{name, reg.League, reg.Endpoint}
 	}
 }
 
@@ -109,8 +133,10 @@ type savedRegistration struct {
 }
 
 // readRegistration reads the display name and the registration of the
-// history file at path, passing over its matches without decoding them.
-// A file that is not a history file reads as one without a registration.
+// history file at path. They come before the file's matches, so only the
+// file's head is read (files of earlier versions, which wrote the
+// registration last, are read to it). A file that is not a history file
+// reads as one without a registration.
 func readRegistration(path string) (savedRegistration, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -121,17 +147,32 @@ func readRegistration(path string) (savedRegistration, error) {
 	if err != nil {
 		return savedRegistration{}, err
 	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return savedRegistration{}, err
-	}
-	var saved struct {
-		DisplayName  string        `json:"display_name"`
-		Registration *registration `json:"registration"`
-	}
-	if json.Unmarshal(data, &saved) != nil || saved.Registration == nil {
+	dec := json.NewDecoder(f)
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return savedRegistration{}, nil
 	}
-	reg := saved.Registration
-	return savedRegistration{key: regKey{saved.DisplayName, reg.League, reg.Endpoint}, reg: reg, at: info.ModTime()}, nil
+	var name string
+	var reg *registration
+	for reg == nil && dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return savedRegistration{}, nil
+		}
+		switch t {
+		case "display_name":
+			err = dec.Decode(&name)
+		case "registration":
+			err = dec.Decode(&reg)
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return savedRegistration{}, nil
+		}
+	}
+	if reg == nil {
+		return savedRegistration{}, nil
+	}
+	return savedRegistration{key: regKey{name, reg.League, reg.Endpoint}, reg: reg, at: info.ModTime()}, nil
 }

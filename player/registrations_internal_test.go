@@ -22,7 +22,7 @@ func writeSavedHistory(t testing.TB, root, playerID, name string, reg registrati
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := historyPath(root, playerID)
+	path := historyPath(root, "l", playerID)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestSavedRegistrationsFollowTheirFiles(t *testing.T) {
 	// This store's player saves its registration over Cy's file: noted,
 	// it is found although P03 was read already.
 	writeSavedHistory(t, root, "P03", "Eve", registration{League: league, Endpoint: endpoint(8105), AuthToken: "tok_eve"}, 0, t0.Add(time.Minute))
-	r.note("P03", "Eve", registration{League: league, Endpoint: endpoint(8105), AuthToken: "tok_eve"})
+	r.note(historyPath(root, "l", "P03"), "Eve", registration{League: league, Endpoint: endpoint(8105), AuthToken: "tok_eve"})
 	check("Eve", 8105, "tok_eve")
 	check("Cy", 8103, "")
 
@@ -84,7 +84,7 @@ func TestSavedRegistrationsFollowTheirFiles(t *testing.T) {
 	writeSavedHistory(t, root, "P05", "Fay", registration{League: league, Endpoint: endpoint(8106), AuthToken: "tok_fay_now"}, 0, t0.Add(2*time.Hour))
 	writeSavedHistory(t, root, "P04", "Fay", registration{League: league, Endpoint: endpoint(8106), AuthToken: "tok_fay_earlier"}, 0, t0.Add(time.Hour))
 	check("Fay", 8106, "tok_fay_now")
-	if err := os.Remove(historyPath(root, "P05")); err != nil {
+	if err := os.Remove(historyPath(root, "l", "P05")); err != nil {
 		t.Fatal(err)
 	}
 	check("Fay", 8106, "tok_fay_earlier")
@@ -92,11 +92,11 @@ func TestSavedRegistrationsFollowTheirFiles(t *testing.T) {
 	check("Fay", 8106, "tok_fay_back")
 
 	// A history file that is not one is passed over, newer as it is.
-	if err := os.WriteFile(historyPath(root, "P04"), []byte("{not json"), 0o600); err != nil {
+	if err := os.WriteFile(historyPath(root, "l", "P04"), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	check("Fay", 8106, "tok_fay_back")
-	if err := os.Remove(historyPath(root, "P05")); err != nil {
+	if err := os.Remove(historyPath(root, "l", "P05")); err != nil {
 		t.Fatal(err)
 	}
 	check("Fay", 8106, "")

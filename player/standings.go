@@ -99,7 +99,10 @@ func decodeStanding(raw []byte) (leaguesdk.StandingRow, bool) {
 }
 
 func (a *Agent) onStandings(ctx context.Context, in *standingsUpdate) (*leaguesdk.Ack, error) {
-	a.checkManager(&in.Envelope)
+	if !a.fromManager(ctx, &in.Envelope) {
+		return a.ack(in, ""), nil
+	}
+	a.noteLeagueSize(in.Standings.len())
 	id, _ := a.credentials()
 	round := int(in.RoundID)
 	attrs := []slog.Attr{slog.Int("round_id", round), slog.Int("rows", in.Standings.len())}

@@ -77,6 +77,9 @@ type Store struct {
 // and the player's id.
 type storeRecord struct {
 	PlayerID string `json:"player_id"`
+	// LeagueDir is the league's directory under data/players (leagueDir)
+	// when the record's league_id does not name it; empty otherwise.
+	LeagueDir string `json:"league_dir,omitempty"`
 	MatchRecord
 }
 
@@ -182,17 +185,28 @@ func (s *Store) orphanCandidate(name string) bool {
 // results the journal at name holds for it that the file lacks (or holds
 // from an earlier attempt).
 func recoverJournal(root, name string) error {
-	byPlayer := map[string][]MatchRecord{}
+	byFile := map[string][]MatchRecord{}
+	ids := map[string]string{}
 	var order []string
 	j, err := journal.Open(name, journal.Config{Replay: func(rec []byte) error {
 		var r storeRecord
 		if json.Unmarshal(rec, &r) != nil || r.PlayerID == "" || r.MatchID == "" {
 			return nil // not a result: nothing to recover
 		}
-		if _, ok := byPlayer[r.PlayerID]; !ok {
-			order = append(order, r.PlayerID)
+		var path string
+		switch {
+		case r.LeagueDir != "":
+			path = historyPath(root, r.LeagueDir, r.PlayerID)
+		case r.LeagueID != "":
+			path = historyPath(root, leagueDir(r.LeagueID, ""), r.PlayerID)
+		default: // an earlier version's record
+			path = legacyHistoryPath(root, r.PlayerID)
 		}
-		byPlayer[r.PlayerID] = append(byPlayer[r.PlayerID], r.MatchRecord)
+		if _, ok := byFile[path]; !ok {
+			order = append(order, path)
+			ids[path] = r.PlayerID
+		}
+		byFile[path] = append(byFile[path], r.MatchRecord)
 		return nil
 	}})
 	if err != nil {
@@ -201,18 +215,18 @@ func recoverJournal(root, name string) error {
 	if err := j.Close(); err != nil {
 		return err
 	}
-	for _, id := range order {
+	for _, path := range order {
 		h := &historyStore{}
-		f, err := readHistory(historyPath(root, id))
+		f, err := readHistory(path)
 		if err != nil {
 			return err
 		}
-		h.path, h.id, h.name, h.reg = historyPath(root, id), id, f.DisplayName, f.Registration
+		h.path, h.id, h.name, h.reg, h.league = path, ids[path], f.DisplayName, f.Registration, f.LeagueID
 		if f.PlayerID != "" {
 			h.id = f.PlayerID
 		}
 		h.merge(f.Matches)
-		if !h.merge(byPlayer[id]) {
+		if !h.merge(byFile[path]) {
 			continue // the file holds every result already
 		}
 		if err := h.persist(time.Now()); err != nil {

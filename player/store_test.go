@@ -82,7 +82,7 @@ func newClient(t *testing.T) *leaguesdk.Client {
 // readHistoryFile returns the match ids of a player's history.json.
 func readHistoryFile(t *testing.T, dataRoot, id string) []string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(dataRoot, "data", "players", id, "history.json"))
+	raw, err := os.ReadFile(filepath.Join(dataRoot, "data", "players", testLeague, id, "history.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

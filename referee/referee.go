@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -548,7 +549,8 @@ func (r *Referee) Register(ctx context.Context) error {
 		}
 	}
 	r.log.Info("registered", slog.String("referee_id", resp.RefereeID), slog.String("league_id", resp.LeagueID),
-		slog.String("endpoint", endpoint), slog.Any("game_types", r.cfg.Games.Types()))
+		slog.String("endpoint", endpoint), slog.Any("game_types", r.cfg.Games.Types()),
+		slog.String("matches", filepath.Dir(TranscriptPath(r.cfg.DataRoot, resp.LeagueID, "any")))) // where the league's match files go
 	if first {
 		close(r.registered)
 	}

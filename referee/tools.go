@@ -21,6 +21,17 @@ func (r *Referee) addTools() {
 	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyLeagueCompleted, Public: true,
 		Description: "The league is over."},
 		r.leagueCompleted)
+	// The manager's other notifications are the players', but a manager
+	// may send them to everyone: acknowledged, and checked like the rest.
+	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyRound, Public: true, NoValidate: true,
+		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgRoundAnnouncement},
+		Description:  "A round is announced (the players'; acknowledged)."}, r.notification)
+	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodUpdateStandings, Public: true, NoValidate: true,
+		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgLeagueStandingsUpdate},
+		Description:  "The league table (the players'; acknowledged)."}, r.notification)
+	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodNotifyRoundCompleted, Public: true, NoValidate: true,
+		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgRoundCompleted},
+		Description:  "A round is over (the players'; acknowledged)."}, r.notification)
 	leaguesdk.Handle(r.srv, leaguesdk.Tool{Name: leaguesdk.MethodGameJoinAck, Public: true,
 		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgGameJoinAck}, NoValidate: true,
 		Description: "A player's GAME_JOIN_ACK sent as a request of its own (callback style)."},
@@ -256,7 +267,24 @@ func (r *Referee) matchState(ctx context.Context, _ *leaguesdk.Request, in *leag
 		State:    b}, nil
 }
 
+// fromManager reports whether a notification of the manager's may change
+// the referee's state (agentkit.FromManager).
+func (r *Referee) fromManager(ctx context.Context, env *leaguesdk.Envelope) bool {
+	_, token := r.credentials()
+	return agentkit.FromManager(ctx, r.log, env, token, "referee")
+}
+
+// notification acknowledges a manager's notification the referee has no
+// use for, after checking where it comes from.
+func (r *Referee) notification(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.Envelope) (*leaguesdk.Ack, error) {
+	r.fromManager(ctx, in)
+	return r.ack(in.AuthToken, in.ConversationID, in.MessageType, ""), nil
+}
+
 func (r *Referee) leagueCompleted(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.LeagueCompleted) (*leaguesdk.Ack, error) {
+	if !r.fromManager(ctx, &in.Envelope) {
+		return r.ack(in.AuthToken, in.ConversationID, leaguesdk.MsgLeagueCompleted, ""), nil
+	}
 	attrs := []any{slog.String("league_id", in.LeagueID), slog.Int("total_matches", in.TotalMatches)}
 	if in.Champion != nil {
 		attrs = append(attrs, slog.String("champion", in.Champion.PlayerID))

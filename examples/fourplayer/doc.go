@@ -20,6 +20,7 @@
 //	-progress   match (a line per match), round (one line per round: matches done, matches/s, time left),
 //	            or auto (the default: per match up to 10 players; per round with -manager)
 //	-exit       exit once the league has completed (default: keep serving until Ctrl-C)
+//	-keep N     keep the files of only the last N leagues under -data, this one included (0: all)
 //	-manager    run no manager: join the manager at this endpoint (http://host:port/mcp) with the
 //	            referees and players, and follow its league through its GET /api/state; the manager
 //	            is started on its own with -min-players set to -players (see docs/PERFORMANCE.md)
@@ -42,7 +43,9 @@
 // dashboard stays up, until Ctrl-C, which stops every agent cleanly and
 // exits 0; with -exit the command exits 0 as soon as the champion is
 // printed. Each run is a new league, named after the time it started, so
-// the data root keeps the earlier ones. A port in use stops it at once with
+// the data root keeps the earlier ones; at the end the command says how much
+// the league's files took and, when the data root holds several leagues,
+// how much they all take (-keep N keeps only the last N). A port in use stops it at once with
 // a hint to use -ephemeral; Ctrl-C before the end exits 1. Ctrl-C stops the
 // referees first: the matches they have in flight end and are reported
 // while the manager and the players still serve, so no match that started

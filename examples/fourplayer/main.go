@@ -40,6 +40,7 @@ type options struct {
 	referees  int
 	exit      bool
 	progress  string // "match", "round" or "auto"
+	keep      int    // leagues whose files are kept under data (0: all)
 	ports     ports
 
 	// manager, when set, is the endpoint of a manager already running:
@@ -63,6 +64,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.players, "players", 4, "number of players (at least 2; past what the fixed ports hold, use -ephemeral)")
 	fs.IntVar(&o.referees, "referees", 2, "number of referees (at least 1; at most 100 on the fixed ports)")
 	fs.StringVar(&o.progress, "progress", "auto", "match: a line per match; round: one line per round (round r of R, matches done, matches/s, time left); auto: per match up to 10 players of a manager of its own, else per round")
+	fs.IntVar(&o.keep, "keep", 0, "keep the files of only the last N leagues under -data, this one included, removing older leagues' at start (0: keep every league)")
 	fs.BoolVar(&o.exit, "exit", false, "exit once the league has completed, instead of serving the dashboard until Ctrl-C")
 	fs.StringVar(&o.manager, "manager", "", "run no manager: register the referees and players with the manager at this endpoint (http://host:port/mcp), started with -min-players set to -players, and follow its league (per round unless -progress match)")
 	fs.Usage = func() {
@@ -80,6 +82,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.referees < 1 {
 		return o, fmt.Errorf("-referees must be at least 1, not %d", o.referees)
+	}
+	if o.keep < 0 {
+		return o, fmt.Errorf("-keep must be 0 (every league) or more, not %d", o.keep)
 	}
 	if o.manager != "" {
 		if err := checkManagerURL(o.manager); err != nil {
@@ -386,6 +391,9 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 	}
 	out.printf("\nThe league took %.1f s. Data: %s  Logs: %s\n",
 		time.Since(began).Seconds(), filepath.Join(abs, "data"), filepath.Join(abs, "logs"))
+	if mgr != nil {
+		out.dataUsage(o, mgr.LeagueID())
+	}
 	if o.exit {
 		return nil
 	}
@@ -619,6 +627,29 @@ func (p *progress) final(rows []leaguesdk.StandingRow, champ *leaguesdk.Champion
 	fmt.Fprintf(w, "\nChampion: %s %s with %d points\n", champ.PlayerID, name, champ.Points)
 }
 
+// dataUsage says how much the league's files took, and, when the data
+// root holds more leagues than one, how much they all take and how to keep
+// fewer: each run adds a league, and a big one is hundreds of megabytes.
+func (p *progress) dataUsage(o options, leagueID string) {
+	p.printf("League %s's files take %s under %s (its id names them in config/, data/ and logs/).\n",
+		leagueID, manager.LeagueUsage(o.data, leagueID), o.data)
+	leagues, err := manager.Leagues(o.data)
+	if err != nil || len(leagues) < 2 {
+		return
+	}
+	var all manager.Usage
+	for _, l := range leagues {
+		u := manager.LeagueUsage(o.data, l.ID)
+		all.Files += u.Files
+		all.Bytes += u.Bytes
+	}
+	hint := "-keep N keeps only the last N leagues"
+	if o.keep > 0 {
+		hint = fmt.Sprintf("-keep %d keeps the last %d", o.keep, o.keep)
+	}
+	p.printf("%s holds %d leagues, %s; %s.\n", o.data, len(leagues), all, hint)
+}
+
 // newManager returns the league's manager, for a league of a new id: the
 // data root keeps the earlier ones, and a manager given the id of a
 // finished league would only resume it.
@@ -629,6 +660,7 @@ func newManager(o options, ln net.Listener, out *progress, warnings *slog.Logger
 		Observer:      mtr,
 		Routes:        map[string]http.Handler{"GET /metrics": mtr.Handler()},
 		LeagueID:      leagueID,
+		Keep:          o.keep,
 		Listener:      ln,
 		DataRoot:      o.data,
 		MinPlayers:    o.players,

@@ -95,7 +95,7 @@ func TestRunPlaysAWholeLeagueAndWritesTheDataLayer(t *testing.T) {
 		}
 	}
 	for p := 1; p <= 4; p++ {
-		files = append(files, fmt.Sprintf("data/players/P%02d/history.json", p), fmt.Sprintf("logs/agents/P%02d.log.jsonl", p))
+		files = append(files, fmt.Sprintf("data/players/%s/P%02d/history.json", id, p), fmt.Sprintf("logs/agents/P%02d.log.jsonl", p))
 	}
 	token := regexp.MustCompile(`tok_[0-9a-f]{32}`)
 	for _, f := range files {
@@ -113,7 +113,10 @@ func TestRunPlaysAWholeLeagueAndWritesTheDataLayer(t *testing.T) {
 	}
 	// The players' shared history store is closed: every history.json
 	// holds the player's three matches, and no journal is left.
-	checkHistories(t, data)
+	checkHistories(t, data, id)
+	if !strings.Contains(out, "League "+id+"'s files take ") {
+		t.Errorf("the output does not say how much the league's files take:\n%s", out)
+	}
 	if left, _ := filepath.Glob(filepath.Join(data, "data", "players", ".journal", "*.jsonl")); len(left) > 0 {
 		t.Errorf("the players' history journals are left after the league: %v", left)
 	}
@@ -468,7 +471,7 @@ func TestRunJoinsAManagerOfItsOwn(t *testing.T) {
 	if files, _ := filepath.Glob(filepath.Join(data, "data", "matches", "*", "R*M*.json")); len(files) != 6 {
 		t.Errorf("the referee wrote %d match files, want 6: %v", len(files), files)
 	}
-	checkHistories(t, data)
+	checkHistories(t, data, mgr.LeagueID())
 }
 
 // A manager that does not answer is waited for, and then given up on.
@@ -492,13 +495,13 @@ func TestRunGivesUpOnAManagerThatDoesNotAnswer(t *testing.T) {
 
 // checkHistories checks that the history.json of each of the four players
 // under data holds the player's three matches.
-func checkHistories(t *testing.T, data string) {
+func checkHistories(t *testing.T, data, leagueID string) {
 	t.Helper()
 	for p := 1; p <= 4; p++ {
 		var h struct {
 			Matches []json.RawMessage `json:"matches"`
 		}
-		b, err := os.ReadFile(filepath.Join(data, "data", "players", fmt.Sprintf("P%02d", p), "history.json"))
+		b, err := os.ReadFile(filepath.Join(data, "data", "players", leagueID, fmt.Sprintf("P%02d", p), "history.json"))
 		if err == nil {
 			err = json.Unmarshal(b, &h)
 		}

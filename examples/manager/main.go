@@ -7,8 +7,13 @@
 //	-port                 port to listen on (8000; 0 picks a free port)
 //	-host                 host to listen on (127.0.0.1); use 0.0.0.0 with -endpoint to serve other machines
 //	-endpoint             the manager's endpoint as agents reach it (default http://<host>:<port>/mcp; https:// with -tls-cert)
-//	-league-id            the league's id (league_2025_even_odd)
+//	-league-id            the league's id (league_2025_even_odd); once it has completed on the data root,
+//	                      the next league of the series (<id>-2, <id>-3…) starts instead
+//	-show-completed       show the latest league of -league-id's series even when it has completed,
+//	                      rather than starting the next one (registrations are then refused: it is over)
 //	-data                 data root (./league-data)
+//	-keep N               keep the files of only the last N leagues under -data, this one included,
+//	                      removing older leagues' at start (0: keep every league)
 //	-trace                record every message, whole, in the agent log file (default: ids and outcomes)
 //	-min-players          start once that many players and a referee are registered (4; 0 or negative disables)
 //	-max-players          refuse players beyond this number (0: unlimited)
@@ -41,9 +46,13 @@
 // JSON logs go to <data>/logs/agents/league_manager.log.jsonl and
 // <data>/logs/league/<league-id>/league.log.jsonl.
 //
+// It says where the league's files go when it starts, and how much they
+// took when the league completes and when it stops.
+//
 // SIGINT or SIGTERM stops the manager cleanly. Everything needed to resume
 // is on disk all the time: started again with the same -data and
-// -league-id — even after a crash — it resumes the league where it was.
+// -league-id — even after a crash — it resumes the league where it was;
+// once that league has completed, the next one starts.
 package main
 
 import (
@@ -88,6 +97,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	endpoint := fs.String("endpoint", "", "the manager's endpoint as agents reach it (default http://<host>:<port>/mcp; https:// with -tls-cert)")
 	leagueID := fs.String("league-id", manager.DefaultLeagueID, "the league's id")
 	dataRoot := fs.String("data", manager.DefaultDataRoot, "data root")
+	showCompleted := fs.Bool("show-completed", false, "show the latest league of -league-id's series even when it has completed, rather than starting the next one")
+	keep := fs.Int("keep", 0, "keep the files of only the last N leagues under -data, this one included (0: every league)")
 	trace := fs.Bool("trace", false, "record every message sent and received, whole, in the agent log file (debug level)")
 	minPlayers := fs.Int("min-players", manager.DefaultMinPlayers, "start once that many players and a referee are registered (negative disables)")
 	maxPlayers := fs.Int("max-players", 0, "refuse players beyond this number (0: unlimited)")
@@ -146,7 +157,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	out := &printer{w: stderr}
+	out := &printer{w: stderr, data: *dataRoot}
 	mtr := metrics.New()
 	agentLogLevel := slog.LevelInfo // ids and outcomes
 	if *trace {
@@ -154,6 +165,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	m, err := manager.New(manager.Config{
 		LeagueID:           *leagueID,
+		ShowCompleted:      *showCompleted,
+		Keep:               *keep,
 		Listener:           ln,
 		Endpoint:           *endpoint,
 		TLS:                serverTLS,
@@ -195,14 +208,23 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		mcp = scheme + net.JoinHostPort(h, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)) + "/mcp"
 	}
-	out.printf("league manager listening on %s (league %s, status %s, data %s)\n", mcp, *leagueID, m.Status(), *dataRoot)
+	out.leagueID = m.LeagueID()
+	out.printf("league manager listening on %s (league %s, status %s)\n", mcp, m.LeagueID(), m.Status())
+	if m.LeagueID() != *leagueID {
+		out.printf("league %s has completed on this data root: this is the next league, %s (-show-completed shows the completed one)\n", *leagueID, m.LeagueID())
+	}
+	if m.Status() == manager.StatusCompleted {
+		out.printf("league %s is over: it is shown, and takes no registrations\n", m.LeagueID())
+	}
+	out.printf("data under %s: %s\n", *dataRoot, strings.Join(manager.LeagueFiles(".", m.LeagueID()), ", "))
 	out.printf("dashboard: %s/\n", strings.TrimSuffix(mcp, "/mcp"))
 	if *insecure {
 		out.printf("WARNING: -insecure: agents' messages are not authenticated\n")
 	}
 	mtr.WatchManager(m)
 	err = m.Run(ctx)
-	out.printf("league manager stopped (status %s)\n", m.Status())
+	out.printf("league manager stopped (status %s); league %s's files take %s under %s\n",
+		m.Status(), m.LeagueID(), manager.LeagueUsage(*dataRoot, m.LeagueID()), *dataRoot)
 	return err
 }
 
@@ -217,8 +239,10 @@ func rateLimitConfig(flagValue float64) float64 {
 
 // printer writes the league's events for a person.
 type printer struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu       sync.Mutex
+	w        io.Writer
+	data     string // the data root
+	leagueID string // the league's id, once the manager is made
 }
 
 func (p *printer) printf(format string, args ...any) {
@@ -234,6 +258,8 @@ func (p *printer) event(e manager.Event) {
 		return // one line per result is enough
 	case manager.EventLeagueCompleted:
 		p.printf("%s %s\n%s", stamp, e.Message, formatTable(e.Standings))
+		p.printf("league %s's files take %s under %s (-keep N keeps only the last N leagues)\n",
+			p.leagueID, manager.LeagueUsage(p.data, p.leagueID), p.data)
 		return
 	case manager.EventRoundCompleted:
 		p.printf("%s %s\n", stamp, e.Message)

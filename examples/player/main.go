@@ -13,7 +13,7 @@
 //	-strategy  random | always_even | always_odd | history | llm (random)
 //	-endpoint  contact endpoint advertised to the manager (default http://<host>:<port>/mcp; https:// with -tls-cert)
 //	-data      data root (./league-data)
-//	-trace     record every message, whole, in the agent log file (default: ids and outcomes)
+//	-trace     record each call's ids and every message, whole, in the agent log file (default: short lines of what the player does)
 //	-tls-cert FILE   PEM certificate: serve HTTPS only (with -tls-key), advertise https://; also the client certificate under mutual TLS
 //	-tls-key FILE    PEM private key of -tls-cert
 //	-ca FILE         PEM CA certificates trusted for https:// endpoints, beside the system roots
@@ -28,9 +28,11 @@
 // assigned the player id, and the lines logged before that are written to
 // it then; their agent_id is the sender used before registration
 // ("player:<id>" with -id, else the one the display name gives,
-// "player:agent_alpha"). The player's history is kept in
-// <data>/data/players/<player_id>/history.json. SIGINT or SIGTERM stops the
-// player cleanly.
+// "player:agent_alpha"). The player's history in each league is kept in
+// <data>/data/players/<league_id>/<player_id>/history.json (the
+// "registered" line names it), current at the end of every round of a
+// league of up to 100 players and once the league has completed. SIGINT or
+// SIGTERM stops the player cleanly.
 package main
 
 import (
@@ -103,7 +105,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		With(slog.String("agent", agent))
 
 	mtr := metrics.New()
-	agentLogLevel := slog.LevelInfo // ids and outcomes
+	agentLogLevel := slog.LevelInfo // short lines of what the player does
 	if *trace {
 		agentLogLevel = slog.LevelDebug // and every message, whole
 	}

@@ -85,9 +85,19 @@ func TestRunRegistersLogsAndStops(t *testing.T) {
 		t.Fatal("lines logged before registration are missing from the log file")
 	}
 	out := stderr.String()
-	for _, want := range []string{"msg=registered", "player_id=P07", "msg=invited", "msg=chose", `msg="match over"`, "result=DRAW"} {
+	for _, want := range []string{"msg=registered", "player_id=P07", "history=" + filepath.Join(data, "data", "players", "league_test", "P07", "history.json"),
+		`msg="P07 chose `, ` in R1M1 against P02"`, `msg="P07 drew R1M1 against P02 (even vs even, 4)"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stderr lacks %q: a person running the player should see what it does:\n%s", want, out)
+		}
+	}
+	// Lines for a person: the wire's ids are at debug, in the file only.
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "conversation_id") || strings.Contains(line, "took=") {
+			t.Errorf("stderr line with wire detail: %s", line)
+		}
+		if strings.Contains(line, "level=INFO") && strings.Contains(line, "R1M1") && len(line) > 160 {
+			t.Errorf("stderr line of %d characters: %s", len(line), line)
 		}
 	}
 }

@@ -293,7 +293,16 @@ func (h *logHandler) with(op func(slog.Handler) slog.Handler) slog.Handler {
 // whole message received and the whole reply sent go in debug lines
 // ("received", "sent"), written only when log is enabled at debug; tokens
 // are redacted by the agent's log handler.
-func LogCalls(log *slog.Logger) leaguesdk.Middleware {
+func LogCalls(log *slog.Logger) leaguesdk.Middleware { return logCalls(log, slog.LevelInfo) }
+
+// LogCallsForPeople is LogCalls with each call's line at debug level, for
+// an agent whose info lines are written for a person watching a terminal
+// (the player): what a handler says through LogOutcome then goes on an
+// info line of its own, without the call's ids, and the call's ids only
+// at debug.
+func LogCallsForPeople(log *slog.Logger) leaguesdk.Middleware { return logCalls(log, slog.LevelDebug) }
+
+func logCalls(log *slog.Logger, level slog.Level) leaguesdk.Middleware {
 	return func(next leaguesdk.HandlerFunc) leaguesdk.HandlerFunc {
 		return func(ctx context.Context, req *leaguesdk.Request) (any, error) {
 			var msgType leaguesdk.MessageType
@@ -306,16 +315,20 @@ func LogCalls(log *slog.Logger) leaguesdk.Middleware {
 				log.LogAttrs(ctx, slog.LevelDebug, "received", slog.String("message_type", string(msgType)),
 					slog.String("conversation_id", conv), slog.Any("data", req.Message))
 			}
-			info := log.Enabled(ctx, slog.LevelInfo)
+			info := log.Enabled(ctx, level)
 			var line *callLine
-			if info {
+			if info && level == slog.LevelInfo {
 				cc := &callCtx{Context: ctx}
 				line, ctx = &cc.line, cc
 			}
 			start := time.Now()
 			out, err := next(ctx, req)
 			if info {
-				msg, said := line.close()
+				var msg string
+				var said []slog.Attr
+				if line != nil {
+					msg, said = line.close()
+				}
 				if msg == "" {
 					msg = "served"
 				}
@@ -323,7 +336,7 @@ func LogCalls(log *slog.Logger) leaguesdk.Middleware {
 				ids := [...]slog.Attr{slog.String("tool", req.Tool), slog.String("message_type", string(msgType)),
 					slog.String("sender", sender), slog.String("conversation_id", conv),
 					slog.String("outcome", leaguesdk.Outcome(err)), slog.Duration("took", end.Sub(start))}
-				log.LogAttrs(ctx, slog.LevelInfo, msg, append(slices.Clip(said), ids[:]...)...)
+				log.LogAttrs(ctx, level, msg, append(slices.Clip(said), ids[:]...)...)
 			}
 			if m, ok := out.(leaguesdk.Message); ok && debug && err == nil {
 				log.LogAttrs(ctx, slog.LevelDebug, "sent", MessageAttrs(m)...)

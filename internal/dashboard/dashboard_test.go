@@ -249,7 +249,7 @@ func TestPageOfABigLeagueShowsOneRoundAtATime(t *testing.T) {
 			"league_id": "league_big", "game_type": "even_odd", "status": "RUNNING", "current_round": 2, "total_rounds": 25,
 			"referees": referees, "players": players(4), "standings": []any{}, "champion": nil,
 			"updated_at": "2026-01-01T00:00:00Z", "matches_round": round,
-			"totals":  map[string]int{"scheduled": 325, "finished": 14, "running": 13},
+			"totals":  map[string]any{"scheduled": 325, "finished": 14, "running": 13, "per_second": 2.5, "seconds_left": 124.4},
 			"matches": []any{match(fmt.Sprintf("R%dM1", round), round, "P01", "P02", "PENDING", nil)},
 		}
 	}
@@ -277,6 +277,11 @@ func TestPageOfABigLeagueShowsOneRoundAtATime(t *testing.T) {
 	page.Expect(ctx, t, `!document.getElementById("schedule-paging").hidden`)
 	page.Expect(ctx, t, `document.querySelector('#schedule [data-match-id="R2M1"]') !== null`)
 	page.Expect(ctx, t, `document.getElementById("totals").innerText.includes("14 of 325 matches finished")`)
+	// At the top, in view whatever the size of the league: done of total,
+	// rate and time left, above the standings.
+	page.Expect(ctx, t, `document.getElementById("progress").innerText === "14 of 325 matches done · 13 running · 2.5 matches/s · about 2 min left"`)
+	page.Expect(ctx, t, `(() => { const p = document.getElementById("progress").getBoundingClientRect();
+		return p.bottom <= window.innerHeight && p.top < document.getElementById("standings").getBoundingClientRect().top; })()`)
 	page.Expect(ctx, t, `document.querySelectorAll("#round-select option").length === 25`)
 	if err := page.Eval(ctx, `(() => { const s = document.getElementById("round-select"); s.value = "7";
 		s.dispatchEvent(new Event("change")); return true; })()`, new(bool)); err != nil {

@@ -52,6 +52,8 @@ func TestDashboardFollowsALiveLeague(t *testing.T) {
 		l.await(a.Registered(), "a player to register")
 	}
 	l.await(l.mgr.Done(), "the league to complete")
+	// At the top: every match done, at the rate the league went.
+	must(`/^6 of 6 matches done · [0-9.]+ matches\/s$/.test(document.getElementById("progress").innerText)`)
 
 	for _, a := range agents {
 		id := a.ID()

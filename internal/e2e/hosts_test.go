@@ -103,8 +103,14 @@ type program struct {
 // (SIGTERM, then SIGKILL) and waits for it.
 func start(t *testing.T, ns, name, bin string, args ...string) *program {
 	t.Helper()
-	p := &program{name: name, done: make(chan struct{})}
-	p.cmd = exec.Command("ip", append([]string{"netns", "exec", ns, bin}, args...)...)
+	return startCommand(t, name, exec.Command("ip", append([]string{"netns", "exec", ns, bin}, args...)...))
+}
+
+// startCommand runs cmd, its output collected; the test's cleanup stops
+// it (SIGTERM, then SIGKILL) and waits for it.
+func startCommand(t *testing.T, name string, cmd *exec.Cmd) *program {
+	t.Helper()
+	p := &program{name: name, cmd: cmd, done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", name, err)
@@ -123,6 +129,22 @@ func start(t *testing.T, ns, name, bin string, args ...string) *program {
 		}
 	})
 	return p
+}
+
+// buildExamples builds the programs of examples/ named by progs into a
+// temporary folder, and returns it.
+func buildExamples(t *testing.T, progs ...string) string {
+	t.Helper()
+	bin := t.TempDir()
+	root := moduleRoot(t)
+	for _, prog := range progs {
+		build := exec.Command("go", "build", "-o", filepath.Join(bin, prog), "./examples/"+prog)
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build ./examples/%s: %v\n%s", prog, err, out)
+		}
+	}
+	return bin
 }
 
 // fetchInHost prints the body of url; it runs inside a host's namespace.
@@ -163,15 +185,7 @@ func TestLeagueAcrossHosts(t *testing.T) {
 	n := newHostNet(t)
 	mgrNS, refNS, plyNS := n.host("m", 1), n.host("r", 2), n.host("p", 3)
 
-	bin := t.TempDir()
-	root := moduleRoot(t)
-	for _, prog := range []string{"manager", "referee", "player"} {
-		build := exec.Command("go", "build", "-o", filepath.Join(bin, prog), "./examples/"+prog)
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build ./examples/%s: %v\n%s", prog, err, out)
-		}
-	}
+	bin := buildExamples(t, "manager", "referee", "player")
 
 	// One CA; each host's certificate names its address. Every program
 	// serves HTTPS only, requires client certificates of the CA, and

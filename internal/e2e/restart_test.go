@@ -76,7 +76,7 @@ func restartAsItself(t *testing.T, data string, configure func(player.Config) pl
 	other := l.addPlayer("Bystander", nil)
 	l.await(other.Registered(), "the bystander to register")
 
-	path := filepath.Join(data, "data", "players", first.ID(), "history.json")
+	path := filepath.Join(data, "data", "players", first.LeagueID(), first.ID(), "history.json")
 	info, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)

@@ -56,6 +56,33 @@
       : "";
     $("game-type").textContent = state.game_type || "";
     $("updated").textContent = state.updated_at ? "updated " + state.updated_at : "";
+    renderProgress(state);
+  }
+
+  // duration writes a number of seconds for a person: "45 s", "12 min", "2 h 5 min".
+  function duration(s) {
+    s = Math.round(s);
+    if (s < 60) return s + " s";
+    const m = Math.round(s / 60);
+    if (m < 60) return m + " min";
+    return Math.floor(m / 60) + " h " + (m % 60) + " min";
+  }
+
+  // renderProgress shows, at the top at any size of league, the matches
+  // done of the total, the rate and the time left.
+  function renderProgress(state) {
+    const t = state.totals || {};
+    const line = $("progress-line");
+    line.hidden = !t.scheduled;
+    if (!t.scheduled) return;
+    const bar = $("progress-bar");
+    bar.max = t.scheduled;
+    bar.value = t.finished || 0;
+    const parts = [(t.finished || 0) + " of " + t.scheduled + " matches done"];
+    if (t.running) parts.push(t.running + " running");
+    if (t.per_second) parts.push(t.per_second.toFixed(t.per_second < 10 ? 1 : 0) + " matches/s");
+    if (state.status !== "COMPLETED" && t.seconds_left) parts.push("about " + duration(t.seconds_left) + " left");
+    $("progress").textContent = parts.join(" · ");
   }
 
   function renderChampion(state) {
