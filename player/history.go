@@ -87,6 +87,13 @@ type Stats struct {
 // safe to share between goroutines.
 type History struct {
 	matches []MatchRecord
+	// at, in a History narrowed by Against, lists where its records are
+	// in matches; narrowed tells an empty list from none.
+	at       []int32
+	narrowed bool
+	// index, in a snapshot of an Agent's history, finds the records of
+	// each opponent without reading the others (history_index.go).
+	index *opponentIndex
 }
 
 // NewHistory returns a history of the given records, for instance to test
@@ -96,15 +103,29 @@ func NewHistory(records ...MatchRecord) History {
 }
 
 // Matches returns a copy of the records, oldest first.
-func (h History) Matches() []MatchRecord { return slices.Clone(h.matches) }
+func (h History) Matches() []MatchRecord {
+	if !h.narrowed {
+		return slices.Clone(h.matches)
+	}
+	out := make([]MatchRecord, 0, len(h.at))
+	for m := range h.records() {
+		out = append(out, *m)
+	}
+	return out
+}
 
 // Len returns the number of records.
-func (h History) Len() int { return len(h.matches) }
+func (h History) Len() int {
+	if h.narrowed {
+		return len(h.at)
+	}
+	return len(h.matches)
+}
 
 // Stats sums up the records.
 func (h History) Stats() Stats {
 	var s Stats
-	for _, m := range h.matches {
+	for m := range h.records() {
 		s.TotalMatches++
 		switch m.Result {
 		case Win:
@@ -124,19 +145,29 @@ func (h History) Stats() Stats {
 
 // Against returns the matches played against opponentID.
 func (h History) Against(opponentID string) History {
-	var out []MatchRecord
-	for _, m := range h.matches {
-		if m.OpponentID == opponentID {
-			out = append(out, m)
+	if !h.narrowed && h.index != nil {
+		return History{matches: h.matches, at: h.index.positions(opponentID, len(h.matches)), narrowed: true}
+	}
+	out := History{matches: h.matches, narrowed: true}
+	for i := range h.Len() {
+		k := i
+		if h.narrowed {
+			k = int(h.at[i])
+		}
+		if h.matches[k].OpponentID == opponentID {
+			out.at = append(out.at, int32(k))
 		}
 	}
-	return History{matches: out}
+	return out
 }
 
 // OpponentChoices counts the parities the opponents of these matches chose.
 // Matches where the opponent made no choice are not counted.
 func (h History) OpponentChoices() (even, odd int) {
-	for _, m := range h.matches {
+	if !h.narrowed && h.index != nil {
+		return h.index.opponentChoices(len(h.matches))
+	}
+	for m := range h.records() {
 		switch m.OpponentChoice {
 		case leaguesdk.Even:
 			even++
@@ -203,6 +234,7 @@ type historyStore struct {
 	reg     *registration
 	now     func() time.Time
 	matches []MatchRecord
+	index   *opponentIndex // where each opponent's records are in matches
 	seen    map[[2]string]bool
 	// pending holds where in matches the results are that history.json
 	// does not hold yet, in the order they came (their journal records,
@@ -302,7 +334,7 @@ func (s *historyStore) open(store *Store, dataRoot, playerID, displayName string
 	s.mu.Lock()
 	gathered := s.matches
 	s.path, s.id, s.name, s.reg, s.now = path, playerID, displayName, &reg, now
-	s.matches, s.seen, s.pending = nil, map[[2]string]bool{}, nil
+	s.matches, s.seen, s.pending, s.index = nil, map[[2]string]bool{}, nil, nil
 	s.mergeLocked(f.Matches)
 	s.mergeLocked(legacy)
 	s.mergeLocked(gathered)
@@ -392,6 +424,10 @@ func (s *historyStore) addLocked(m MatchRecord) bool {
 	}
 	s.seen[k] = true
 	s.matches = append(s.matches, m)
+	if s.index == nil {
+		s.index = &opponentIndex{}
+	}
+	s.index.add(&m, len(s.matches)-1)
 	return true
 }
 
@@ -516,6 +552,7 @@ func (s *historyStore) supersedeLocked(m MatchRecord) int {
 			s.matches = slices.Clone(s.matches)
 			m.intern()
 			s.matches[i] = m
+			s.index = newOpponentIndex(s.matches) // snapshots keep the one of their records
 			return i
 		}
 	}
@@ -543,5 +580,5 @@ func (s *historyStore) attempt(leagueID, matchID string) int {
 func (s *historyStore) snapshot() History {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return History{matches: s.matches[:len(s.matches):len(s.matches)]}
+	return History{matches: s.matches[:len(s.matches):len(s.matches)], index: s.index}
 }
