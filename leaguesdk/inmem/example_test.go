@@ -22,13 +22,14 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
+	var n inmem.Network
+	defer n.Close() // once the agents have stopped
 	ctx, stop := context.WithCancel(context.Background())
 	var agents sync.WaitGroup
 	defer agents.Wait()
 	defer stop()
 	run := func(f func(context.Context) error) { agents.Go(func() { _ = f(ctx) }) }
 
-	var n inmem.Network
 	m, err := manager.New(manager.Config{Listener: n.Listener("manager"), HTTPClient: n.Client(), DataRoot: dir, MinPlayers: 3})
 	if err != nil {
 		log.Fatal(err)

@@ -9,6 +9,7 @@
 // A whole league in one process, with no listener opened:
 //
 //	var n inmem.Network
+//	defer n.Close()
 //	m, _ := manager.New(manager.Config{Listener: n.Listener("manager"), HTTPClient: n.Client(), DataRoot: dir})
 //	n.Handle("manager", m.Handler())
 //	r, _ := referee.New(referee.Config{Name: "Referee Alpha", League: "http://manager/mcp",
@@ -31,14 +32,34 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+
+	"github.com/agentleague/league/internal/gopool"
 )
 
 // Network is a set of agents reachable by host name, in memory. The zero
 // value is an empty network ready to use; a Network is safe for
-// concurrent use and must not be copied after first use.
+// concurrent use and must not be copied after first use. Close it once
+// its agents have stopped.
 type Network struct {
 	mu    sync.RWMutex
 	hosts map[string]http.Handler
+	// workers serve the requests on goroutines kept from one request to
+	// the next: an agent's handler grows a new goroutine's stack several
+	// times over, as a server's connection goroutine does once.
+	workers     *gopool.Pool
+	workersOnce sync.Once
+}
+
+// Close ends the goroutines the Network keeps to serve requests, once the
+// requests under way have been served. Requests made after Close are
+// still served, each on a goroutine of its own.
+func (n *Network) Close() {
+	n.pool().Close()
+}
+
+func (n *Network) pool() *gopool.Pool {
+	n.workersOnce.Do(func() { n.workers = gopool.New(0) })
+	return n.workers
 }
 
 // Endpoint returns the protocol endpoint of the agent at host:
@@ -81,7 +102,7 @@ func (e *UnreachableError) Error() string {
 
 // RoundTrip implements http.RoundTripper: it serves req with the handler
 // of its URL's host and returns the handler's answer. The handler runs on
-// a goroutine of its own; when req's context ends first, RoundTrip
+// another goroutine, as a server's would; when req's context ends first, RoundTrip
 // returns the context's error, as a network transport does, and the
 // handler's answer is dropped. A handler that panics fails the request.
 func (n *Network) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -97,7 +118,7 @@ func (n *Network) RoundTrip(req *http.Request) (*http.Response, error) {
 	in := serverRequest(req)
 	w := &responseWriter{header: http.Header{}}
 	done := make(chan any, 1)
-	go func() {
+	n.pool().Go(func() {
 		defer func() {
 			if in.Body != nil {
 				_ = in.Body.Close()
@@ -105,7 +126,7 @@ func (n *Network) RoundTrip(req *http.Request) (*http.Response, error) {
 			done <- recover()
 		}()
 		h.ServeHTTP(w, in)
-	}()
+	})
 	select {
 	case p := <-done:
 		if p != nil {

@@ -47,15 +47,32 @@ func startLeague(ctx context.Context, n *inmem.Network, dataRoot string, referee
 	}
 	l.mgr = mgr
 	n.Handle("manager", mgr.Handler())
+	// One store for the players' histories and one for the referees'
+	// transcripts: the results that come together share fsyncs.
+	playerStore, err := player.OpenStore(dataRoot)
+	if err != nil {
+		return nil, err
+	}
+	refereeStore, err := referee.OpenStore(dataRoot)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	l.stop = func() { cancel(); wg.Wait() }
+	l.stop = func() {
+		cancel()
+		wg.Wait()
+		n.Close()
+		_ = refereeStore.Close()
+		_ = playerStore.Close()
+	}
 	run := func(f func(context.Context) error) { wg.Go(func() { _ = f(ctx) }) }
 	run(mgr.Run)
 	for i := range referees {
 		host := fmt.Sprintf("referee%d", i+1)
 		r, err := referee.New(referee.Config{Name: "Referee " + host, League: inmem.Endpoint("manager"),
-			Listener: n.Listener(host), HTTPClient: n.Client(), DataRoot: dataRoot, NoAgentLog: true})
+			Listener: n.Listener(host), HTTPClient: n.Client(), Store: refereeStore, NoAgentLog: true,
+			MaxConcurrentMatches: max(referee.DefaultMaxConcurrentMatches, len(strategyNames)/2)})
 		if err != nil {
 			l.stop()
 			return nil, err
@@ -72,7 +89,7 @@ func startLeague(ctx context.Context, n *inmem.Network, dataRoot string, referee
 		}
 		host := fmt.Sprintf("player%d", i+1)
 		p, err := player.New(player.Config{Name: name, League: inmem.Endpoint("manager"), Strategy: s,
-			Listener: n.Listener(host), HTTPClient: n.Client(), DataRoot: dataRoot, NoAgentLog: true})
+			Listener: n.Listener(host), HTTPClient: n.Client(), Store: playerStore, NoAgentLog: true})
 		if err != nil {
 			l.stop()
 			return nil, err
@@ -164,5 +181,30 @@ func TestARequestToAnUnknownHostFailsAsARefusedConnection(t *testing.T) {
 	var ue *inmem.UnreachableError
 	if !errors.As(err, &ue) || ue.Host != "nobody" {
 		t.Fatalf("got %v, want an UnreachableError for host nobody", err)
+	}
+}
+
+// BenchmarkLeague reports the rate of a whole league of 50 players (1225
+// matches): a manager, two referees and the players, speaking the
+// protocol's JSON over the in-memory network, with the league's files in
+// a temporary folder. The time counted runs from the last registration,
+// which starts the league, to its completion.
+func BenchmarkLeague(b *testing.B) {
+	names := []string{"random", "always_even", "always_odd", "history"}
+	var lineup []string
+	for i := range 50 {
+		lineup = append(lineup, names[i%len(names)])
+	}
+	for b.Loop() {
+		var n inmem.Network
+		l, err := startLeague(b.Context(), &n, b.TempDir(), 2, lineup)
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		<-l.mgr.Done()
+		elapsed := time.Since(start)
+		l.stop()
+		b.ReportMetric(float64(len(l.mgr.Results()))/elapsed.Seconds(), "matches/s")
 	}
 }
