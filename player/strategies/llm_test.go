@@ -133,11 +133,14 @@ func TestLLMFromEnv(t *testing.T) {
 	}
 }
 
-// TestLLMFailureFallsBackInAgent: an agent whose LLM rambles or stalls
-// still answers a valid choice before the deadline, with its fallback.
+// TestLLMFailureFallsBackInAgent: an agent whose model (either API)
+// rambles, stalls or fails still answers a valid choice before the
+// deadline, with its fallback.
 func TestLLMFailureFallsBackInAgent(t *testing.T) {
-	for _, f := range []*fakeLLM{{reply: "I cannot decide"}, {reply: "even", delay: 10 * time.Second}} {
-		l := newFake(t, f)
+	models := []player.Strategy{newFake(t, &fakeLLM{reply: "I cannot decide"}), newFake(t, &fakeLLM{reply: "even", delay: 10 * time.Second}),
+		newChat(t, &fakeChat{content: "I cannot decide"}, ""), newChat(t, &fakeChat{content: "even", delay: 10 * time.Second}, ""),
+		newChat(t, &fakeChat{status: http.StatusInternalServerError, raw: `{"error":{"message":"boom","type":"server_error","code":null}}`}, "")}
+	for _, l := range models {
 		a, err := player.New(player.Config{Name: "LLM Player", League: "http://127.0.0.1:1/mcp", Strategy: l,
 			Fallback: strategies.Always(leaguesdk.Odd)})
 		if err != nil {
