@@ -91,6 +91,10 @@ type History struct {
 	// in matches; narrowed tells an empty list from none.
 	at       []int32
 	narrowed bool
+	// counts, when counted, are the opponents' even and odd choices in
+	// the records.
+	counts  [2]int32
+	counted bool
 	// index, in a snapshot of an Agent's history, finds the records of
 	// each opponent without reading the others (history_index.go).
 	index *opponentIndex
@@ -146,7 +150,7 @@ func (h History) Stats() Stats {
 // Against returns the matches played against opponentID.
 func (h History) Against(opponentID string) History {
 	if !h.narrowed && h.index != nil {
-		return History{matches: h.matches, at: h.index.positions(opponentID, len(h.matches)), narrowed: true}
+		return h.index.against(h.matches, opponentID, len(h.matches))
 	}
 	out := History{matches: h.matches, narrowed: true}
 	for i := range h.Len() {
@@ -164,7 +168,10 @@ func (h History) Against(opponentID string) History {
 // OpponentChoices counts the parities the opponents of these matches chose.
 // Matches where the opponent made no choice are not counted.
 func (h History) OpponentChoices() (even, odd int) {
-	if !h.narrowed && h.index != nil {
+	switch {
+	case h.counted:
+		return int(h.counts[0]), int(h.counts[1])
+	case !h.narrowed && h.index != nil:
 		return h.index.opponentChoices(len(h.matches))
 	}
 	for m := range h.records() {

@@ -16,9 +16,16 @@ import (
 // reads the positions below its own length.
 type opponentIndex struct {
 	mu sync.Mutex
-	at map[string][]int32
+	at map[string]*opponentRecords
 	// choices[i] counts the opponents' even and odd choices in the first
 	// i+1 records, for History.OpponentChoices of a whole history.
+	choices [][2]int32
+}
+
+// opponentRecords is where one opponent's records are, and the running
+// count of its choices in them.
+type opponentRecords struct {
+	at      []int32
 	choices [][2]int32
 }
 
@@ -36,20 +43,31 @@ func (x *opponentIndex) add(m *MatchRecord, i int) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.at == nil {
-		x.at = map[string][]int32{}
+		x.at = map[string]*opponentRecords{}
 	}
-	x.at[m.OpponentID] = append(x.at[m.OpponentID], int32(i))
-	var c [2]int32
-	if len(x.choices) > 0 {
-		c = x.choices[len(x.choices)-1]
+	o := x.at[m.OpponentID]
+	if o == nil {
+		o = &opponentRecords{}
+		x.at[m.OpponentID] = o
 	}
-	switch m.OpponentChoice {
+	o.at = append(o.at, int32(i))
+	o.choices = appendCount(o.choices, m.OpponentChoice)
+	x.choices = appendCount(x.choices, m.OpponentChoice)
+}
+
+// appendCount appends to running counts of choices the count after c.
+func appendCount(counts [][2]int32, c leaguesdk.Parity) [][2]int32 {
+	var n [2]int32
+	if len(counts) > 0 {
+		n = counts[len(counts)-1]
+	}
+	switch c {
 	case leaguesdk.Even:
-		c[0]++
+		n[0]++
 	case leaguesdk.Odd:
-		c[1]++
+		n[1]++
 	}
-	x.choices = append(x.choices, c)
+	return append(counts, n)
 }
 
 // opponentChoices counts the opponents' choices in the first n records.
@@ -63,14 +81,25 @@ func (x *opponentIndex) opponentChoices(n int) (even, odd int) {
 	return int(c[0]), int(c[1])
 }
 
-// positions returns where the records against opponentID are among the
-// first n. The slice is shared: positions are only ever appended past it.
-func (x *opponentIndex) positions(opponentID string, n int) []int32 {
+// against returns the history of the records against opponentID among
+// the first n of matches, with the count of the opponent's choices in
+// them. The positions are shared: they are only ever appended past.
+func (x *opponentIndex) against(matches []MatchRecord, opponentID string, n int) History {
+	h := History{matches: matches, narrowed: true, counted: true}
 	x.mu.Lock()
-	at := x.at[opponentID]
+	o := x.at[opponentID]
+	var at []int32
+	var choices [][2]int32
+	if o != nil {
+		at, choices = o.at, o.choices
+	}
 	x.mu.Unlock()
 	k := sort.Search(len(at), func(i int) bool { return int(at[i]) >= n })
-	return at[:k:k]
+	h.at = at[:k:k]
+	if k > 0 {
+		h.counts = choices[k-1]
+	}
+	return h
 }
 
 // records yields the history's records, oldest first.
