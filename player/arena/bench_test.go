@@ -40,13 +40,12 @@ var contrary = player.StrategyFunc(func(ctx context.Context, c player.ParityCall
 	return leaguesdk.Even, nil
 })
 
-// copycat plays what the opponent played last against it.
-var copycat = player.StrategyFunc(func(ctx context.Context, c player.ParityCall) (leaguesdk.Parity, error) {
-	h := c.History.Against(c.OpponentID).Matches()
-	if len(h) == 0 || h[len(h)-1].OpponentChoice == "" {
-		return leaguesdk.Even, nil
+// follower plays what the opponent played most often against it.
+var follower = player.StrategyFunc(func(ctx context.Context, c player.ParityCall) (leaguesdk.Parity, error) {
+	if c.History.Against(c.OpponentID).OpponentMostly() == leaguesdk.Odd {
+		return leaguesdk.Odd, nil
 	}
-	return h[len(h)-1].OpponentChoice, nil
+	return leaguesdk.Even, nil
 })
 
 // tenStrategies are ten entries of different kinds: fixed, random,
@@ -57,7 +56,7 @@ func tenStrategies() []arena.Entry {
 		{Name: "history_prior_10", NewStrategy: func(r io.Reader) (player.Strategy, error) { return strategies.NewOpponentModel(10, r), nil }},
 		{Name: "biased_70", NewStrategy: biased(0.7)}, {Name: "biased_30", NewStrategy: biased(0.3)},
 		{Name: "biased_55", NewStrategy: biased(0.55)},
-		{Name: "contrary", Strategy: contrary}, {Name: "copycat", Strategy: copycat},
+		{Name: "contrary", Strategy: contrary}, {Name: "follower", Strategy: follower},
 	}
 }
 

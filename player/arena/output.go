@@ -16,8 +16,17 @@ import (
 // random play (even/odd), the rating; then the head-to-head table.
 func (r *Report) WriteTable(w io.Writer) error {
 	mode := "in process"
-	if r.League {
+	remote := 0
+	for _, s := range r.Standings {
+		if s.URL != "" {
+			remote++
+		}
+	}
+	switch {
+	case r.League:
 		mode = "whole leagues over an in-memory network"
+	case remote > 0:
+		mode = fmt.Sprintf("in process, %d over HTTP", remote)
 	}
 	rate := 0.0
 	if r.Elapsed > 0 {

@@ -159,10 +159,23 @@ type matchPlay struct {
 	matchID   string
 	standings [2]leaguesdk.PlayerRecord
 	rand      io.Reader
+	// conversation, stamp and stampAt are what envelope made last.
+	conversation string
+	stamp        string
+	stampAt      time.Time
 }
 
+// envelope returns the envelope of a message of the match: the arena's
+// sender, the match's conversation, the time of sending.
 func (m *matchPlay) envelope(t leaguesdk.MessageType, now time.Time) leaguesdk.Envelope {
-	return leaguesdk.NewEnvelope(t, sender, "", "arena-"+m.matchID, now)
+	if m.conversation == "" {
+		m.conversation = "arena-" + m.matchID
+	}
+	if stamp := now.Truncate(time.Second); !stamp.Equal(m.stampAt) || m.stamp == "" {
+		m.stampAt, m.stamp = stamp, leaguesdk.FormatTime(stamp)
+	}
+	return leaguesdk.Envelope{Protocol: leaguesdk.Protocol, MessageType: t, Sender: sender, Timestamp: m.stamp,
+		ConversationID: m.conversation}
 }
 
 // deadline returns the deadline of a move call sent at now, in whole
