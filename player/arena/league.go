@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -149,9 +150,13 @@ func playLeague(ctx context.Context, cfg Config, strats []player.Strategy, names
 		err = errors.Join(err, refStore.Close(), playerStore.Close())
 	}()
 	all.start(others, "manager", mgr.Run)
-	registered := func(what string, ch <-chan struct{}) error {
+	// join puts an agent on the network, runs it in g and waits until the
+	// manager has accepted it.
+	join := func(g *agents, gctx context.Context, host string, h http.Handler, run func(context.Context) error, registered <-chan struct{}) error {
+		network.Handle(host, h)
+		g.start(gctx, host, run)
 		select {
-		case <-ch:
+		case <-registered:
 			return nil
 		case err := <-errc:
 			return err
@@ -170,9 +175,7 @@ func playLeague(ctx context.Context, cfg Config, strats []player.Strategy, names
 		if err != nil {
 			return nil, nil, fmt.Errorf("arena: %w", err)
 		}
-		network.Handle(host, ref.Handler())
-		refs.start(refsCtx, host, ref.Run)
-		if err := registered(host, ref.Registered()); err != nil {
+		if err := join(refs, refsCtx, host, ref.Handler(), ref.Run, ref.Registered()); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -186,10 +189,8 @@ func playLeague(ctx context.Context, cfg Config, strats []player.Strategy, names
 		if err != nil {
 			return nil, nil, fmt.Errorf("arena: %w", err)
 		}
-		network.Handle(host, p.Handler())
-		all.start(others, host, p.Run)
 		// One at a time, so that the ids follow the entries.
-		if err := registered(host, p.Registered()); err != nil {
+		if err := join(all, others, host, p.Handler(), p.Run, p.Registered()); err != nil {
 			return nil, nil, err
 		}
 		ids[p.ID()] = i

@@ -55,19 +55,8 @@ func (f *fakeChat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.types = append(f.types, r.Header.Get("Content-Type"))
 	content, raw, status, delay := f.content, f.raw, f.status, f.delay
 	f.mu.Unlock()
-	if delay > 0 {
-		select {
-		case <-time.After(delay):
-		case <-r.Context().Done():
-			return
-		}
-	}
 	w.Header().Set("Content-Type", "application/json")
-	if status != 0 {
-		w.WriteHeader(status)
-	}
-	if raw != "" {
-		_, _ = w.Write([]byte(raw))
+	if canned(w, r, status, raw, delay) {
 		return
 	}
 	_ = json.NewEncoder(w).Encode(map[string]any{
