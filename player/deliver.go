@@ -9,12 +9,13 @@ import (
 // Deliver hands msg to the player as if it had come on the wire, without
 // encoding it or a server, and returns the reply the player sends on the
 // wire: the same handlers as POST /mcp, with the same deadline safety and
-// fallback, History, Learner and StandingsObserver. It serves what a
-// referee or a manager sends a player during a league: *GameInvitation,
-// *ChooseParityCall, *GameMoveCall, *GameOver, *GameError,
-// *LeagueStandingsUpdate, *RoundCompleted and *LeagueCompleted of package
-// leaguesdk. msg is validated as on the wire; an invalid message, or one
-// of another type, is refused with a *leaguesdk.Error. The player need not
+// fallback, [History], [Learner] and [StandingsObserver]. It serves what a
+// referee or a manager sends a player during a league:
+// [*leaguesdk.GameInvitation], [*leaguesdk.ChooseParityCall],
+// [*leaguesdk.GameMoveCall], [*leaguesdk.GameOver], [*leaguesdk.GameError],
+// [*leaguesdk.LeagueStandingsUpdate], [*leaguesdk.RoundCompleted] and
+// [*leaguesdk.LeagueCompleted]. msg is validated as on the wire; an invalid
+// message, or one of another type, is refused with a [*leaguesdk.Error]. The player need not
 // be registered: it then answers as the player the referee addresses (the
 // message's player_id), as a bare Handler does.
 //
@@ -22,6 +23,8 @@ import (
 // matches a second, with the real player's behaviour (package arena does);
 // the messages it passes are those of the protocol, which the same program
 // can send over HTTP to players written in any language.
+// ROUND_ANNOUNCEMENT is not among them: a referee's invitation tells the
+// player what it needs of a match.
 func (a *Agent) Deliver(ctx context.Context, msg leaguesdk.Message) (leaguesdk.Message, error) {
 	if err := leaguesdk.Validate(msg); err != nil {
 		return nil, err

@@ -87,7 +87,10 @@ func (n *Network) Remove(host string) {
 }
 
 // Client returns an HTTP client whose requests go through the Network.
-// Give it to an agent's HTTPClient configuration field.
+// Give it to an agent's HTTPClient configuration field
+// ([github.com/agentleague/league/player.Config],
+// [github.com/agentleague/league/referee.Config],
+// [github.com/agentleague/league/manager.Config]).
 func (n *Network) Client() *http.Client { return &http.Client{Transport: n} }
 
 // UnreachableError is the error of a request to a host no handler serves
@@ -96,6 +99,7 @@ type UnreachableError struct {
 	Host string
 }
 
+// Error names the host.
 func (e *UnreachableError) Error() string {
 	return fmt.Sprintf("inmem: no agent at host %q", e.Host)
 }
@@ -214,6 +218,7 @@ type Addr string
 // Network returns "inmem".
 func (Addr) Network() string { return "inmem" }
 
+// String returns the host name.
 func (a Addr) String() string { return string(a) }
 
 type listener struct {

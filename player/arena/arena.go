@@ -23,11 +23,11 @@ const (
 )
 
 // Entry is one contestant of the arena: a Go strategy, played in this
-// process by a player.Agent, or the endpoint of a running player, played
+// process by a [player.Agent], or the endpoint of a running player, played
 // over HTTP. Set exactly one of Strategy, NewStrategy and URL.
 type Entry struct {
 	// Name labels the entry in the report. Default: the ready strategy's
-	// name (Ready), the URL, or "entry <n>". Names that repeat get " #2",
+	// name ([Ready]), the URL, or "entry <n>". Names that repeat get " #2",
 	// " #3" … appended.
 	Name string
 	// Strategy is a Go strategy, played in process.
@@ -45,7 +45,7 @@ type Entry struct {
 }
 
 // Ready returns the entry of a ready strategy of package strategies, by
-// name (see [strategies.ByName]), seeded from Config.Seed.
+// name (see [strategies.ByName]), seeded from [Config].Seed.
 func Ready(name string) Entry {
 	return Entry{Name: name, NewStrategy: func(r io.Reader) (player.Strategy, error) { return strategies.ByName(name, r) }}
 }
@@ -69,23 +69,23 @@ type Config struct {
 	Seed uint64
 	// GameType is the game played. Default leaguesdk.GameEvenOdd.
 	GameType string
-	// Rules are the rules of GameType. Default: the referee's rules of
-	// that game ([referee.DefaultGames]).
+	// Rules are the rules of GameType ([referee.EvenOdd] for even/odd).
+	// Default: the referee's rules of that game ([referee.DefaultGames]).
 	Rules referee.Rules
 	// MoveTimeout is the deadline of each move call, which the players'
-	// deadline safety counts from. Default leaguesdk.DefaultChoiceTimeout.
+	// deadline safety counts from. Default [leaguesdk.DefaultChoiceTimeout].
 	MoveTimeout time.Duration
 	// JoinTimeout and GameOverTimeout bound the invitation and the
 	// notifications sent to URL entries. Defaults
-	// leaguesdk.DefaultJoinTimeout and leaguesdk.DefaultGameOverTimeout.
+	// [leaguesdk.DefaultJoinTimeout] and [leaguesdk.DefaultGameOverTimeout].
 	JoinTimeout     time.Duration
 	GameOverTimeout time.Duration
 	// Parallel is how many matches are played at once (a round's matches
 	// are independent: nobody plays twice in a round). Default
 	// runtime.GOMAXPROCS(0).
 	Parallel int
-	// HTTPClient carries the calls to URL entries. Default: a client of
-	// leaguesdk.
+	// HTTPClient carries the calls to URL entries. Default: a
+	// [leaguesdk.Client] of its own.
 	HTTPClient *http.Client
 	// Progress, when set, is called after each round of the round-robin
 	// with the matches played so far.
@@ -93,10 +93,11 @@ type Config struct {
 	// Logger receives the players' logs (deadline misses, fallbacks).
 	// Default: discard.
 	Logger *slog.Logger
-	// League plays each round-robin as a whole league instead: a manager,
-	// two referees and one player.Agent per entry, speaking the protocol's
-	// JSON over an in-memory network (package inmem), with the league's
-	// files in DataRoot. Slower than the default, and not reproducible to
+	// League plays each round-robin as a whole league instead: a
+	// [manager.Manager], two [referee.Referee]s and one [player.Agent] per
+	// entry, speaking the protocol's JSON over an [inmem.Network], with
+	// the league's files in DataRoot. Each league starts with fresh
+	// players: their histories do not carry from one to the next. Slower than the default, and not reproducible to
 	// the match (the referees run a round's matches in parallel), it
 	// measures the strategies inside the real agents end to end. URL
 	// entries cannot join it. Default false.
@@ -108,15 +109,19 @@ type Config struct {
 
 // Progress is how far a Run is.
 type Progress struct {
+	// Played and Total count the matches played and to play.
 	Played, Total int
-	Elapsed       time.Duration
+	// Elapsed is the time since Run began.
+	Elapsed time.Duration
 }
 
 // ConfigError is the error of a Config that cannot run.
 type ConfigError struct {
+	// Problems says what is wrong, one sentence each.
 	Problems []string
 }
 
+// Error lists the problems.
 func (e *ConfigError) Error() string { return "arena: " + strings.Join(e.Problems, "; ") }
 
 func (cfg Config) withDefaults() (Config, error) {
@@ -214,7 +219,8 @@ func playerID(i, n int) string {
 }
 
 // Run plays the round-robin cfg describes and returns its report. It
-// stops when ctx ends, returning ctx's error.
+// stops when ctx ends, returning ctx's error, and returns a *[ConfigError]
+// for a Config that cannot run.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {

@@ -15,9 +15,12 @@ import (
 // decisive matches (3 points) the other half, 1.25 on average.
 const RandomPlay = 1.25
 
-// Estimate is a mean with its 95 % confidence interval [Low, High].
+// Estimate is a mean with its 95 % confidence interval, from Student's t,
+// kept within the values' range.
 type Estimate struct {
+	// Mean is the sample's mean.
 	Mean float64 `json:"mean"`
+	// Low and High bound the interval.
 	Low  float64 `json:"low"`
 	High float64 `json:"high"`
 }
@@ -25,32 +28,36 @@ type Estimate struct {
 // Contains reports whether v lies within the interval.
 func (e Estimate) Contains(v float64) bool { return e.Low <= v && v <= e.High }
 
-// Standing is one entry's line of a Report.
+// Standing is one entry's line of a [Report].
 type Standing struct {
-	Name   string `json:"name"`
-	URL    string `json:"url,omitempty"`
-	Played int    `json:"played"`
-	Wins   int    `json:"wins"`
-	Draws  int    `json:"draws"`
+	// Name is the entry's name, URL its URL when it was played over HTTP.
+	Name string `json:"name"`
+	URL  string `json:"url,omitempty"`
+	// Played, Wins and Draws count its matches.
+	Played int `json:"played"`
+	Wins   int `json:"wins"`
+	Draws  int `json:"draws"`
 	// Losses include the technical losses, also counted on their own.
 	Losses          int `json:"losses"`
 	TechnicalLosses int `json:"technical_losses"`
-	Points          int `json:"points"`
+	// Points are the league points it earned: 3 a win, 1 a draw.
+	Points int `json:"points"`
 	// PointsPerMatch is the mean of the entry's points per match.
 	PointsPerMatch Estimate `json:"points_per_match"`
-	// Gain is PointsPerMatch less RandomPlay, in the even/odd game only:
+	// Gain is PointsPerMatch less [RandomPlay], in the even/odd game only:
 	// what the strategy earns beyond choosing at random.
 	Gain *Estimate `json:"gain,omitempty"`
 	// Rating is the entry's Bradley–Terry rating on the Elo scale (see
-	// Report.RatingMethod).
+	// [RatingMethodBradleyTerry]).
 	Rating float64 `json:"rating"`
 	// Against holds the entry's head-to-head record against every other
-	// entry, in the order of Report.Standings.
+	// entry, in the order of the Report's Standings.
 	Against []HeadToHead `json:"against"`
 }
 
 // HeadToHead is one entry's record against one opponent.
 type HeadToHead struct {
+	// Opponent is the other entry's name; Played counts their matches.
 	Opponent string `json:"opponent"`
 	Played   int    `json:"played"`
 	// PointsPerMatch is what the entry earned per match against the
@@ -60,13 +67,15 @@ type HeadToHead struct {
 	Margin Estimate `json:"margin"`
 }
 
-// Report is what a Run measured.
+// Report is what a [Run] measured.
 type Report struct {
-	GameType string        `json:"game_type"`
-	Rounds   int           `json:"rounds"`
-	Seed     uint64        `json:"seed"`
-	Matches  int           `json:"matches"`
-	Elapsed  time.Duration `json:"elapsed_ns"`
+	// GameType, Rounds and Seed are those of the Config.
+	GameType string `json:"game_type"`
+	Rounds   int    `json:"rounds"`
+	Seed     uint64 `json:"seed"`
+	// Matches counts the matches played; Elapsed is how long Run took.
+	Matches int           `json:"matches"`
+	Elapsed time.Duration `json:"elapsed_ns"`
 	// League is set when the matches were played in whole leagues.
 	League bool `json:"league,omitempty"`
 	// RatingMethod says how Standing.Rating is computed.

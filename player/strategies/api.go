@@ -29,6 +29,7 @@ type APIError struct {
 	Code string
 }
 
+// Error says what the API answered.
 func (e *APIError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "strategies: the model's API answered HTTP %d", e.StatusCode)

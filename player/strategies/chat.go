@@ -37,7 +37,7 @@ const DefaultSystemPrompt = "You play the Even/Odd game. Answer with one word: e
 // It posts {"model", "messages": [system, user], "temperature"} to
 // BaseURL + "/chat/completions" and answers the first "even" or "odd" word
 // of choices[0].message.content (reasoning between <think> and </think>
-// left out). The prompt is the one LLM sends (Prompt). A failed call, an
+// left out). The prompt is the one [LLM] sends ([Prompt]). A failed call, an
 // answer without such a word, or an answer after the context ends is an
 // error, and the Agent answers with its fallback instead: the model can
 // make the player slower to think, never lose by a technical loss.
@@ -60,12 +60,12 @@ type Chat struct {
 	// MaxTokens, when positive, is sent as max_tokens. Default: not sent
 	// (a reasoning model needs room to think).
 	MaxTokens int
-	// SystemPrompt is the system message. Default DefaultSystemPrompt.
+	// SystemPrompt is the system message. Default [DefaultSystemPrompt].
 	SystemPrompt string
 	// HTTPClient sends the requests. Default http.DefaultClient; the
 	// call's context bounds each request.
 	HTTPClient *http.Client
-	// Prompt builds the user message. Default Prompt.
+	// Prompt builds the user message. Default [Prompt].
 	Prompt func(player.ParityCall) string
 }
 
