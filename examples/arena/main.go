@@ -14,6 +14,7 @@
 //	-player URL   a running player to include, in any language (repeatable)
 //	-league       play whole leagues (manager, referees, players) over an in-memory network
 //	-move-timeout D  the deadline of each choice (30s)
+//	-parallel N   matches played at once, up to a round's (half the entries); default the number of CPUs
 //	-json | -csv  print the report as JSON or CSV instead of tables
 //	-quiet        no progress line on stderr
 //
@@ -63,6 +64,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Var(&players, "player", "the /mcp endpoint of a running player to include (repeatable)")
 	league := fs.Bool("league", false, "play whole leagues (manager, referees, players) over an in-memory network")
 	moveTimeout := fs.Duration("move-timeout", 30*time.Second, "the deadline of each choice")
+	parallel := fs.Int("parallel", 0, "matches played at once, up to a round's (half the entries); default the number of CPUs")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	asCSV := fs.Bool("csv", false, "print the report as CSV")
 	quiet := fs.Bool("quiet", false, "no progress line on stderr")
@@ -73,7 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg := arena.Config{Rounds: *rounds, Seed: *seed, League: *league, MoveTimeout: *moveTimeout}
+	cfg := arena.Config{Rounds: *rounds, Seed: *seed, League: *league, MoveTimeout: *moveTimeout, Parallel: *parallel}
 	for _, name := range fs.Args() {
 		cfg.Entries = append(cfg.Entries, arena.Ready(name))
 	}

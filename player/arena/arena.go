@@ -80,8 +80,9 @@ type Config struct {
 	// [leaguesdk.DefaultJoinTimeout] and [leaguesdk.DefaultGameOverTimeout].
 	JoinTimeout     time.Duration
 	GameOverTimeout time.Duration
-	// Parallel is how many matches are played at once (a round's matches
-	// are independent: nobody plays twice in a round). Default
+	// Parallel is how many matches are played at once, at most a round's
+	// (half the entries: nobody plays twice in a round, so that each
+	// player's matches come in the same order every run). Default
 	// runtime.GOMAXPROCS(0).
 	Parallel int
 	// HTTPClient carries the calls to URL entries. Default: a
