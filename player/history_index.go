@@ -17,8 +17,8 @@ import (
 type opponentIndex struct {
 	mu sync.Mutex
 	at map[string]*opponentRecords
-	// choices[i] counts the opponents' even and odd choices in the first
-	// i+1 records, for History.OpponentChoices of a whole history.
+	// choices holds, for each record, the opponents' even and odd choices
+	// up to it, for History.OpponentChoices of a whole history.
 	choices [][2]int32
 }
 

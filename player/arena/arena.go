@@ -95,8 +95,8 @@ type Config struct {
 	// Default: discard.
 	Logger *slog.Logger
 	// League plays each round-robin as a whole league instead: a
-	// [manager.Manager], two [referee.Referee]s and one [player.Agent] per
-	// entry, speaking the protocol's JSON over an [inmem.Network], with
+	// [manager.Manager], two referees ([referee.Referee]) and one
+	// [player.Agent] per entry, speaking the protocol's JSON over an [inmem.Network], with
 	// the league's files in DataRoot. Each league starts with fresh
 	// players: their histories do not carry from one to the next. Slower than the default, and not reproducible to
 	// the match (the referees run a round's matches in parallel), it
