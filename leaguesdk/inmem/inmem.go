@@ -146,6 +146,7 @@ func (n *Network) RoundTrip(req *http.Request) (*http.Response, error) {
 func serverRequest(req *http.Request) *http.Request {
 	in := new(http.Request)
 	*in = *req
+	in.Header = req.Header.Clone() // the handler's own, as a server's is
 	in.RequestURI = req.URL.RequestURI()
 	in.RemoteAddr = "inmem:" + req.URL.Host
 	if in.Host == "" {
