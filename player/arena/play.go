@@ -224,30 +224,58 @@ func (m *matchPlay) play(ctx context.Context) (played, error) {
 			if len(pending) == 0 || moves > 10000 {
 				return played{}, fmt.Errorf("arena: %s: the game neither ends nor asks for a move", m.matchID)
 			}
-			for _, mv := range pending {
-				i := slices.Index(ids[:], mv.PlayerID)
-				if i < 0 {
-					return played{}, fmt.Errorf("arena: %s: the game asks a move of %q, who is not playing", m.matchID, mv.PlayerID)
+			answers, err := m.moves(ctx, ids, pending)
+			if err != nil {
+				return played{}, err
+			}
+			for k, mv := range pending {
+				i, a := answers[k].player, answers[k]
+				if a.err == nil {
+					a.err = game.Apply(mv.PlayerID, a.choice)
 				}
-				choice, err := m.move(ctx, i, mv)
-				if ctx.Err() != nil {
-					return played{}, ctx.Err()
-				}
-				if err == nil {
-					err = game.Apply(mv.PlayerID, choice)
-				}
-				if err != nil {
+				if a.err != nil {
 					failed[i] = true
-					m.cfg.Logger.Warn("arena: move failed", slog.String("entry", m.seats[i].name), slog.String("match_id", m.matchID), slog.Any("error", err))
+					m.cfg.Logger.Warn("arena: move failed", slog.String("entry", m.seats[i].name), slog.String("match_id", m.matchID), slog.Any("error", a.err))
 					break
 				}
-				choices[mv.PlayerID] = choice
+				choices[mv.PlayerID] = a.choice
 			}
 		}
 	}
 	res := m.result(ids, failed, game, choices)
 	m.gameOver(ctx, res)
 	return m.tally(ids, res), nil
+}
+
+// answer is a player's answer to a move call.
+type answer struct {
+	player int
+	choice string
+	err    error
+}
+
+// moves asks the players for the moves pending, at once when the game
+// waits for both (each answers without seeing the other's move, as a
+// referee asks them), and returns their answers in the same order.
+func (m *matchPlay) moves(ctx context.Context, ids [2]string, pending []referee.MoveRequest) ([]answer, error) {
+	out := make([]answer, len(pending))
+	for k, mv := range pending {
+		if out[k].player = slices.Index(ids[:], mv.PlayerID); out[k].player < 0 {
+			return nil, fmt.Errorf("arena: %s: the game asks a move of %q, who is not playing", m.matchID, mv.PlayerID)
+		}
+	}
+	ask := func(k int) { out[k].choice, out[k].err = m.move(ctx, out[k].player, pending[k]) }
+	if len(pending) == 1 {
+		ask(0)
+	} else {
+		var wg sync.WaitGroup
+		for k := range pending[1:] {
+			wg.Go(func() { ask(k + 1) })
+		}
+		ask(0)
+		wg.Wait()
+	}
+	return out, ctx.Err()
 }
 
 // move asks player i for the move mv.
