@@ -81,6 +81,11 @@ type Config struct {
 	// leaguesdk.TLSFiles builds both from PEM files. Default nil: the
 	// system roots, no client certificate.
 	ClientTLS *tls.Config
+	// HTTPClient, when set, carries the manager's calls to referees and
+	// players, health probes included (ClientTLS is then unused):
+	// inmem.Network's client, say, to reach the agents of the same
+	// process without a socket. Default: a client of leaguesdk.
+	HTTPClient *http.Client
 	// RateLimit is the number of requests per second each caller may make
 	// (an agent proven by its token, else a remote address), with bursts of
 	// twice as many; a caller over it is answered HTTP 429 with

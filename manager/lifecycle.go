@@ -310,6 +310,9 @@ func (m *Manager) prober(ctx context.Context) {
 		return
 	}
 	hc := &http.Client{Timeout: m.cfg.BroadcastTimeout}
+	if m.cfg.HTTPClient != nil {
+		hc = &http.Client{Transport: m.cfg.HTTPClient.Transport, Timeout: m.cfg.BroadcastTimeout}
+	}
 	for {
 		if m.sleep(ctx, m.cfg.ProbeInterval) != nil {
 			return

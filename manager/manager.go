@@ -292,6 +292,8 @@ func New(cfg Config) (*Manager, error) {
 		Retry:        leaguesdk.RetryPolicy{MaxRetries: 2, Delay: min(500*time.Millisecond, cfg.BroadcastTimeout/4)},
 		Logger:       m.log,
 		Observer:     cfg.Observer,
+		// Set, it carries the calls (ClientTLS unused).
+		HTTPClient: cfg.HTTPClient,
 	})
 	m.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{
 		Name:         "league-manager",

@@ -75,6 +75,8 @@ func New(cfg Config) (*Agent, error) {
 		TLSConfig: cfg.ClientTLS,
 		Logger:    a.log,
 		Observer:  cfg.Observer,
+		// Set, it carries the calls (ClientTLS unused).
+		HTTPClient: cfg.HTTPClient,
 	})
 	a.srv = leaguesdk.NewServer(leaguesdk.ServerConfig{
 		Name:        "league-player",

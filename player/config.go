@@ -65,6 +65,11 @@ type Config struct {
 	// leaguesdk.TLSFiles builds both from PEM files. Default nil: the
 	// system roots, no client certificate.
 	ClientTLS *tls.Config
+	// HTTPClient, when set, carries the player's calls to the manager
+	// (ClientTLS is then unused): inmem.Network's client, say, to reach
+	// a manager of the same process without a socket. Default: a
+	// client of leaguesdk.
+	HTTPClient *http.Client
 	// Observer, when set, is told about every call the player serves and
 	// makes (package metrics counts them for Prometheus). Default: none.
 	Observer leaguesdk.Observer

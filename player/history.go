@@ -89,6 +89,17 @@ type Stats struct {
 // safe to share between goroutines.
 type History struct {
 	matches []MatchRecord
+	// at, in a History narrowed by Against, lists where its records are
+	// in matches; narrowed tells an empty list from none.
+	at       []int32
+	narrowed bool
+	// counts, when counted, are the opponents' even and odd choices in
+	// the records.
+	counts  [2]int32
+	counted bool
+	// index, in a snapshot of an Agent's history, finds the records of
+	// each opponent without reading the others (history_index.go).
+	index *opponentIndex
 }
 
 // NewHistory returns a history of the given records, for instance to test
@@ -98,15 +109,29 @@ func NewHistory(records ...MatchRecord) History {
 }
 
 // Matches returns a copy of the records, oldest first.
-func (h History) Matches() []MatchRecord { return slices.Clone(h.matches) }
+func (h History) Matches() []MatchRecord {
+	if !h.narrowed {
+		return slices.Clone(h.matches)
+	}
+	out := make([]MatchRecord, 0, len(h.at))
+	for m := range h.records() {
+		out = append(out, *m)
+	}
+	return out
+}
 
 // Len returns the number of records.
-func (h History) Len() int { return len(h.matches) }
+func (h History) Len() int {
+	if h.narrowed {
+		return len(h.at)
+	}
+	return len(h.matches)
+}
 
 // Stats sums up the records.
 func (h History) Stats() Stats {
 	var s Stats
-	for _, m := range h.matches {
+	for m := range h.records() {
 		s.TotalMatches++
 		switch m.Result {
 		case Win:
@@ -126,19 +151,32 @@ func (h History) Stats() Stats {
 
 // Against returns the matches played against opponentID.
 func (h History) Against(opponentID string) History {
-	var out []MatchRecord
-	for _, m := range h.matches {
-		if m.OpponentID == opponentID {
-			out = append(out, m)
+	if !h.narrowed && h.index != nil {
+		return h.index.against(h.matches, opponentID, len(h.matches))
+	}
+	out := History{matches: h.matches, narrowed: true}
+	for i := range h.Len() {
+		k := i
+		if h.narrowed {
+			k = int(h.at[i])
+		}
+		if h.matches[k].OpponentID == opponentID {
+			out.at = append(out.at, int32(k))
 		}
 	}
-	return History{matches: out}
+	return out
 }
 
 // OpponentChoices counts the parities the opponents of these matches chose.
 // Matches where the opponent made no choice are not counted.
 func (h History) OpponentChoices() (even, odd int) {
-	for _, m := range h.matches {
+	switch {
+	case h.counted:
+		return int(h.counts[0]), int(h.counts[1])
+	case !h.narrowed && h.index != nil:
+		return h.index.opponentChoices(len(h.matches))
+	}
+	for m := range h.records() {
 		switch m.OpponentChoice {
 		case leaguesdk.Even:
 			even++
@@ -214,6 +252,7 @@ type historyStore struct {
 	reg     *registration
 	now     func() time.Time
 	matches []MatchRecord
+	index   *opponentIndex // where each opponent's records are in matches
 	seen    map[[2]string]bool
 	// pending holds where in matches the results are that history.json
 	// does not hold yet, in the order they came (their journal records,
@@ -363,7 +402,7 @@ func (s *historyStore) open(store *Store, dataRoot, playerID, displayName string
 		}
 	}
 	s.path, s.dir, s.league, s.id, s.name, s.reg, s.now = path, dir, reg.LeagueID, playerID, displayName, &reg, now
-	s.matches, s.seen, s.pending = nil, map[[2]string]bool{}, nil
+	s.matches, s.seen, s.pending, s.index = nil, map[[2]string]bool{}, nil, nil
 	s.mergeLocked(f.Matches)
 	s.mergeLocked(earlier)
 	s.mergeLocked(gathered)
@@ -509,6 +548,10 @@ func (s *historyStore) addLocked(m MatchRecord) bool {
 	}
 	s.seen[k] = true
 	s.matches = append(s.matches, m)
+	if s.index == nil {
+		s.index = &opponentIndex{}
+	}
+	s.index.add(&m, len(s.matches)-1)
 	return true
 }
 
@@ -637,6 +680,7 @@ func (s *historyStore) supersedeLocked(m MatchRecord) int {
 			s.matches = slices.Clone(s.matches)
 			m.intern()
 			s.matches[i] = m
+			s.index = newOpponentIndex(s.matches) // snapshots keep the one of their records
 			return i
 		}
 	}
@@ -664,5 +708,5 @@ func (s *historyStore) attempt(leagueID, matchID string) int {
 func (s *historyStore) snapshot() History {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return History{matches: s.matches[:len(s.matches):len(s.matches)]}
+	return History{matches: s.matches[:len(s.matches):len(s.matches)], index: s.index}
 }

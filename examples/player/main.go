@@ -10,7 +10,7 @@
 //	-name      display name (default "Player <port>")
 //	-id        player id to ask for ("P01"), sent as player:<id> before registration;
 //	           for managers that key players by sender (default: made from the name)
-//	-strategy  random | always_even | always_odd | history | llm (random)
+//	-strategy  random | always_even | always_odd | history | llm | llm_chat (random)
 //	-endpoint  contact endpoint advertised to the manager (default http://<host>:<port>/mcp; https:// with -tls-cert)
 //	-data      data root (./league-data)
 //	-trace     record each call's ids and every message, whole, in the agent log file (default: short lines of what the player does)
@@ -20,7 +20,10 @@
 //	-client-ca FILE  PEM CA certificates: require client certificates signed by them (mutual TLS; needs -tls-cert)
 //
 // The llm strategy reads LEAGUE_LLM_ENDPOINT (optional), LEAGUE_LLM_MODEL
-// and LEAGUE_LLM_API_KEY from the environment.
+// and LEAGUE_LLM_API_KEY from the environment; llm_chat (an OpenAI-style
+// chat completions server such as Ollama) reads LEAGUE_CHAT_BASE_URL
+// (default http://localhost:11434/v1), LEAGUE_CHAT_MODEL and, when the
+// server needs one, LEAGUE_CHAT_API_KEY.
 //
 // Human-readable log lines go to stderr. The player writes its JSON lines
 // to <data>/logs/agents/<player_id>.log.jsonl itself (player.Config
@@ -74,7 +77,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	league := fs.String("league", "http://127.0.0.1:8000/mcp", "the league manager's endpoint")
 	name := fs.String("name", "", `display name (default "Player <port>")`)
 	id := fs.String("id", "", `player id to ask for ("P01"), sent as player:<id> before registration (default: made from the name)`)
-	strategyName := fs.String("strategy", "random", "random | always_even | always_odd | history | llm")
+	strategyName := fs.String("strategy", "random", "random | always_even | always_odd | history | llm | llm_chat")
 	endpoint := fs.String("endpoint", "", "contact endpoint advertised to the manager (default http://<host>:<port>/mcp; https:// with -tls-cert)")
 	var tlsFiles leaguesdk.TLSFiles
 	tlsFiles.RegisterFlags(fs)

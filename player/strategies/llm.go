@@ -1,12 +1,9 @@
 package strategies
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"regexp"
@@ -34,9 +31,10 @@ const DefaultLLMEndpoint = "https://generativelanguage.googleapis.com/v1beta/mod
 // DefaultKeyHeader is the header that carries the API key by default.
 const DefaultKeyHeader = "x-goog-api-key"
 
-// LLM is a strategy that asks a language model. It sends a prompt
-// describing the match and the opponent's past choices to an HTTP
-// generate-content API — request {"contents":[{"parts":[{"text":
+// LLM is a strategy that asks a language model through Google's
+// generate-content API (Chat speaks the chat completions API of most other
+// servers). It sends a prompt describing the match and the opponent's past
+// choices to an HTTP generate-content API — request {"contents":[{"parts":[{"text":
 // prompt}]}]}, reply {"candidates":[{"content":{"parts":[{"text": …}]}}]}
 // — and answers the first "even" or "odd" word of the reply. A failed call,
 // a reply without such a word, or a reply after the context ends is an
@@ -128,7 +126,8 @@ func (l *LLM) ChooseParity(ctx context.Context, call player.ParityCall) (leagues
 	if err != nil {
 		return "", err
 	}
-	return ParseParity(text)
+	p, err := parseAnswer(text)
+	return leaguesdk.Parity(p), err
 }
 
 // generate sends one prompt and returns the text of the first candidate.
@@ -136,38 +135,9 @@ func (l *LLM) generate(ctx context.Context, prompt string) (string, error) {
 	if l.Endpoint == "" || l.Model == "" {
 		return "", errors.New("strategies: LLM needs an Endpoint and a Model")
 	}
-	body, err := json.Marshal(map[string]any{
-		"contents": []map[string]any{{"parts": []map[string]string{{"text": prompt}}}},
-	})
-	if err != nil {
-		return "", err
-	}
-	url := strings.ReplaceAll(l.Endpoint, "{model}", l.Model)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return "", fmt.Errorf("strategies: LLM endpoint: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
 	header := l.KeyHeader
 	if header == "" {
 		header = DefaultKeyHeader
-	}
-	req.Header.Set(header, l.APIKey)
-	client := l.HTTPClient
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("strategies: LLM call: %w", err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxLLMReply))
-	if err != nil {
-		return "", fmt.Errorf("strategies: LLM reply: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("strategies: LLM answered HTTP %d: %s", resp.StatusCode, clip(string(raw)))
 	}
 	var reply struct {
 		Candidates []struct {
@@ -178,11 +148,13 @@ func (l *LLM) generate(ctx context.Context, prompt string) (string, error) {
 			} `json:"content"`
 		} `json:"candidates"`
 	}
-	if err := json.Unmarshal(raw, &reply); err != nil {
-		return "", fmt.Errorf("strategies: LLM reply is not JSON: %w", err)
+	err := postJSON(ctx, l.HTTPClient, strings.ReplaceAll(l.Endpoint, "{model}", l.Model), http.Header{http.CanonicalHeaderKey(header): {l.APIKey}},
+		map[string]any{"contents": []map[string]any{{"parts": []map[string]string{{"text": prompt}}}}}, &reply)
+	if err != nil {
+		return "", err
 	}
 	if len(reply.Candidates) == 0 {
-		return "", fmt.Errorf("strategies: LLM reply has no candidates: %s", clip(string(raw)))
+		return "", errors.New("strategies: the model's answer has no candidates")
 	}
 	var text strings.Builder
 	for _, p := range reply.Candidates[0].Content.Parts {

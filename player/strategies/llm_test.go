@@ -45,11 +45,24 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.keys = append(f.keys, r.Header.Get("x-goog-api-key"))
 	reply, raw, status, delay := f.reply, f.raw, f.status, f.delay
 	f.mu.Unlock()
+	if canned(w, r, status, raw, delay) {
+		return
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"candidates": []any{map[string]any{"content": map[string]any{"parts": []any{map[string]string{"text": reply}}}}},
+	})
+}
+
+// canned waits delay (less when the request ends first), writes status
+// when set, and raw when set; it reports whether the answer is written
+// (raw, or the request ended), leaving the stand-in's own answer to write
+// otherwise.
+func canned(w http.ResponseWriter, r *http.Request, status int, raw string, delay time.Duration) bool {
 	if delay > 0 {
 		select {
 		case <-time.After(delay):
 		case <-r.Context().Done():
-			return
+			return true
 		}
 	}
 	if status != 0 {
@@ -57,11 +70,9 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if raw != "" {
 		_, _ = w.Write([]byte(raw))
-		return
+		return true
 	}
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"candidates": []any{map[string]any{"content": map[string]any{"parts": []any{map[string]string{"text": reply}}}}},
-	})
+	return false
 }
 
 func newFake(t *testing.T, f *fakeLLM) *strategies.LLM {
@@ -133,11 +144,14 @@ func TestLLMFromEnv(t *testing.T) {
 	}
 }
 
-// TestLLMFailureFallsBackInAgent: an agent whose LLM rambles or stalls
-// still answers a valid choice before the deadline, with its fallback.
+// TestLLMFailureFallsBackInAgent: an agent whose model (either API)
+// rambles, stalls or fails still answers a valid choice before the
+// deadline, with its fallback.
 func TestLLMFailureFallsBackInAgent(t *testing.T) {
-	for _, f := range []*fakeLLM{{reply: "I cannot decide"}, {reply: "even", delay: 10 * time.Second}} {
-		l := newFake(t, f)
+	models := []player.Strategy{newFake(t, &fakeLLM{reply: "I cannot decide"}), newFake(t, &fakeLLM{reply: "even", delay: 10 * time.Second}),
+		newChat(t, &fakeChat{content: "I cannot decide"}, ""), newChat(t, &fakeChat{content: "even", delay: 10 * time.Second}, ""),
+		newChat(t, &fakeChat{status: http.StatusInternalServerError, raw: `{"error":{"message":"boom","type":"server_error","code":null}}`}, "")}
+	for _, l := range models {
 		a, err := player.New(player.Config{Name: "LLM Player", League: "http://127.0.0.1:1/mcp", Strategy: l,
 			Fallback: strategies.Always(leaguesdk.Odd)})
 		if err != nil {

@@ -124,6 +124,7 @@ func TestOpponentModelPrediction(t *testing.T) {
 func TestByName(t *testing.T) {
 	t.Setenv(strategies.EnvLLMModel, "test-model")
 	t.Setenv(strategies.EnvLLMAPIKey, "key")
+	t.Setenv(strategies.EnvChatModel, "test-model")
 	for _, name := range strategies.Names() {
 		s, err := strategies.ByName(name, nil)
 		if err != nil || s == nil {

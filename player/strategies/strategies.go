@@ -13,12 +13,13 @@ import (
 // Names lists the strategies ByName knows, in the order the example
 // program documents them.
 func Names() []string {
-	return []string{"random", "always_even", "always_odd", "history", "llm"}
+	return []string{"random", "always_even", "always_odd", "history", "llm", "llm_chat"}
 }
 
 // ByName returns the strategy of the given name: "random", "always_even",
-// "always_odd", "history" (an OpponentModel with the default prior) or
-// "llm" (configured from the environment, see LLMFromEnv). r is the random
+// "always_odd", "history" (an OpponentModel with the default prior), "llm"
+// (configured from the environment, see LLMFromEnv) or "llm_chat" (see
+// ChatFromEnv). r is the random
 // source of the strategies that need one (crypto/rand when nil).
 func ByName(name string, r io.Reader) (player.Strategy, error) {
 	switch strings.ToLower(strings.TrimSpace(name)) {
@@ -32,6 +33,8 @@ func ByName(name string, r io.Reader) (player.Strategy, error) {
 		return NewOpponentModel(0, r), nil
 	case "llm":
 		return LLMFromEnv()
+	case "llm_chat":
+		return ChatFromEnv()
 	}
 	return nil, fmt.Errorf("strategies: unknown strategy %q (known: %s)", name, strings.Join(Names(), ", "))
 }

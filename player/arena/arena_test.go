@@ -1,0 +1,195 @@
+package arena_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player"
+	"github.com/agentleague/league/player/arena"
+)
+
+func run(t *testing.T, cfg arena.Config) *arena.Report {
+	t.Helper()
+	r, err := arena.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func standing(t *testing.T, r *arena.Report, name string) arena.Standing {
+	t.Helper()
+	s, ok := r.Standing(name)
+	if !ok {
+		t.Fatalf("no standing of %q", name)
+	}
+	return s
+}
+
+func TestAStrategyThatExploitsABiasedOpponentGainsWithAnIntervalAboveZero(t *testing.T) {
+	// Against an opponent that chooses even 90 % of the time, choosing odd
+	// earns 0.9 × 1.5 + 0.1 × 1 = 1.45 points per match, 0.2 more than
+	// random play; against random play nothing earns more than 1.25.
+	r := run(t, arena.Config{Rounds: 3000, Entries: []arena.Entry{
+		arena.Ready("history"), arena.Ready("random"), {Name: "biased", NewStrategy: biased(0.9)},
+	}})
+	if r.Matches != 9000 {
+		t.Fatalf("played %d matches, want 9000", r.Matches)
+	}
+	model := standing(t, r, "history")
+	if model.Gain == nil || model.Gain.Low <= 0 {
+		t.Errorf("history's gain over random play %+v: want an interval above zero", model.Gain)
+	}
+	h, _ := r.HeadToHead("history", "biased")
+	if h.PointsPerMatch.Low <= arena.RandomPlay {
+		t.Errorf("history against biased: %+v points per match, want an interval above %.2f", h.PointsPerMatch, arena.RandomPlay)
+	}
+	// Random play earns the same against anyone, a biased opponent too.
+	if h, _ := r.HeadToHead("random", "biased"); !h.PointsPerMatch.Contains(arena.RandomPlay) {
+		t.Errorf("random against biased: %+v points per match, want an interval holding %.2f", h.PointsPerMatch, arena.RandomPlay)
+	}
+	if standing(t, r, "history").PointsPerMatch.Low <= standing(t, r, "random").PointsPerMatch.Mean {
+		t.Errorf("history %+v is not ahead of random %+v", model.PointsPerMatch, standing(t, r, "random").PointsPerMatch)
+	}
+}
+
+func TestTwoIdenticalStrategiesAreLevelWithinTheirIntervals(t *testing.T) {
+	r := run(t, arena.Config{Rounds: 1000, Entries: []arena.Entry{arena.Ready("history"), arena.Ready("history"), arena.Ready("random")}})
+	a, b := standing(t, r, "history"), standing(t, r, "history #2")
+	if !a.PointsPerMatch.Contains(b.PointsPerMatch.Mean) || !b.PointsPerMatch.Contains(a.PointsPerMatch.Mean) {
+		t.Errorf("identical strategies apart: %+v and %+v", a.PointsPerMatch, b.PointsPerMatch)
+	}
+	if h, _ := r.HeadToHead("history", "history #2"); !h.Margin.Contains(0) || h.Played != 1000 {
+		t.Errorf("head to head of identical strategies: %+v, want 1000 matches with a margin interval holding 0", h)
+	}
+}
+
+func TestTheSameSeedGivesTheSameReport(t *testing.T) {
+	cfg := func(seed uint64) arena.Config {
+		return arena.Config{Rounds: 200, Seed: seed, Entries: []arena.Entry{arena.Ready("history"), arena.Ready("random"),
+			arena.Ready("always_even"), {Name: "biased", NewStrategy: biased(0.7)}}}
+	}
+	strip := func(r *arena.Report) string {
+		r.Elapsed = 0
+		var b strings.Builder
+		if err := r.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	first, again, other := strip(run(t, cfg(7))), strip(run(t, cfg(7))), strip(run(t, cfg(8)))
+	if first != again {
+		t.Errorf("two runs with seed 7 differ:\n%s\n%s", first, again)
+	}
+	if first == other {
+		t.Error("seeds 7 and 8 gave the same report")
+	}
+}
+
+// observer records what a player's strategy is told.
+type observer struct {
+	learned, observed atomic.Int64
+}
+
+func (o *observer) ChooseParity(context.Context, player.ParityCall) (leaguesdk.Parity, error) {
+	return leaguesdk.Odd, nil
+}
+func (o *observer) Learn(context.Context, player.MatchRecord) { o.learned.Add(1) }
+func (o *observer) ObserveStandings(_ context.Context, _ int, table []leaguesdk.StandingRow) {
+	if len(table) == 3 {
+		o.observed.Add(1)
+	}
+}
+
+func TestTheArenaPlaysThePlayersBehaviourLearnerObserverAndFallback(t *testing.T) {
+	o := &observer{}
+	var calls atomic.Int64
+	failing := player.StrategyFunc(func(context.Context, player.ParityCall) (leaguesdk.Parity, error) {
+		if calls.Add(1)%2 == 0 {
+			panic("a bug")
+		}
+		return "", errors.New("no idea")
+	})
+	r := run(t, arena.Config{Rounds: 10, Entries: []arena.Entry{{Name: "observer", Strategy: o}, {Name: "failing", Strategy: failing},
+		arena.Ready("always_even")}})
+	if got := o.learned.Load(); got != 20 {
+		t.Errorf("Learn called %d times, want 20 (one per match)", got)
+	}
+	// Three entries: three rounds of one match each per round-robin.
+	if got := o.observed.Load(); got != 30 {
+		t.Errorf("ObserveStandings called %d times with the whole table, want 30 (one per round)", got)
+	}
+	if s := standing(t, r, "failing"); s.TechnicalLosses != 0 || s.Played != 20 || calls.Load() != 20 {
+		t.Errorf("a failing strategy: %+v after %d calls; want 20 matches answered by the fallback, no technical loss", s, calls.Load())
+	}
+}
+
+func TestAPlayerAtAURLIsPlayedOverHTTP(t *testing.T) {
+	remote, err := player.New(player.Config{Name: "Remote Rita", League: "http://127.0.0.1/mcp", Strategy: player.StrategyFunc(
+		func(context.Context, player.ParityCall) (leaguesdk.Parity, error) { return leaguesdk.Even, nil }), NoAgentLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remote.Close()
+	srv := httptest.NewServer(remote.Handler())
+	defer srv.Close()
+	url := srv.URL + "/mcp"
+	r := run(t, arena.Config{Rounds: 20, Entries: []arena.Entry{arena.Ready("always_odd"), arena.Remote(url)}})
+	s := standing(t, r, url)
+	if s.Played != 20 || s.TechnicalLosses != 0 {
+		t.Errorf("the remote player: %+v, want 20 matches without a technical loss", s)
+	}
+	h := remote.History()
+	if h.Len() != 20 || h.Stats().Points != s.Points {
+		t.Errorf("the remote player recorded %d matches and %d points, the arena %d and %d", h.Len(), h.Stats().Points, s.Played, s.Points)
+	}
+	if even, odd := h.OpponentChoices(); even != 0 || odd != 20 {
+		t.Errorf("the remote player saw %d even and %d odd choices, want 20 odd", even, odd)
+	}
+}
+
+func TestAPlayerThatFailsSuffersTechnicalLosses(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":"down"}`, http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	r := run(t, arena.Config{Rounds: 4, JoinTimeout: time.Second, Entries: []arena.Entry{arena.Ready("random"), arena.Remote(srv.URL + "/mcp")}})
+	s := standing(t, r, srv.URL+"/mcp")
+	if s.TechnicalLosses != 4 || s.Points != 0 {
+		t.Errorf("a player that is down: %+v, want 4 technical losses and no point", s)
+	}
+	if s := standing(t, r, "random"); s.Points != 12 {
+		t.Errorf("its opponent: %+v, want 12 points (3 per technical loss of the other)", s)
+	}
+}
+
+func TestLeagueModePlaysWholeLeagues(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays whole leagues")
+	}
+	r := run(t, arena.Config{Rounds: 2, League: true, MoveTimeout: 5 * time.Second, DataRoot: t.TempDir(),
+		Entries: []arena.Entry{arena.Ready("history"), arena.Ready("random"), arena.Ready("always_even"), arena.Ready("always_odd")}})
+	if r.Matches != 12 || !r.League {
+		t.Fatalf("two leagues of four players: %d matches, want 12", r.Matches)
+	}
+	for _, s := range r.Standings {
+		if s.Played != 6 || s.TechnicalLosses != 0 {
+			t.Errorf("%s: %+v, want 6 matches and no technical loss", s.Name, s)
+		}
+	}
+}
+
+func TestABadConfigIsRefusedWithAConfigError(t *testing.T) {
+	_, err := arena.Run(context.Background(), arena.Config{Entries: []arena.Entry{arena.Ready("random"), {Name: "nothing"}}, Rounds: -1})
+	var ce *arena.ConfigError
+	if !errors.As(err, &ce) || len(ce.Problems) != 2 {
+		t.Fatalf("got %v, want a ConfigError with two problems", err)
+	}
+}

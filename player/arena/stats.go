@@ -1,0 +1,343 @@
+package arena
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player"
+)
+
+// RandomPlay is what choosing at random earns per even/odd match, whatever
+// the opponent does: a draw (1 point) half the time, and half of the
+// decisive matches (3 points) the other half, 1.25 on average.
+const RandomPlay = 1.25
+
+// Estimate is a mean with its 95 % confidence interval, from Student's t,
+// kept within the values' range.
+type Estimate struct {
+	// Mean is the sample's mean.
+	Mean float64 `json:"mean"`
+	// Low and High bound the interval.
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+}
+
+// Contains reports whether v lies within the interval.
+func (e Estimate) Contains(v float64) bool { return e.Low <= v && v <= e.High }
+
+// Standing is one entry's line of a [Report].
+type Standing struct {
+	// Name is the entry's name, URL its URL when it was played over HTTP.
+	Name string `json:"name"`
+	URL  string `json:"url,omitempty"`
+	// Played, Wins and Draws count its matches.
+	Played int `json:"played"`
+	Wins   int `json:"wins"`
+	Draws  int `json:"draws"`
+	// Losses include the technical losses, also counted on their own.
+	Losses          int `json:"losses"`
+	TechnicalLosses int `json:"technical_losses"`
+	// Points are the league points it earned: 3 a win, 1 a draw.
+	Points int `json:"points"`
+	// PointsPerMatch is the mean of the entry's points per match.
+	PointsPerMatch Estimate `json:"points_per_match"`
+	// Gain is PointsPerMatch less [RandomPlay], in the even/odd game only:
+	// what the strategy earns beyond choosing at random.
+	Gain *Estimate `json:"gain,omitempty"`
+	// Rating is the entry's Bradley–Terry rating on the Elo scale (see
+	// [RatingMethodBradleyTerry]).
+	Rating float64 `json:"rating"`
+	// Against holds the entry's head-to-head record against every other
+	// entry, in the order of the Report's Standings.
+	Against []HeadToHead `json:"against"`
+}
+
+// HeadToHead is one entry's record against one opponent.
+type HeadToHead struct {
+	// Opponent is the other entry's name; Played counts their matches.
+	Opponent string `json:"opponent"`
+	Played   int    `json:"played"`
+	// PointsPerMatch is what the entry earned per match against the
+	// opponent.
+	PointsPerMatch Estimate `json:"points_per_match"`
+	// Margin is the entry's points less the opponent's, per match.
+	Margin Estimate `json:"margin"`
+}
+
+// Report is what a [Run] measured.
+type Report struct {
+	// GameType, Rounds and Seed are those of the Config.
+	GameType string `json:"game_type"`
+	Rounds   int    `json:"rounds"`
+	Seed     uint64 `json:"seed"`
+	// Matches counts the matches played; Elapsed is how long Run took.
+	Matches int           `json:"matches"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+	// League is set when the matches were played in whole leagues.
+	League bool `json:"league,omitempty"`
+	// RatingMethod says how Standing.Rating is computed.
+	RatingMethod string `json:"rating_method"`
+	// Standings lists the entries by points per match, best first.
+	Standings []Standing `json:"standings"`
+}
+
+// RatingMethodBradleyTerry is the Report's rating method: a Bradley–Terry
+// model fitted to every result at once by maximum likelihood (a draw
+// counts half a win for each side, a technical loss a win for the
+// opponent), shown on the Elo scale: a difference of 400 means odds of
+// 10 to 1, and the entries average 1500. Unlike Elo's running updates it
+// does not depend on the order of the matches nor on a K factor, so a
+// reproducible run gives a reproducible rating.
+const RatingMethodBradleyTerry = "bradley_terry"
+
+// Standing returns the line of the entry named name.
+func (r *Report) Standing(name string) (Standing, bool) {
+	i := slices.IndexFunc(r.Standings, func(s Standing) bool { return s.Name == name })
+	if i < 0 {
+		return Standing{}, false
+	}
+	return r.Standings[i], true
+}
+
+// HeadToHead returns the record of entry name against opponent.
+func (r *Report) HeadToHead(name, opponent string) (HeadToHead, bool) {
+	s, ok := r.Standing(name)
+	if !ok {
+		return HeadToHead{}, false
+	}
+	i := slices.IndexFunc(s.Against, func(h HeadToHead) bool { return h.Opponent == opponent })
+	if i < 0 {
+		return HeadToHead{}, false
+	}
+	return s.Against[i], true
+}
+
+// moments accumulates a sample's count, sum and sum of squares.
+type moments struct {
+	n        int
+	sum, sq  float64
+	low, top float64 // the range the values can take
+}
+
+func (m *moments) add(v float64) {
+	m.n++
+	m.sum += v
+	m.sq += v * v
+}
+
+// estimate returns the mean with its 95 % interval (Student's t), kept
+// within the values' range; with fewer than two values the interval is
+// the whole range.
+func (m moments) estimate() Estimate {
+	if m.n == 0 {
+		return Estimate{Low: m.low, High: m.top}
+	}
+	mean := m.sum / float64(m.n)
+	if m.n < 2 {
+		return Estimate{Mean: mean, Low: m.low, High: m.top}
+	}
+	variance := max(0, (m.sq-m.sum*mean)/float64(m.n-1))
+	half := t975(m.n-1) * math.Sqrt(variance/float64(m.n))
+	return Estimate{Mean: mean, Low: max(m.low, mean-half), High: min(m.top, mean+half)}
+}
+
+// t975 returns the 97.5 % quantile of Student's t with df degrees of
+// freedom: the factor of a two-sided 95 % interval.
+func t975(df int) float64 {
+	table := [...]float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+		2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+		2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
+	if df >= 1 && df <= len(table) {
+		return table[df-1]
+	}
+	// Beyond 30 degrees of freedom, the first terms of the Cornish–Fisher
+	// expansion around the normal quantile are within 0.001.
+	const z = 1.959964
+	d := float64(df)
+	return z + (z*z*z+z)/(4*d) + (5*z*z*z*z*z+16*z*z*z+3*z)/(96*d*d)
+}
+
+// tally is one entry's record.
+type tally struct {
+	played, wins, draws, losses, technical, points int
+	ppm                                            moments
+}
+
+// pair is the record of entry i against entry j.
+type pair struct {
+	ppm, margin moments
+	wins, draws int // i's wins over j, and their draws (for the rating)
+}
+
+// recorder gathers the outcomes of a run.
+type recorder struct {
+	n       int
+	matches int
+	tallies []tally
+	pairs   [][]pair
+}
+
+func newRecorder(n int) *recorder {
+	r := &recorder{n: n, tallies: make([]tally, n), pairs: make([][]pair, n)}
+	for i := range n {
+		r.tallies[i].ppm = moments{low: 0, top: 3}
+		r.pairs[i] = make([]pair, n)
+		for j := range n {
+			r.pairs[i][j] = pair{ppm: moments{low: 0, top: 3}, margin: moments{low: -3, top: 3}}
+		}
+	}
+	return r
+}
+
+// add records one match.
+func (r *recorder) add(p played) {
+	r.matches++
+	for k := range 2 {
+		i, j := p.players[k], p.players[1-k]
+		t := &r.tallies[i]
+		t.played++
+		t.points += p.points[k]
+		t.ppm.add(float64(p.points[k]))
+		switch p.result[k] {
+		case player.Win:
+			t.wins++
+		case player.Draw:
+			t.draws++
+		case player.TechnicalLoss:
+			t.technical++
+			t.losses++
+		default:
+			t.losses++
+		}
+		pr := &r.pairs[i][j]
+		pr.ppm.add(float64(p.points[k]))
+		pr.margin.add(float64(p.points[k] - p.points[1-k]))
+		switch {
+		case p.result[k] == player.Win:
+			pr.wins++
+		case p.result[k] == player.Draw:
+			pr.draws++
+		}
+	}
+}
+
+// records returns each entry's record so far, as a referee sends it.
+func (r *recorder) records() []leaguesdk.PlayerRecord {
+	out := make([]leaguesdk.PlayerRecord, r.n)
+	for i, t := range r.tallies {
+		out[i] = leaguesdk.PlayerRecord{Wins: t.wins, Losses: t.losses, Draws: t.draws}
+	}
+	return out
+}
+
+// table returns the standings table of the seats, as a manager ranks it:
+// points, wins, draws, then player id.
+func (r *recorder) table(seats []*seat) []leaguesdk.StandingRow {
+	rows := make([]leaguesdk.StandingRow, len(seats))
+	for i, s := range seats {
+		t := r.tallies[i]
+		rows[i] = leaguesdk.StandingRow{PlayerID: s.id, DisplayName: s.name, Played: t.played, Wins: t.wins,
+			Draws: t.draws, Losses: t.losses, Points: t.points}
+	}
+	slices.SortStableFunc(rows, func(a, b leaguesdk.StandingRow) int {
+		return cmp.Or(b.Points-a.Points, b.Wins-a.Wins, b.Draws-a.Draws, cmp.Compare(a.PlayerID, b.PlayerID))
+	})
+	for i := range rows {
+		rows[i].Rank = i + 1
+	}
+	return rows
+}
+
+// ratings fits the Bradley–Terry model to the pairs' results by the
+// minorisation–maximisation iteration (Hunter 2004), with one draw added
+// to each pair that met so that an entry that never won keeps a finite
+// rating, and returns the ratings on the Elo scale, averaging 1500.
+func (r *recorder) ratings() []float64 {
+	n := r.n
+	wins := make([]float64, n)
+	games := make([][]float64, n)
+	for i := range n {
+		games[i] = make([]float64, n)
+		for j := range n {
+			p, q := r.pairs[i][j], r.pairs[j][i]
+			if i == j || p.ppm.n == 0 {
+				continue
+			}
+			wins[i] += float64(p.wins) + float64(p.draws)/2 + 0.5
+			games[i][j] = float64(p.wins+q.wins+p.draws) + 1
+		}
+	}
+	strength := make([]float64, n)
+	for i := range strength {
+		strength[i] = 1
+	}
+	next := make([]float64, n)
+	for range 10000 {
+		for i := range n {
+			var den float64
+			for j := range n {
+				if games[i][j] > 0 {
+					den += games[i][j] / (strength[i] + strength[j])
+				}
+			}
+			next[i] = 1
+			if den > 0 {
+				next[i] = wins[i] / den
+			}
+		}
+		var logMean float64
+		for _, s := range next {
+			logMean += math.Log(s)
+		}
+		logMean /= float64(n)
+		change := 0.0
+		for i := range n {
+			s := math.Exp(math.Log(next[i]) - logMean)
+			change = max(change, math.Abs(math.Log(s)-math.Log(strength[i])))
+			strength[i] = s
+		}
+		if change < 1e-10 {
+			break
+		}
+	}
+	out := make([]float64, n)
+	for i, s := range strength {
+		out[i] = 1500 + 400*math.Log10(s)
+	}
+	return out
+}
+
+// report builds the Report of the run.
+func (r *recorder) report(cfg Config, names []string, elapsed time.Duration) *Report {
+	rep := &Report{GameType: cfg.GameType, Rounds: cfg.Rounds, Seed: cfg.Seed, Matches: r.matches, Elapsed: elapsed,
+		League: cfg.League, RatingMethod: RatingMethodBradleyTerry}
+	ratings := r.ratings()
+	order := make([]int, r.n)
+	for i := range order {
+		order[i] = i
+	}
+	mean := func(i int) float64 { return r.tallies[i].ppm.estimate().Mean }
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Or(cmp.Compare(mean(b), mean(a)), cmp.Compare(ratings[b], ratings[a])) })
+	for _, i := range order {
+		t := r.tallies[i]
+		s := Standing{Name: names[i], URL: cfg.Entries[i].URL, Played: t.played, Wins: t.wins, Draws: t.draws, Losses: t.losses,
+			TechnicalLosses: t.technical, Points: t.points, PointsPerMatch: t.ppm.estimate(), Rating: ratings[i]}
+		if cfg.GameType == leaguesdk.GameEvenOdd {
+			g := s.PointsPerMatch
+			s.Gain = &Estimate{Mean: g.Mean - RandomPlay, Low: g.Low - RandomPlay, High: g.High - RandomPlay}
+		}
+		for _, j := range order {
+			if j == i {
+				continue
+			}
+			p := r.pairs[i][j]
+			s.Against = append(s.Against, HeadToHead{Opponent: names[j], Played: p.ppm.n, PointsPerMatch: p.ppm.estimate(),
+				Margin: p.margin.estimate()})
+		}
+		rep.Standings = append(rep.Standings, s)
+	}
+	return rep
+}

@@ -1,0 +1,57 @@
+package player
+
+import (
+	"context"
+
+	"github.com/agentleague/league/leaguesdk"
+)
+
+// Deliver hands msg to the player as if it had come on the wire, without
+// encoding it or a server, and returns the reply the player sends on the
+// wire: the same handlers as POST /mcp, with the same deadline safety and
+// fallback, [History], [Learner] and [StandingsObserver]. It serves what a
+// referee or a manager sends a player during a league:
+// [*leaguesdk.GameInvitation], [*leaguesdk.ChooseParityCall],
+// [*leaguesdk.GameMoveCall], [*leaguesdk.GameOver], [*leaguesdk.GameError],
+// [*leaguesdk.LeagueStandingsUpdate], [*leaguesdk.RoundCompleted] and
+// [*leaguesdk.LeagueCompleted]. msg is validated as on the wire; an invalid
+// message, or one of another type, is refused with a [*leaguesdk.Error]. The player need not
+// be registered: it then answers as the player the referee addresses (the
+// message's player_id), as a bare Handler does.
+//
+// Deliver is how a program plays Go strategies in its own process, many
+// matches a second, with the real player's behaviour (package arena does);
+// the messages it passes are those of the protocol, which the same program
+// can send over HTTP to players written in any language.
+// ROUND_ANNOUNCEMENT is not among them: a referee's invitation tells the
+// player what it needs of a match.
+func (a *Agent) Deliver(ctx context.Context, msg leaguesdk.Message) (leaguesdk.Message, error) {
+	if err := leaguesdk.Validate(msg); err != nil {
+		return nil, err
+	}
+	switch m := msg.(type) {
+	case *leaguesdk.GameInvitation:
+		return a.onInvitation(ctx, m)
+	case *leaguesdk.ChooseParityCall:
+		return a.onChooseParity(ctx, m)
+	case *leaguesdk.GameMoveCall:
+		return a.onMove(ctx, m)
+	case *leaguesdk.GameOver:
+		return a.onGameOver(ctx, m)
+	case *leaguesdk.GameError:
+		return a.onGameError(ctx, m)
+	case *leaguesdk.LeagueStandingsUpdate:
+		if !a.fromManager(ctx, &m.Envelope) {
+			return a.ack(m, ""), nil
+		}
+		a.noteLeagueSize(len(m.Standings))
+		a.observe(ctx, int(m.RoundID), m.Standings)
+		return a.ack(m, ""), nil
+	case *leaguesdk.RoundCompleted:
+		return a.onRoundCompleted(ctx, m)
+	case *leaguesdk.LeagueCompleted:
+		return a.onLeagueCompleted(ctx, m)
+	}
+	return nil, leaguesdk.NewError(leaguesdk.CodeMissingRequiredField, "player: Deliver takes a referee's or a manager's message to a player, not %s",
+		msg.Header().MessageType)
+}
