@@ -238,7 +238,7 @@ func leagueBench(b *testing.B, root string, players, referees int) {
 			b.Fatal(err)
 		}
 		// And one HTTP client for their calls, as it has too.
-		refClient := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4, IdleConnTimeout: 90 * time.Second}}
+		refClient := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second}}
 		var stops []func()
 		for i := range referees {
 			ln := listen(b)

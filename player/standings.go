@@ -26,7 +26,8 @@ type standingsUpdate struct {
 
 // rawTable is a JSON array as it came in a message (the standings, the
 // matches of a round), one element each, undecoded: a row is decoded only
-// when it is used.
+// when it is used. The rows are slices of the request's body
+// (internal/json), not copies.
 type rawTable []json.RawMessage
 
 // UnmarshalJSON reads an array of rows; anything else (null, an object, a

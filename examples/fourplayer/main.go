@@ -279,8 +279,10 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 		}
 	}()
 	// And one HTTP client: each referee meets every player again and
-	// again, and a connection to a player is dialled once for all of them.
-	refClient := &http.Client{Transport: &http.Transport{MaxIdleConns: 0, MaxIdleConnsPerHost: 4, IdleConnTimeout: 90 * time.Second}}
+	// again, and a connection to a player is dialled once for all of them;
+	// their reports to the manager, many at once, keep their connections
+	// too (no cap over all hosts, 64 idle to each).
+	refClient := &http.Client{Transport: &http.Transport{MaxIdleConns: 0, MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second}}
 	defer refClient.CloseIdleConnections()
 
 	// The agents stop when runLeague returns (ctx ended: Ctrl-C; the

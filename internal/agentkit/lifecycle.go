@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"sync"
 	"time"
-
 )
 
 // Lifecycle is the life of one agent, the same for the player, the referee

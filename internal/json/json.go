@@ -13,20 +13,22 @@
 //
 // The raw parts of a message (json.RawMessage fields) are slices of the
 // input, not copies: the input must not be changed while they are in use.
-// An input nested deeper than MaxDepth is refused before it is read.
+// An input nested deeper than MaxDepth is refused before it is read: the
+// drop-in has no limit of its own.
 package json
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
 	segjson "github.com/segmentio/encoding/json"
 )
 
-// MaxDepth is the deepest nesting of objects and arrays Unmarshal reads;
-// encoding/json refuses 10000, and no message of the protocol nests more
-// than a few levels.
-const MaxDepth = 1000
+// MaxDepth is the deepest nesting of objects and arrays Unmarshal reads,
+// as encoding/json's (no message of the protocol nests more than a few
+// levels).
+const MaxDepth = 10000
 
 // errTooDeep is the error of an input nested deeper than MaxDepth.
 var errTooDeep = fmt.Errorf("json: nested deeper than %d levels", MaxDepth)
@@ -51,22 +53,33 @@ func Unmarshal(data []byte, v any) error {
 // tooDeep reports whether data nests objects and arrays deeper than
 // MaxDepth, outside strings. It does not check anything else.
 func tooDeep(data []byte) bool {
-	depth := 0
+	if bytes.Count(data, []byte("["))+bytes.Count(data, []byte("{")) <= MaxDepth {
+		return false // fewer brackets than that: the common case, counted at memory speed
+	}
+	depth, inString := 0, false
 	for i := 0; i < len(data); i++ {
-		switch data[i] {
-		case '"':
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
-			}
-		case '[', '{':
+		for i < len(data) && !special[data[i]] {
+			i++ // most of the input: one look-up a byte
+		}
+		if i == len(data) {
+			break
+		}
+		switch c := data[i]; {
+		case c == '\\':
+			i++ // the escaped byte, in a string (outside one the input is not JSON)
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
 			if depth++; depth > MaxDepth {
 				return true
 			}
-		case ']', '}':
+		default: // ']' or '}'
 			depth--
 		}
 	}
 	return false
 }
+
+// special marks the bytes tooDeep looks at.
+var special = [256]bool{'"': true, '\\': true, '[': true, ']': true, '{': true, '}': true}

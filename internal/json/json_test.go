@@ -11,13 +11,6 @@ import (
 	"github.com/agentleague/league/internal/json"
 )
 
-type row struct {
-	Rank        int    `json:"rank"`
-	PlayerID    string `json:"player_id"`
-	DisplayName string `json:"display_name"`
-	Points      int    `json:"points"`
-}
-
 type message struct {
 	MessageType string               `json:"message_type"`
 	LeagueID    string               `json:"league_id"`
@@ -107,6 +100,11 @@ func TestDeepInputIsRefused(t *testing.T) {
 	edge := append(bytes.Repeat([]byte("["), json.MaxDepth), bytes.Repeat([]byte("]"), json.MaxDepth)...)
 	if err := json.Unmarshal(edge, &v); err != nil {
 		t.Fatalf("%d levels refused: %v", json.MaxDepth, err)
+	}
+	over := append([]byte(`{"a":[`), edge...)
+	over = append(over, `,{"b":1}]}`...)
+	if err := json.Unmarshal(over, &v); err == nil {
+		t.Fatalf("%d levels read", json.MaxDepth+2)
 	}
 }
 
