@@ -133,3 +133,30 @@ func BenchmarkUnmarshalTable(b *testing.B) {
 		})
 	}
 }
+
+// FuzzUnmarshalAgreesWithEncodingJSON holds the drop-in to encoding/json on
+// what the agents read first of every request: its envelope.
+func FuzzUnmarshalAgreesWithEncodingJSON(f *testing.F) {
+	for _, s := range []string{
+		string(tableRequest(2)),
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":null,"method":"x","params":[1,"a",{"b":null}]}`,
+		`{"JSONRPC":"2.0","Method":"x","method":"y"}`,
+		`{"jsonrpc":"2.0","id":1e3,"method":"\u0070ing"}`,
+		`{"jsonrpc":"2.0"} {}`,
+		`[{"jsonrpc":"2.0"}]`,
+		`{"params":"\ud800"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var got, want request
+		gotErr, wantErr := json.Unmarshal(in, &got), stdjson.Unmarshal(in, &want)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("%q: error %v, encoding/json %v", in, gotErr, wantErr)
+		}
+		if gotErr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: %+v, encoding/json %+v", in, got, want)
+		}
+	})
+}
