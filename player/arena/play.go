@@ -159,7 +159,9 @@ type matchPlay struct {
 	matchID   string
 	standings [2]leaguesdk.PlayerRecord
 	rand      io.Reader
-	// conversation, stamp and stampAt are what envelope made last.
+	// conversation, stamp and stampAt are what envelope made last, under
+	// envMu: the players of a match are asked for their moves at once.
+	envMu        sync.Mutex
 	conversation string
 	stamp        string
 	stampAt      time.Time
@@ -168,6 +170,8 @@ type matchPlay struct {
 // envelope returns the envelope of a message of the match: the arena's
 // sender, the match's conversation, the time of sending.
 func (m *matchPlay) envelope(t leaguesdk.MessageType, now time.Time) leaguesdk.Envelope {
+	m.envMu.Lock()
+	defer m.envMu.Unlock()
 	if m.conversation == "" {
 		m.conversation = "arena-" + m.matchID
 	}
