@@ -411,22 +411,30 @@ type sharedBody struct {
 	err    error
 }
 
-// callShared sends body to one target, with the target's envelope: the
-// envelope is encoded and the shared fields copied after it, not encoded
-// again.
+// callShared sends body to one target, with the target's envelope.
 func (m *Manager) callShared(ctx context.Context, t target, method string, body sharedBody) error {
-	if body.err != nil {
-		return body.err
-	}
-	env := leaguesdk.NewEnvelope(body.typ, leaguesdk.LeagueManagerSender, t.token, "", m.cfg.Now())
-	head, err := json.Marshal(&env)
+	msg, err := body.to(leaguesdk.NewEnvelope(body.typ, leaguesdk.LeagueManagerSender, t.token, "", m.cfg.Now()))
 	if err != nil {
 		return err
+	}
+	return m.call(ctx, t, method, msg)
+}
+
+// to returns the message of body with the envelope env: the envelope is
+// encoded and the shared fields copied after it, not encoded again. The
+// bytes are those json.Marshal writes for the whole message.
+func (body sharedBody) to(env leaguesdk.Envelope) (json.RawMessage, error) {
+	if body.err != nil {
+		return nil, body.err
+	}
+	head, err := json.Marshal(&env)
+	if err != nil {
+		return nil, err
 	}
 	msg := make([]byte, 0, len(head)+1+len(body.fields))
 	msg = append(msg, head[:len(head)-1]...)
 	if len(body.fields) > 0 {
 		msg = append(append(msg, ','), body.fields...)
 	}
-	return m.call(ctx, t, method, json.RawMessage(append(msg, '}')))
+	return append(msg, '}'), nil
 }
