@@ -23,6 +23,13 @@ type Agent struct {
 	srv      *leaguesdk.Server
 	handler  http.Handler
 	history  historyStore
+	// saves runs the end-of-round rewrites of history.json
+	// (saveHistoryInBackground); saving and saveAgain, under saveMu, say
+	// whether one runs and whether another is asked for.
+	saves     sync.WaitGroup
+	saveMu    sync.Mutex
+	saving    bool
+	saveAgain bool
 
 	runner     *agentkit.Lifecycle // Run, Shutdown and Close
 	registered chan struct{}
@@ -93,6 +100,7 @@ func New(cfg Config) (*Agent, error) {
 	})
 	a.addTools()
 	a.runner = agentkit.NewLifecycle("player", func() error {
+		a.saves.Wait()    // the end-of-round rewrite under way, if any
 		a.history.close() // history.json complete, the player's own Store closed
 		a.client.Close()
 		return a.agentLog.Close()

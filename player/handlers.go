@@ -699,11 +699,39 @@ func (a *Agent) onRoundCompleted(ctx context.Context, in *leaguesdk.RoundComplet
 	a.mu.Unlock()
 	if small {
 		// A small league's history.json is current at the end of each
-		// round: a file of fewer than a hundred records, once a round.
-		a.saveHistory(ctx)
+		// round: a file of fewer than a hundred records, once a round,
+		// written as the round completes rather than before the
+		// acknowledgement (the results are durable in the journal
+		// already; a durable rewrite in every player's acknowledgement
+		// would hold up the manager's next round).
+		a.saveHistoryInBackground()
 	}
 	a.log.LogAttrs(ctx, slog.LevelDebug, "round completed", slog.Int("round_id", int(in.RoundID)))
 	return a.ack(in, ""), nil
+}
+
+// saveHistoryInBackground has saveHistory run on a goroutine of its own:
+// once, or once more after the run under way when one is.
+func (a *Agent) saveHistoryInBackground() {
+	a.saveMu.Lock()
+	defer a.saveMu.Unlock()
+	if a.saving {
+		a.saveAgain = true
+		return
+	}
+	a.saving = true
+	a.saves.Go(func() {
+		for {
+			a.saveHistory(context.Background())
+			a.saveMu.Lock()
+			again := a.saveAgain
+			a.saving, a.saveAgain = again, false
+			a.saveMu.Unlock()
+			if !again {
+				return
+			}
+		}
+	})
 }
 
 // saveHistory writes history.json whole when results came since it was
