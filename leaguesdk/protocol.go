@@ -2,7 +2,12 @@ package leaguesdk
 
 import "time"
 
-// Version is the version of this module's implementation of the protocol.
+// Version is the version of this module, github.com/agentleague/league: the
+// tag vX.Y.Z of its release without the "v". Every agent of the module
+// declares it as its software version unless configured otherwise (the
+// referee's and the player's registration metadata, the serverInfo answered
+// to MCP clients) and sends it in its User-Agent. It is not the protocol's
+// version: that is [ProtocolVersion].
 const Version = "0.1.0"
 
 // Protocol is the value of the envelope's protocol field on every message.

@@ -16,7 +16,6 @@ import (
 // Defaults of Config.
 const (
 	DefaultAddr          = "127.0.0.1:8101"
-	DefaultVersion       = "1.0.0"
 	DefaultDataRoot      = "./league-data"
 	DefaultSafetyMargin  = 2 * time.Second
 	DefaultLearnTimeout  = 2 * time.Second
@@ -36,8 +35,8 @@ type Config struct {
 	// its reply wins. Letters, digits, "_", "-" and "." only, at most 64
 	// bytes. Default "": the sender is made from Name ("player:agent_alpha").
 	ID string
-	// Version is the player's own version, sent at registration.
-	// Default "1.0.0".
+	// Version is the player's own version, sent at registration and
+	// reported to MCP clients. Default [leaguesdk.Version].
 	Version string
 	// League is the league manager's endpoint
 	// ("http://127.0.0.1:8000/mcp"). Required.
@@ -191,7 +190,7 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, err
 	}
 	if cfg.Version == "" {
-		cfg.Version = DefaultVersion
+		cfg.Version = leaguesdk.Version
 	}
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr

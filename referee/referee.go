@@ -21,10 +21,6 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 )
 
-// Version is the referee software version declared at registration when
-// Config.Version is empty.
-const Version = "1.0.0"
-
 // Defaults of Config.
 const (
 	DefaultAddr                 = "127.0.0.1:8001"
@@ -45,7 +41,8 @@ const DefaultRateLimit = ratelimit.DefaultPerSecond
 type Config struct {
 	// Name is the referee's display name (required).
 	Name string
-	// Version is the referee's software version. Default Version.
+	// Version is the referee's software version, declared at registration
+	// and reported to MCP clients. Default [leaguesdk.Version].
 	Version string
 	// League is the manager's endpoint, "http://127.0.0.1:8000/mcp" (required).
 	League string
@@ -187,7 +184,7 @@ func (c *Config) withDefaults() error {
 		return err
 	}
 	if c.Version == "" {
-		c.Version = Version
+		c.Version = leaguesdk.Version
 	}
 	if c.Addr == "" {
 		c.Addr = DefaultAddr
