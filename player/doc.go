@@ -1,13 +1,13 @@
 // Package player is how you take part in an Even/Odd Agent League: write a
 // Strategy, hand it to an Agent, run it.
 //
-//	beat := player.StrategyFunc(func(ctx context.Context, c player.ParityCall) (leaguesdk.Parity, error) {
+//	beat := player.StrategyFunc(func(ctx context.Context, c player.ParityCall) (player.Parity, error) {
 //		// Pick the other parity than the opponent usually does: no draw,
 //		// and half the decisive games.
-//		if c.History.Against(c.OpponentID).OpponentMostly() == leaguesdk.Even {
-//			return leaguesdk.Odd, nil
+//		if c.History.Against(c.OpponentID).OpponentMostly() == player.Even {
+//			return player.Odd, nil
 //		}
-//		return leaguesdk.Even, nil
+//		return player.Even, nil
 //	})
 //	a, err := player.New(player.Config{
 //		Name:     "Agent Alpha",

@@ -12,6 +12,18 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 )
 
+// Parity is a player's choice in the even/odd game, [Even] or [Odd]: the
+// type a [Strategy] returns. It is [leaguesdk.Parity], named here so that a
+// strategy needs no other package than this one.
+type Parity = leaguesdk.Parity
+
+// The two parities a [Strategy] chooses from; equal to [leaguesdk.Even] and
+// [leaguesdk.Odd].
+const (
+	Even = leaguesdk.Even
+	Odd  = leaguesdk.Odd
+)
+
 // Strategy decides a player's parity in the even/odd game. It is the one
 // thing a player author writes.
 //
@@ -25,14 +37,14 @@ import (
 // call ChooseParity for two matches at once, so a Strategy that keeps state
 // must be safe for concurrent use.
 type Strategy interface {
-	ChooseParity(ctx context.Context, call ParityCall) (leaguesdk.Parity, error)
+	ChooseParity(ctx context.Context, call ParityCall) (Parity, error)
 }
 
 // StrategyFunc adapts an ordinary function to the Strategy interface.
-type StrategyFunc func(ctx context.Context, call ParityCall) (leaguesdk.Parity, error)
+type StrategyFunc func(ctx context.Context, call ParityCall) (Parity, error)
 
 // ChooseParity calls f(ctx, call).
-func (f StrategyFunc) ChooseParity(ctx context.Context, call ParityCall) (leaguesdk.Parity, error) {
+func (f StrategyFunc) ChooseParity(ctx context.Context, call ParityCall) (Parity, error) {
 	return f(ctx, call)
 }
 
@@ -114,7 +126,7 @@ type MoveCall struct {
 // concurrent use even when r is not.
 func Random(r io.Reader) Strategy {
 	src := newLockedReader(r)
-	return StrategyFunc(func(context.Context, ParityCall) (leaguesdk.Parity, error) {
+	return StrategyFunc(func(context.Context, ParityCall) (Parity, error) {
 		return randomParity(src)
 	})
 }
@@ -152,10 +164,10 @@ func randomIndex(r io.Reader, n int) (int, error) {
 	return int(binary.LittleEndian.Uint64(b[:]) % uint64(n)), nil
 }
 
-func randomParity(r io.Reader) (leaguesdk.Parity, error) {
+func randomParity(r io.Reader) (Parity, error) {
 	i, err := randomIndex(r, 2)
 	if err != nil {
 		return "", err
 	}
-	return [2]leaguesdk.Parity{leaguesdk.Even, leaguesdk.Odd}[i], nil
+	return [2]Parity{Even, Odd}[i], nil
 }

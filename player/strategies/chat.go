@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
 )
 
@@ -109,7 +108,7 @@ type chatAnswer struct {
 }
 
 // ChooseParity implements player.Strategy.
-func (c *Chat) ChooseParity(ctx context.Context, call player.ParityCall) (leaguesdk.Parity, error) {
+func (c *Chat) ChooseParity(ctx context.Context, call player.ParityCall) (player.Parity, error) {
 	if c.BaseURL == "" || c.Model == "" {
 		return "", errors.New("strategies: Chat needs a BaseURL and a Model")
 	}
@@ -141,7 +140,7 @@ func (c *Chat) ChooseParity(ctx context.Context, call player.ParityCall) (league
 		return "", err
 	}
 	p, err := parseAnswer(text)
-	return leaguesdk.Parity(p), err
+	return player.Parity(p), err
 }
 
 // contentText returns the text of a message's content: a string, or the

@@ -1,9 +1,12 @@
-// Package strategies holds ready strategies for the player package, to use
-// as they are and to learn from:
+// Package strategies holds ready strategies for the [player] package, to use
+// as they are and to learn from.
 //
-//   - player.Random (re-exported by name as "random"): even or odd with equal
-//     chance, the Agent's default.
-//   - Always(leaguesdk.Even), Always(leaguesdk.Odd): the seed's test agents.
+// The strategies, each with the name [ByName] knows it by:
+//
+//   - [player.Random] ("random"): even or odd with equal chance, the
+//     [player.Agent]'s default.
+//   - [Always]([player.Even]), [Always]([player.Odd]) ("always_even",
+//     "always_odd"): the seed's test agents.
 //   - OpponentModel ("history"): predicts each opponent from the player's
 //     history and picks the other parity, which beats random play against
 //     any opponent that leans to one side.

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
 )
 
@@ -98,12 +97,12 @@ var parityWord = regexp.MustCompile(`(?i)\b(even|odd)\b`)
 
 // ParseParity returns the parity named by the first "even" or "odd" word
 // of text, in any case, or an error when there is none.
-func ParseParity(text string) (leaguesdk.Parity, error) {
+func ParseParity(text string) (player.Parity, error) {
 	m := parityWord.FindStringSubmatch(text)
 	if m == nil {
 		return "", fmt.Errorf("strategies: no even/odd in the model's reply %q", clip(text))
 	}
-	return leaguesdk.Parity(strings.ToLower(m[1])), nil
+	return player.Parity(strings.ToLower(m[1])), nil
 }
 
 func clip(s string) string {
@@ -117,7 +116,7 @@ func clip(s string) string {
 const maxLLMReply = 1 << 20
 
 // ChooseParity implements player.Strategy.
-func (l *LLM) ChooseParity(ctx context.Context, call player.ParityCall) (leaguesdk.Parity, error) {
+func (l *LLM) ChooseParity(ctx context.Context, call player.ParityCall) (player.Parity, error) {
 	prompt := Prompt
 	if l.Prompt != nil {
 		prompt = l.Prompt
@@ -127,7 +126,7 @@ func (l *LLM) ChooseParity(ctx context.Context, call player.ParityCall) (leagues
 		return "", err
 	}
 	p, err := parseAnswer(text)
-	return leaguesdk.Parity(p), err
+	return player.Parity(p), err
 }
 
 // generate sends one prompt and returns the text of the first candidate.

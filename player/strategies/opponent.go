@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 
-	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
 )
 
@@ -51,13 +50,13 @@ func (m *OpponentModel) PredictEven(h player.History, opponentID string) float64
 
 // ChooseParity implements player.Strategy: the other parity than the one
 // the opponent is predicted to choose, at random when both are as likely.
-func (m *OpponentModel) ChooseParity(ctx context.Context, call player.ParityCall) (leaguesdk.Parity, error) {
+func (m *OpponentModel) ChooseParity(ctx context.Context, call player.ParityCall) (player.Parity, error) {
 	p := m.PredictEven(call.History, call.OpponentID)
 	switch {
 	case p > 0.5:
-		return leaguesdk.Odd, nil
+		return player.Odd, nil
 	case p < 0.5:
-		return leaguesdk.Even, nil
+		return player.Even, nil
 	}
 	return m.tie.ChooseParity(ctx, call)
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
 )
 
@@ -26,9 +25,9 @@ func ByName(name string, r io.Reader) (player.Strategy, error) {
 	case "random":
 		return player.Random(r), nil
 	case "always_even", "even":
-		return Always(leaguesdk.Even), nil
+		return Always(player.Even), nil
 	case "always_odd", "odd":
-		return Always(leaguesdk.Odd), nil
+		return Always(player.Odd), nil
 	case "history":
 		return NewOpponentModel(0, r), nil
 	case "llm":
@@ -41,8 +40,8 @@ func ByName(name string, r io.Reader) (player.Strategy, error) {
 
 // Always returns the strategy that always answers p. It is predictable on
 // purpose: a test opponent, and the easiest prey of an OpponentModel.
-func Always(p leaguesdk.Parity) player.Strategy {
-	return player.StrategyFunc(func(context.Context, player.ParityCall) (leaguesdk.Parity, error) {
+func Always(p player.Parity) player.Strategy {
+	return player.StrategyFunc(func(context.Context, player.ParityCall) (player.Parity, error) {
 		return p, nil
 	})
 }
