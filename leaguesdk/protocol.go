@@ -96,7 +96,7 @@ const (
 // Valid reports whether p is exactly "even" or "odd".
 func (p Parity) Valid() bool { return p == Even || p == Odd }
 
-// Other returns the opposite parity (Odd for Even and Even for anything else).
+// Other returns the opposite parity ([Odd] for [Even] and Even for anything else).
 func (p Parity) Other() Parity {
 	if p == Even {
 		return Odd
@@ -112,7 +112,7 @@ func ParityOf(n int) Parity {
 	return Odd
 }
 
-// ParseParity returns the parity s names, or an *Error with code E004 when s
+// ParseParity returns the parity s names, or an [*Error] with code E004 when s
 // is not exactly "even" or "odd".
 func ParseParity(s string) (Parity, error) {
 	p := Parity(s)
@@ -126,8 +126,8 @@ func ParseParity(s string) (Parity, error) {
 // RegistrationStatus is the status of a registration response.
 type RegistrationStatus string
 
-// Registration statuses. StatusRegistered is accepted as a synonym of
-// StatusAccepted when reading replies from other implementations.
+// Registration statuses. [StatusRegistered] is accepted as a synonym of
+// [StatusAccepted] when reading replies from other implementations.
 const (
 	StatusAccepted   RegistrationStatus = "ACCEPTED"
 	StatusRejected   RegistrationStatus = "REJECTED"

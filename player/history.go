@@ -68,7 +68,7 @@ type MatchRecord struct {
 	Reason       string `json:"reason,omitempty"`
 	// FinishedAt is when this player learned the result (UTC, RFC 3339).
 	FinishedAt string `json:"finished_at,omitempty"`
-	// Attempt is the GAME_OVER's attempt number (see leaguesdk.GameOver);
+	// Attempt is the GAME_OVER's attempt number (see [leaguesdk.GameOver]);
 	// zero when it carried none, which counts as 1.
 	Attempt int `json:"attempt,omitempty"`
 }
@@ -103,7 +103,7 @@ type History struct {
 }
 
 // NewHistory returns a history of the given records, for instance to test
-// a strategy without an Agent.
+// a strategy without an [Agent].
 func NewHistory(records ...MatchRecord) History {
 	return History{matches: slices.Clone(records)}
 }

@@ -7,7 +7,7 @@
 //     [player.Agent]'s default.
 //   - [Always]([player.Even]), [Always]([player.Odd]) ("always_even",
 //     "always_odd"): the seed's test agents.
-//   - OpponentModel ("history"): predicts each opponent from the player's
+//   - [OpponentModel] ("history"): predicts each opponent from the player's
 //     history and picks the other parity, which beats random play against
 //     any opponent that leans to one side.
 //   - LLM ("llm"): asks a language model through Google's generate-content
@@ -19,8 +19,8 @@
 //     services, configured from LEAGUE_CHAT_BASE_URL (a local Ollama by
 //     default), LEAGUE_CHAT_MODEL and LEAGUE_CHAT_API_KEY (optional).
 //
-// Both model strategies send the same prompt (Prompt) and read the answer
-// the same way (ParseParity); an HTTP error of either API is an *APIError.
+// Both model strategies send the same prompt ([Prompt]) and read the answer
+// the same way ([ParseParity]); an HTTP error of either API is an [*APIError].
 // They are a few lines of request code of this module rather than a
 // vendor's client library: each makes one POST and reads one field, the
 // servers that speak the chat completions API implement only that subset
