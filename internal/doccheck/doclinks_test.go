@@ -27,7 +27,8 @@ import (
 //     names something that exists;
 //   - bracketed text that has the form of a doc link but is none (its
 //     identifier is nowhere in scope) is reported, since go doc shows it
-//     as brackets;
+//     as brackets — in every comment, so that a comment moved to a
+//     declaration keeps working;
 //   - a backquoted identifier that would resolve as a doc link is one;
 //   - a qualified identifier in plain text (pkg.Name, Type.Method,
 //     pkg.Type.Method) that would resolve is a link where the comment
@@ -40,6 +41,7 @@ func TestDocLinks(t *testing.T) {
 	root := moduleRoot(t)
 	w := newWorld(t, root)
 	var problems []string
+	checked := 0
 	for _, path := range w.modulePackages {
 		pi := w.pkg(path)
 		if pi == nil {
@@ -51,7 +53,11 @@ func TestDocLinks(t *testing.T) {
 			for _, p := range w.check(pi, dc) {
 				problems = append(problems, where+": "+p)
 			}
+			checked++
 		}
+	}
+	if checked == 0 {
+		t.Fatal("no comment checked")
 	}
 	sort.Strings(problems)
 	for _, p := range problems {
@@ -83,12 +89,15 @@ type pkgInfo struct {
 	comments []docComment
 }
 
-// docComment is one doc comment and the file it is in.
+// docComment is one comment of a file.
 type docComment struct {
 	group *ast.CommentGroup
 	// self is the identifier the comment documents ("" for a package
 	// comment): a comment names its own subject in plain text.
 	self string
+	// inner is set for a comment that documents no declaration (one in a
+	// function body, say): only its bracketed text is checked.
+	inner bool
 }
 
 func newWorld(t *testing.T, root string) *world {
@@ -156,7 +165,17 @@ func (w *world) pkg(path string) *pkgInfo {
 	p := &pkgInfo{path: path, doc: d}
 	if strings.HasPrefix(path, "github.com/agentleague/league") {
 		for _, f := range files {
-			p.comments = append(p.comments, docComments(f)...)
+			docs := docComments(f)
+			isDoc := map[*ast.CommentGroup]bool{}
+			for _, dc := range docs {
+				isDoc[dc.group] = true
+			}
+			for _, g := range f.Comments {
+				if !isDoc[g] {
+					docs = append(docs, docComment{group: g, inner: true})
+				}
+			}
+			p.comments = append(p.comments, docs...)
 		}
 	}
 	w.loaded[path] = p
@@ -233,6 +252,8 @@ func (w *world) check(pi *pkgInfo, dc docComment) []string {
 		switch t := t.(type) {
 		case comment.Plain:
 			plain = append(plain, string(t))
+		case comment.Italic:
+			plain = append(plain, string(t))
 		case *comment.DocLink:
 			linked[linkKey(t)] = true
 			if !w.exists(pi, t) {
@@ -241,6 +262,16 @@ func (w *world) check(pi *pkgInfo, dc docComment) []string {
 		}
 	})
 	for _, s := range plain {
+		for _, loc := range bracketed.FindAllStringSubmatchIndex(s, -1) {
+			before, after := s[:loc[0]], s[loc[1]:]
+			if !linkBoundary(before, true) || !linkBoundary(after, false) || strings.HasSuffix(before, `"`) || strings.HasPrefix(after, `"`) {
+				continue
+			}
+			problems = append(problems, "["+s[loc[2]:loc[3]]+"] is no doc link: nothing in scope has that name")
+		}
+		if dc.inner {
+			continue
+		}
 		for _, m := range codeSpan.FindAllStringSubmatch(s, -1) {
 			inner := strings.TrimSuffix(strings.TrimSpace(m[1]), "()")
 			if !identPath.MatchString(inner) {
@@ -249,13 +280,6 @@ func (w *world) check(pi *pkgInfo, dc docComment) []string {
 			if l := w.resolve(pi, parser, inner); l != nil {
 				problems = append(problems, "`"+m[1]+"` could be the doc link ["+strings.TrimSuffix(inner, "()")+"]")
 			}
-		}
-		for _, loc := range bracketed.FindAllStringSubmatchIndex(s, -1) {
-			before, after := s[:loc[0]], s[loc[1]:]
-			if !linkBoundary(before, true) || !linkBoundary(after, false) || strings.HasSuffix(before, `"`) || strings.HasPrefix(after, `"`) {
-				continue
-			}
-			problems = append(problems, "["+s[loc[2]:loc[3]]+"] is no doc link: nothing in scope has that name")
 		}
 		rest := codeSpan.ReplaceAllString(s, " ")
 		rest = quoted.ReplaceAllString(rest, " ")
