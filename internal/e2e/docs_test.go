@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/agentleague/league/leaguesdk"
 )
 
 // TestMarkdownLinksResolve checks that every relative link of the README
@@ -101,4 +103,22 @@ func slug(title string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestChangelogIsAtTheModuleVersion checks that CHANGELOG.md opens with its
+// Unreleased section and that its latest version is leaguesdk.Version: the
+// version a release commit sets is the one its CHANGELOG describes.
+func TestChangelogIsAtTheModuleVersion(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(moduleRoot(t), "CHANGELOG.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	heading := regexp.MustCompile(`(?m)^## \[([^\]]+)\]`)
+	hs := heading.FindAllStringSubmatch(string(b), -1)
+	if len(hs) < 2 || hs[0][1] != "Unreleased" {
+		t.Fatalf("CHANGELOG.md's sections are %v, want Unreleased and then the versions", hs)
+	}
+	if hs[1][1] != leaguesdk.Version {
+		t.Errorf("CHANGELOG.md's latest version is %s, leaguesdk.Version is %s", hs[1][1], leaguesdk.Version)
+	}
 }
