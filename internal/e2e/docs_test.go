@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"bufio"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,9 +13,10 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 )
 
-// TestMarkdownLinksResolve checks that every relative link of the README
-// and of docs/ names a file that exists and, for a link into a markdown
-// file with a #fragment, a heading of that file.
+// TestMarkdownLinksResolve checks that every relative link of the pages at
+// the repository's root (README, CHANGELOG, CONTRIBUTING, SECURITY) and of
+// docs/ names a file that exists and, for a link into a markdown file with
+// a #fragment, a heading of that file.
 func TestMarkdownLinksResolve(t *testing.T) {
 	root := moduleRoot(t)
 	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
@@ -24,7 +27,11 @@ func TestMarkdownLinksResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages = append(append(pages, more...), filepath.Join(root, "README.md"))
+	top, err := filepath.Glob(filepath.Join(root, "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(append(pages, more...), top...)
 
 	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
 	for _, page := range pages {
@@ -103,6 +110,62 @@ func slug(title string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestPagesNameTestsThatExist checks that every test, benchmark and fuzz
+// target SECURITY.md and CONTRIBUTING.md name (`TestX`, `BenchmarkX`,
+// `FuzzX`) is a function of a test file of the repository: a promise
+// points at the test that holds it.
+func TestPagesNameTestsThatExist(t *testing.T) {
+	root := moduleRoot(t)
+	funcs := map[string]bool{}
+	decl := regexp.MustCompile(`^func ((?:Test|Benchmark|Fuzz)[A-Za-z0-9_]*)\(`)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if m := decl.FindStringSubmatch(sc.Text()); m != nil {
+				funcs[m[1]] = true
+			}
+		}
+		return sc.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := regexp.MustCompile("`((?:Test|Benchmark|Fuzz)[A-Z][A-Za-z0-9_]*)`")
+	for _, page := range []string{"SECURITY.md", "CONTRIBUTING.md"} {
+		b, err := os.ReadFile(filepath.Join(root, page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, m := range named.FindAllStringSubmatch(string(b), -1) {
+			n++
+			if !funcs[m[1]] {
+				t.Errorf("%s names %s, which no test file defines", page, m[1])
+			}
+		}
+		if page == "SECURITY.md" && n == 0 {
+			t.Errorf("%s names no test", page)
+		}
+	}
 }
 
 // TestChangelogIsAtTheModuleVersion checks that CHANGELOG.md opens with its
