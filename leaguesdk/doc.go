@@ -23,7 +23,7 @@
 // found by method, alias or message_type; the message is decoded into the
 // tool's input type; [ServerConfig.Middleware] runs, first outermost, with the
 // [*Request]; then [Validate] (unless [Tool.NoValidate]), [ServerConfig.Authorize]
-// (unless [Tool.Public]), and the handler. HandleRaw adds a tool that reads
+// (unless [Tool.Public]), and the handler. [Server.HandleRaw] adds a tool that reads
 // the raw message from its *Request instead of a typed input; a request no
 // tool takes goes to [ServerConfig.Unknown] when it is set. Registering a
 // tool name or alias twice panics.
@@ -34,7 +34,7 @@
 //	var resp leaguesdk.ChooseParityResponse
 //	err := c.Call(ctx, "http://127.0.0.1:8101/mcp", leaguesdk.MethodChooseParity, call, &resp)
 //
-// Errors are [*Error] values carrying a catalog Code (E001…E021); use
+// Errors are [*Error] values carrying a catalog [Code] (E001…E021); use
 // [errors.As] or [CodeOf]. Most agent authors do not use this package directly:
 // the player package wraps it behind a Strategy.
 package leaguesdk

@@ -132,7 +132,7 @@ func (f WireForm) String() string {
 	return fmt.Sprintf("WireForm(%d)", int(f))
 }
 
-// Request describes the call a handler is serving. Middleware and handlers
+// Request describes the call a handler is serving. [Middleware] and handlers
 // added with [Server.HandleRaw] receive it as an argument; a handler added with
 // [Handle] reads it with [RequestFrom].
 type Request struct {
@@ -151,7 +151,7 @@ type Request struct {
 	// HTTP is the underlying HTTP request.
 	HTTP *http.Request
 	// Envelope is the decoded message's envelope, or nil when the message
-	// does not decode or the tool's input is not a [Message]. Middleware
+	// does not decode or the tool's input is not a [Message]. [Middleware]
 	// sees it before the message is validated or authorised: treat it as
 	// the caller's claim.
 	Envelope *Envelope

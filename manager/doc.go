@@ -103,7 +103,7 @@
 // start_match is appended to data/leagues/<league_id>/assignments.jsonl
 // (flushed to disk) before it is sent.
 //
-// New opens the journals and logs; [Manager.Run] releases them when it returns, and
+// [New] opens the journals and logs; [Manager.Run] releases them when it returns, and
 // Close does for a manager whose [Manager.Handler] is served by someone else (or
 // that is never run), so a second manager can then open the same data root.
 //

@@ -5,7 +5,7 @@
 // and make, and the manager about its durable writes. A [*Metrics] is such
 // an Observer; give it to an agent's Config.Observer, serve [Metrics.Handler] at
 // GET /metrics (Config.Routes), and, for the manager and the referee, let
-// it read their progress with [Metrics.WatchManager] and WatchReferee.
+// it read their progress with [Metrics.WatchManager] and [Metrics.WatchReferee].
 //
 //	m := metrics.New()
 //	ref, err := referee.New(referee.Config{

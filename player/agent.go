@@ -14,7 +14,8 @@ import (
 // Agent is a league player: it serves the player side of the protocol,
 // registers with the league manager, asks its [Strategy] for each choice and
 // keeps its history. Create one with [New]; serve it with [Agent.Run], or mount
-// Handler in your own server and call Register. It is safe for concurrent use.
+// [Agent.Handler] in your own server and call [Agent.Register]. It is safe for
+// concurrent use.
 type Agent struct {
 	cfg      Config
 	log      *slog.Logger

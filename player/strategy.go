@@ -101,7 +101,7 @@ type StandingsObserver interface {
 // which referees drive through the generic GAME_MOVE_CALL. Move must return
 // one of call.ValidOptions when the call lists any. An [Agent] whose strategy
 // is not a Mover answers a GAME_MOVE_CALL of the even/odd game through
-// ChooseParity and any other game with a random valid option; a failing
+// [Strategy.ChooseParity] and any other game with a random valid option; a failing
 // Mover is replaced the same way, in time.
 type Mover interface {
 	Move(ctx context.Context, call MoveCall) (string, error)

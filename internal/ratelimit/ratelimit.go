@@ -1,6 +1,6 @@
 // Package ratelimit limits how often each caller may call an agent: one
-// token bucket (golang.org/x/time/rate) per caller, as a leaguesdk
-// Middleware. A caller is an authenticated agent when the agent can tell
+// token bucket (golang.org/x/time/rate) per caller, as a
+// [leaguesdk.Middleware]. A caller is an authenticated agent when the agent can tell
 // ([Config.Identify]), and its remote address otherwise.
 package ratelimit
 

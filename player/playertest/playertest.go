@@ -15,7 +15,7 @@ import (
 )
 
 // Options configures a conformance run. The zero value is usable; every
-// field documents its default. Run and [Check] take at most one Options.
+// field documents its default. [Run] and [Check] take at most one [Options].
 type Options struct {
 	// Timeout is the deadline of the join acknowledgement (the check
 	// timing.join_ack) and of every reply other than the parity choice.

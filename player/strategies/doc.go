@@ -10,11 +10,11 @@
 //   - [OpponentModel] ("history"): predicts each opponent from the player's
 //     history and picks the other parity, which beats random play against
 //     any opponent that leans to one side.
-//   - LLM ("llm"): asks a language model through Google's generate-content
+//   - [LLM] ("llm"): asks a language model through Google's generate-content
 //     API, configured from LEAGUE_LLM_ENDPOINT, LEAGUE_LLM_MODEL and
 //     LEAGUE_LLM_API_KEY; when the model fails or rambles the Agent's
 //     fallback answers.
-//   - Chat ("llm_chat"): the same through the chat completions API of
+//   - [Chat] ("llm_chat"): the same through the chat completions API of
 //     Ollama, llama.cpp's server, vLLM, LM Studio, OpenAI and most hosted
 //     services, configured from LEAGUE_CHAT_BASE_URL (a local Ollama by
 //     default), LEAGUE_CHAT_MODEL and LEAGUE_CHAT_API_KEY (optional).
