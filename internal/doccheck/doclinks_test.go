@@ -23,8 +23,8 @@ import (
 // package comment, every declaration's and every struct field's or
 // interface method's) as go/doc reads them:
 //
-//   - a doc link ([Name], [pkg.Name], [Type.Method], [net/http.Client])
-//     names something that exists;
+//   - a doc link ([Name], [pkg.Name], [Type.Method], [Type.Field],
+//     [net/http.Client]) names something that exists;
 //   - bracketed text that has the form of a doc link but is none (its
 //     identifier is nowhere in scope) is reported, since go doc shows it
 //     as brackets — in every comment, so that a comment moved to a
@@ -87,6 +87,22 @@ type pkgInfo struct {
 	path     string
 	doc      *doc.Package
 	comments []docComment
+	// members are the package's "Type.Field" and "Interface.Method"
+	// names: doc links to them resolve on pkg.go.dev and in go/doc from
+	// Go 1.26, but not in the go/doc of Go 1.25, which the module still
+	// supports.
+	members map[string]bool
+}
+
+// parser returns go/doc's doc comment parser for the package (package
+// names are those it imports) that also resolves p.members.
+func (p *pkgInfo) parser() *comment.Parser {
+	dp := p.doc.Parser()
+	lookup := dp.LookupSym
+	dp.LookupSym = func(recv, name string) bool {
+		return lookup(recv, name) || recv != "" && p.members[recv+"."+name]
+	}
+	return dp
 }
 
 // docComment is one comment of a file.
@@ -162,7 +178,30 @@ func (w *world) pkg(path string) *pkgInfo {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	p := &pkgInfo{path: path, doc: d}
+	p := &pkgInfo{path: path, doc: d, members: map[string]bool{}}
+	for _, t := range d.Types {
+		for _, spec := range t.Decl.Specs {
+			ts, ok := spec.(*ast.TypeSpec)
+			if !ok {
+				continue
+			}
+			var fields *ast.FieldList
+			switch x := ts.Type.(type) {
+			case *ast.StructType:
+				fields = x.Fields
+			case *ast.InterfaceType:
+				fields = x.Methods
+			}
+			if fields == nil {
+				continue
+			}
+			for _, f := range fields.List {
+				for _, n := range f.Names {
+					p.members[t.Name+"."+n.Name] = true
+				}
+			}
+		}
+	}
 	if strings.HasPrefix(path, "github.com/agentleague/league") {
 		for _, f := range files {
 			docs := docComments(f)
@@ -243,7 +282,7 @@ var (
 // check returns what is wrong with the links of one doc comment.
 func (w *world) check(pi *pkgInfo, dc docComment) []string {
 	// go/doc's own parser: package names are those the package imports.
-	parser := pi.doc.Parser()
+	parser := pi.parser()
 	d := parser.Parse(dc.group.Text())
 	var problems []string
 	linked := map[string]bool{}
@@ -332,7 +371,7 @@ func (w *world) exists(pi *pkgInfo, l *comment.DocLink) bool {
 	if l.Name == "" {
 		return true
 	}
-	return target.doc.Parser().LookupSym(l.Recv, l.Name)
+	return target.parser().LookupSym(l.Recv, l.Name)
 }
 
 func linkKey(l *comment.DocLink) string {
