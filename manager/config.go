@@ -189,7 +189,7 @@ type Config struct {
 	// OnEvent, when set, is called for every league event. It is called
 	// synchronously from the manager's goroutines, never while the manager
 	// holds a lock; it must return quickly and must not call the manager's
-	// mutating methods ([Manager.Start]). Reading methods ([Manager.Standings], [Snapshot]) are fine.
+	// mutating methods ([Manager.Start]). Reading methods ([Manager.Standings], [Manager.Snapshot]) are fine.
 	OnEvent func(Event)
 }
 
