@@ -5,7 +5,7 @@ import "context"
 // MethodOf returns the JSON-RPC method a request of message type t is
 // sent with, or "" for a type that is only ever a reply. STATE_QUERY is
 // sent as get_match_state; a caller asking another query method uses
-// Client.Call.
+// [Client.Call].
 func MethodOf(t MessageType) string {
 	switch t {
 	case MsgRefereeRegisterRequest:
@@ -44,30 +44,30 @@ func MethodOf(t MessageType) string {
 	return ""
 }
 
-// CallOptions are the settings of one call made with CallWith. The zero
-// value makes the call as Call does.
+// CallOptions are the settings of one call made with [CallWith]. The zero
+// value makes the call as [Call] does.
 type CallOptions struct {
-	// Method is the JSON-RPC method to send with. Default MethodOf the
+	// Method is the JSON-RPC method to send with. Default [MethodOf] the
 	// message's type; set it for a method that shares its request type
 	// with another (get_standings and get_player_state send a STATE_QUERY
 	// like get_match_state).
 	Method string
-	// Retry replaces the client's RetryPolicy for this call; its zero
-	// fields take the same defaults (NoRetries for a single attempt,
-	// RetryUntilDone to retry until the context ends).
+	// Retry replaces the client's [RetryPolicy] for this call; its zero
+	// fields take the same defaults ([NoRetries] for a single attempt,
+	// [RetryUntilDone] to retry until the context ends).
 	Retry *RetryPolicy
 }
 
 // Call sends the request message in to endpoint with the method of its
-// message type (see MethodOf) and returns the reply decoded as an Out.
-// Retries, wire-form fallback and errors are those of Client.Call; a
-// value whose type has no method is refused with an *Error of code
-// CodeMissingRequiredField before anything is sent.
+// message type (see [MethodOf]) and returns the reply decoded as an Out.
+// Retries, wire-form fallback and errors are those of [Client.Call]; a
+// value whose type has no method is refused with an [*Error] of code
+// [CodeMissingRequiredField] before anything is sent.
 func Call[Out any](ctx context.Context, c *Client, endpoint string, in any) (*Out, error) {
 	return CallWith[Out](ctx, c, endpoint, in, CallOptions{})
 }
 
-// CallWith is Call with per-call settings: another method, another retry
+// CallWith is [Call] with per-call settings: another method, another retry
 // policy (one attempt, a timeout per attempt, retries until the context
 // ends, a hook told of each retry).
 func CallWith[Out any](ctx context.Context, c *Client, endpoint string, in any, opts CallOptions) (*Out, error) {
@@ -89,6 +89,6 @@ func CallWith[Out any](ctx context.Context, c *Client, endpoint string, in any, 
 	return out, nil
 }
 
-// Once is the RetryPolicy of a call made a single time (the wire-form
+// Once is the [RetryPolicy] of a call made a single time (the wire-form
 // fallback still applies).
 func Once() *RetryPolicy { return &RetryPolicy{MaxRetries: NoRetries} }

@@ -26,15 +26,15 @@ import (
 	"github.com/agentleague/league/internal/sse"
 )
 
-// NoRetries, as RetryPolicy.MaxRetries, disables retries.
+// NoRetries, as [RetryPolicy.MaxRetries], disables retries.
 const NoRetries = -1
 
-// RetryPolicy says how a Client retries a call that failed with a retryable
+// RetryPolicy says how a [Client] retries a call that failed with a retryable
 // error (E001 timeout, E009 connection, E010 rate limited). Retries never
 // go past the call's deadline or its context.
 type RetryPolicy struct {
 	// MaxRetries is the number of retries after the first attempt.
-	// Default 3; NoRetries (or any negative value) for none.
+	// Default 3; [NoRetries] (or any negative value) for none.
 	MaxRetries int
 	// Delay is the pause before each retry, or before the first one when
 	// Exponential is set. Default 2 s.
@@ -52,7 +52,7 @@ type RetryPolicy struct {
 	OnRetry func(attempt int, err error, pause time.Duration)
 }
 
-// RetryUntilDone as RetryPolicy.MaxRetries retries until the call's context
+// RetryUntilDone as [RetryPolicy.MaxRetries] retries until the call's context
 // ends or an error is not retryable.
 const RetryUntilDone = math.MaxInt32
 
@@ -69,7 +69,7 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	return p
 }
 
-// BreakerPolicy configures the circuit breaker a Client keeps per endpoint.
+// BreakerPolicy configures the circuit breaker a [Client] keeps per endpoint.
 type BreakerPolicy struct {
 	// Failures is the number of consecutive failures that opens the
 	// circuit. Default 5.
@@ -81,7 +81,7 @@ type BreakerPolicy struct {
 	Disabled bool
 }
 
-// ClientConfig configures a Client. The zero value is usable; every field
+// ClientConfig configures a [Client]. The zero value is usable; every field
 // documents its default.
 type ClientConfig struct {
 	// HTTPClient sends the requests. Default: a client of the Client's own
@@ -127,7 +127,7 @@ type ClientConfig struct {
 }
 
 // ErrCircuitOpen is the cause of calls refused because the endpoint's
-// circuit breaker is open (test with errors.Is).
+// circuit breaker is open (test with [errors.Is]).
 var ErrCircuitOpen = errors.New("circuit breaker open")
 
 // Client calls other agents: one JSON-RPC request per call, with a deadline,
@@ -206,7 +206,7 @@ func (ep *endpointState) knownForm() (WireForm, bool) {
 	return WireForm(f - 1), f != 0
 }
 
-// NewClient returns a Client configured by cfg.
+// NewClient returns a [Client] configured by cfg.
 func NewClient(cfg ClientConfig) *Client {
 	if cfg.MaxIdleConnsPerHost <= 0 {
 		cfg.MaxIdleConnsPerHost = 64
@@ -303,7 +303,7 @@ func (r *redirectError) Error() string {
 }
 
 // Close closes the idle connections of the client's own HTTP client (not
-// those of a ClientConfig.HTTPClient). The client remains usable: later
+// those of a [ClientConfig.HTTPClient]). The client remains usable: later
 // calls open new ones.
 func (c *Client) Close() {
 	if c.ownsHTTP {
@@ -315,9 +315,9 @@ func (c *Client) Close() {
 // into result (which may be nil). Params are encoded with encoding/json,
 // except a [json.RawMessage], which is sent as it is: a message encoded
 // once for many recipients, which must then be one JSON object. The call ends by ctx's deadline, or
-// after ClientConfig.Timeout when ctx has none. Retryable failures are
+// after [ClientConfig.Timeout] when ctx has none. Retryable failures are
 // retried per the retry policy; a refused wire form is retried once in each
-// other form. Every failure is an *Error naming the code, the endpoint,
+// other form. Every failure is an [*Error] naming the code, the endpoint,
 // the method and the attempts made.
 func (c *Client) Call(ctx context.Context, endpoint, method string, params, result any) error {
 	return c.call(ctx, endpoint, method, params, result, c.cfg.Retry)

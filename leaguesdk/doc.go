@@ -1,7 +1,7 @@
 // Package leaguesdk is the league.v2 protocol of the Even/Odd Agent League:
 // one Go type per message, validation that maps to the protocol's error
-// catalog, auth tokens, and the JSON-RPC 2.0 transport over HTTP — a Server
-// that agents serve on POST /mcp and a Client that calls them with
+// catalog, auth tokens, and the JSON-RPC 2.0 transport over HTTP — a [Server]
+// that agents serve on POST /mcp and a [Client] that calls them with
 // deadlines, retries and a circuit breaker per endpoint.
 //
 // Serving a tool:
@@ -21,11 +21,11 @@
 // A request goes through the Server in this order: the wire form is read
 // (spec method, message-type method, envelope, tools/call); the tool is
 // found by method, alias or message_type; the message is decoded into the
-// tool's input type; ServerConfig.Middleware runs, first outermost, with the
-// *Request; then Validate (unless Tool.NoValidate), ServerConfig.Authorize
-// (unless Tool.Public), and the handler. HandleRaw adds a tool that reads
+// tool's input type; [ServerConfig.Middleware] runs, first outermost, with the
+// [*Request]; then [Validate] (unless [Tool.NoValidate]), [ServerConfig.Authorize]
+// (unless [Tool.Public]), and the handler. [Server.HandleRaw] adds a tool that reads
 // the raw message from its *Request instead of a typed input; a request no
-// tool takes goes to ServerConfig.Unknown when it is set. Registering a
+// tool takes goes to [ServerConfig.Unknown] when it is set. Registering a
 // tool name or alias twice panics.
 //
 // Calling it:
@@ -34,7 +34,7 @@
 //	var resp leaguesdk.ChooseParityResponse
 //	err := c.Call(ctx, "http://127.0.0.1:8101/mcp", leaguesdk.MethodChooseParity, call, &resp)
 //
-// Errors are *Error values carrying a catalog Code (E001…E021); use
-// errors.As or CodeOf. Most agent authors do not use this package directly:
+// Errors are [*Error] values carrying a catalog [Code] (E001…E021); use
+// [errors.As] or [CodeOf]. Most agent authors do not use this package directly:
 // the player package wraps it behind a Strategy.
 package leaguesdk

@@ -24,7 +24,7 @@ type Envelope struct {
 }
 
 // Header returns the envelope itself. Through embedding, every message type
-// has it, which makes every message a Message.
+// has it, which makes every message a [Message].
 func (e *Envelope) Header() *Envelope { return e }
 
 // Message is implemented by every protocol message type of this package.
@@ -42,7 +42,7 @@ func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
 // ParseTime parses a protocol timestamp. It accepts RFC 3339 with or without
 // fractional seconds whose zone is "Z" or "+00:00" (also "-00:00"); a
 // timestamp without a zone or with a non-zero offset is refused with an
-// *Error of code E021.
+// [*Error] of code E021.
 func ParseTime(s string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
@@ -116,7 +116,7 @@ func SplitSender(sender string) (kind, id string) {
 // "ROUND_2").
 type RoundID int
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements [json.Unmarshaler].
 func (r *RoundID) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || bytes.Equal(b, []byte("null")) {

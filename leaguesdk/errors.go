@@ -75,8 +75,8 @@ func (c Code) Retryable() bool {
 
 // Error is a protocol error: a catalog code with what went wrong and where.
 // Every error of this package that concerns the protocol is an *Error, so
-// callers can use errors.As or CodeOf. A JSON-RPC error a peer answered
-// without a catalog code has an empty Code and wraps the *RPCError.
+// callers can use [errors.As] or [CodeOf]. A JSON-RPC error a peer answered
+// without a catalog code has an empty Code and wraps the [*RPCError].
 type Error struct {
 	// Code is the catalog code.
 	Code Code
@@ -95,7 +95,7 @@ type Error struct {
 	Err error
 }
 
-// NewError returns an *Error with the given code and message.
+// NewError returns an [*Error] with the given code and message.
 func NewError(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
@@ -133,8 +133,8 @@ func (e *Error) Unwrap() error { return e.Err }
 // Retryable reports whether the error's code may be retried.
 func (e *Error) Retryable() bool { return e.Code.Retryable() }
 
-// CodeOf returns the catalog code of err: the code of the first *Error in
-// its chain, CodeTimeout for a deadline that passed, and "" otherwise.
+// CodeOf returns the catalog code of err: the code of the first [*Error] in
+// its chain, [CodeTimeout] for a deadline that passed, and "" otherwise.
 func CodeOf(err error) Code {
 	var e *Error
 	if errors.As(err, &e) {

@@ -10,7 +10,7 @@ import (
 // registration's reason).
 type OptionalString string
 
-// MarshalJSON implements json.Marshaler.
+// MarshalJSON implements [json.Marshaler].
 func (s OptionalString) MarshalJSON() ([]byte, error) {
 	if s == "" {
 		return []byte("null"), nil
@@ -18,7 +18,7 @@ func (s OptionalString) MarshalJSON() ([]byte, error) {
 	return json.Marshal(string(s))
 }
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements [json.Unmarshaler].
 func (s *OptionalString) UnmarshalJSON(b []byte) error {
 	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
 		*s = ""
@@ -183,7 +183,7 @@ type PlayerRecord struct {
 
 // StartMatch (START_MATCH, method start_match) is sent by the manager to a
 // referee to hand it a match. The referee answers at once with a
-// StartMatchResponse and reports the outcome later with MATCH_RESULT_REPORT.
+// [StartMatchResponse] and reports the outcome later with MATCH_RESULT_REPORT.
 type StartMatch struct {
 	Envelope
 	LeagueID        string  `json:"league_id" validate:"required"`
@@ -220,7 +220,7 @@ type StartMatchResponse struct {
 // ---- Game ----
 
 // GameInvitation (GAME_INVITATION, method handle_game_invitation) is sent by
-// a referee to each player of a match. The player answers with GameJoinAck.
+// a referee to each player of a match. The player answers with [GameJoinAck].
 type GameInvitation struct {
 	Envelope
 	LeagueID    string  `json:"league_id,omitempty"`
@@ -254,7 +254,7 @@ type ParityContext struct {
 }
 
 // ChooseParityCall (CHOOSE_PARITY_CALL, method choose_parity) asks a player
-// for its choice. The player answers with ChooseParityResponse before Deadline.
+// for its choice. The player answers with [ChooseParityResponse] before Deadline.
 type ChooseParityCall struct {
 	Envelope
 	MatchID  string        `json:"match_id" validate:"required"`
@@ -362,7 +362,7 @@ type MatchResult struct {
 
 // MatchResultReport (MATCH_RESULT_REPORT, method report_match_result) is
 // sent by the referee that ran a match to the manager. The manager answers
-// with an Ack.
+// with an [Ack].
 type MatchResultReport struct {
 	Envelope
 	LeagueID string      `json:"league_id" validate:"required"`
@@ -421,7 +421,7 @@ type QueryParams struct {
 }
 
 // LeagueQuery (LEAGUE_QUERY, method league_query) asks the manager for
-// information; it answers with LeagueQueryResponse.
+// information; it answers with [LeagueQueryResponse].
 type LeagueQuery struct {
 	Envelope
 	LeagueID    string       `json:"league_id,omitempty"`
@@ -436,8 +436,8 @@ type ErrorInfo struct {
 }
 
 // LeagueQueryResponse (LEAGUE_QUERY_RESPONSE) answers a LEAGUE_QUERY. Data
-// holds one of StandingsData, ScheduleData, NextMatchData or PlayerStatsData,
-// as the query type says; DecodeData reads it.
+// holds one of [StandingsData], [ScheduleData], [NextMatchData] or [PlayerStatsData],
+// as the query type says; [LeagueQueryResponse.DecodeData] reads it.
 type LeagueQueryResponse struct {
 	Envelope
 	QueryType QueryType       `json:"query_type" validate:"required"`
@@ -499,7 +499,7 @@ type NextMatch struct {
 	RefereeEndpoint string  `json:"referee_endpoint,omitempty"`
 }
 
-// NextMatchData is the data of a GET_NEXT_MATCH answer; NextMatch is nil
+// NextMatchData is the data of a GET_NEXT_MATCH answer; [NextMatch] is nil
 // when the player has no match left.
 type NextMatchData struct {
 	NextMatch *NextMatch `json:"next_match"`
@@ -524,8 +524,8 @@ type PlayerStatsData struct {
 
 // ---- Acknowledgements and administration ----
 
-// Ack (ACK) acknowledges a notification or a report. Status is AckOK for a
-// notification, AckRecorded for a result recorded now and AckDuplicate for
+// Ack (ACK) acknowledges a notification or a report. Status is [AckOK] for a
+// notification, [AckRecorded] for a result recorded now and [AckDuplicate] for
 // a result that had been recorded before.
 type Ack struct {
 	Envelope
@@ -552,8 +552,8 @@ type StartLeague struct {
 }
 
 // StartLeagueResponse (START_LEAGUE_RESPONSE) is the manager's answer to
-// START_LEAGUE. Status is StartLeagueStarted when the call started the
-// league and StartLeagueAlreadyStarted when it was already running or done.
+// START_LEAGUE. Status is [StartLeagueStarted] when the call started the
+// league and [StartLeagueAlreadyStarted] when it was already running or done.
 type StartLeagueResponse struct {
 	Envelope
 	LeagueID    string            `json:"league_id"`

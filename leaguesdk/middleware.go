@@ -9,17 +9,17 @@ import (
 )
 
 // HandlerFunc serves one routed call: it returns the reply message or an
-// error, as the handler given to Handle does.
+// error, as the handler given to [Handle] does.
 type HandlerFunc func(ctx context.Context, req *Request) (any, error)
 
-// Middleware wraps every routed call of a Server (ServerConfig.Middleware):
-// rate limiting, tracing, logging. It sees the Request — method, tool, wire
+// Middleware wraps every routed call of a [Server] ([ServerConfig.Middleware]):
+// rate limiting, tracing, logging. It sees the [Request] — method, tool, wire
 // form, the decoded message's envelope, the HTTP request — before the
 // message is validated, authorised and handled, and the reply or error
 // after. An error it returns is answered like a handler's.
 type Middleware func(next HandlerFunc) HandlerFunc
 
-// Observer is told what an agent's Server and Client do, so that a program
+// Observer is told what an agent's [Server] and [Client] do, so that a program
 // can count it (package metrics wires it to Prometheus). Its methods are
 // called concurrently, on the request path, and must return quickly.
 type Observer interface {
@@ -27,7 +27,7 @@ type Observer interface {
 	ObserveCall(CallEvent)
 }
 
-// CallEvent is one call served by a Server or made by a Client.
+// CallEvent is one call served by a [Server] or made by a [Client].
 type CallEvent struct {
 	// Served is true for a call the agent served, false for one it made.
 	Served bool
@@ -44,7 +44,7 @@ type CallEvent struct {
 	Took time.Duration
 }
 
-// Outcome returns the Outcome of a CallEvent that ended with err.
+// Outcome returns the Outcome of a [CallEvent] that ended with err.
 func Outcome(err error) string {
 	if err == nil {
 		return "ok"
@@ -56,7 +56,7 @@ func Outcome(err error) string {
 }
 
 // RateLimitError refuses a call whose caller is over its rate limit. A
-// Server answers it with HTTP 429, a Retry-After header and a protocol
+// [Server] answers it with HTTP 429, a Retry-After header and a protocol
 // error E010 RATE_LIMITED, which clients retry.
 type RateLimitError struct {
 	// RetryAfter is when the caller may try again.
@@ -68,7 +68,7 @@ type RateLimitError struct {
 // Error implements the error interface.
 func (e *RateLimitError) Error() string { return e.err().Error() }
 
-// Unwrap returns the protocol error E010, so that CodeOf and errors.As see it.
+// Unwrap returns the protocol error E010, so that [CodeOf] and [errors.As] see it.
 func (e *RateLimitError) Unwrap() error { return e.err() }
 
 func (e *RateLimitError) err() *Error {

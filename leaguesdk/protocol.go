@@ -2,7 +2,12 @@ package leaguesdk
 
 import "time"
 
-// Version is the version of this module's implementation of the protocol.
+// Version is the version of this module, github.com/agentleague/league: the
+// tag vX.Y.Z of its release without the "v". Every agent of the module
+// declares it as its software version unless configured otherwise (the
+// referee's and the player's registration metadata, the serverInfo answered
+// to MCP clients) and sends it in its User-Agent. It is not the protocol's
+// version: that is [ProtocolVersion].
 const Version = "0.1.0"
 
 // Protocol is the value of the envelope's protocol field on every message.
@@ -91,7 +96,7 @@ const (
 // Valid reports whether p is exactly "even" or "odd".
 func (p Parity) Valid() bool { return p == Even || p == Odd }
 
-// Other returns the opposite parity (Odd for Even and Even for anything else).
+// Other returns the opposite parity ([Odd] for [Even] and Even for anything else).
 func (p Parity) Other() Parity {
 	if p == Even {
 		return Odd
@@ -107,7 +112,7 @@ func ParityOf(n int) Parity {
 	return Odd
 }
 
-// ParseParity returns the parity s names, or an *Error with code E004 when s
+// ParseParity returns the parity s names, or an [*Error] with code E004 when s
 // is not exactly "even" or "odd".
 func ParseParity(s string) (Parity, error) {
 	p := Parity(s)
@@ -121,8 +126,8 @@ func ParseParity(s string) (Parity, error) {
 // RegistrationStatus is the status of a registration response.
 type RegistrationStatus string
 
-// Registration statuses. StatusRegistered is accepted as a synonym of
-// StatusAccepted when reading replies from other implementations.
+// Registration statuses. [StatusRegistered] is accepted as a synonym of
+// [StatusAccepted] when reading replies from other implementations.
 const (
 	StatusAccepted   RegistrationStatus = "ACCEPTED"
 	StatusRejected   RegistrationStatus = "REJECTED"

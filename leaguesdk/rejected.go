@@ -4,7 +4,7 @@ package leaguesdk
 // manager refuses the agent: a REJECTED (or otherwise not accepted)
 // registration response, or a protocol error with a code that is not
 // retryable answered to the registration request. The player and the
-// referee return it from Register and Run alike, so one errors.As tells a
+// referee return it from Register and Run alike, so one [errors.As] tells a
 // refusal from a manager that could not be reached:
 //
 //	var rej *leaguesdk.RejectedError

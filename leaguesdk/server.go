@@ -18,14 +18,14 @@ import (
 	wirejson "github.com/agentleague/league/internal/json"
 )
 
-// DefaultMaxBodyBytes is the largest request body a Server reads by default.
+// DefaultMaxBodyBytes is the largest request body a [Server] reads by default.
 const DefaultMaxBodyBytes = 1 << 20
 
-// DefaultBodyTimeout is the time a Server gives a request's body to
-// arrive by default (ServerConfig.BodyTimeout).
+// DefaultBodyTimeout is the time a [Server] gives a request's body to
+// arrive by default ([ServerConfig.BodyTimeout]).
 const DefaultBodyTimeout = 10 * time.Second
 
-// ServerConfig configures a Server. The zero value is usable; every field
+// ServerConfig configures a [Server]. The zero value is usable; every field
 // documents its default.
 type ServerConfig struct {
 	// Name and Version are reported as serverInfo to MCP clients. Default
@@ -37,25 +37,25 @@ type ServerConfig struct {
 	// change after registration. Default: "agent".
 	Sender func() string
 	// ErrorType is the message type of the error messages the server sends:
-	// MsgLeagueError (the default) or MsgGameError.
+	// [MsgLeagueError] (the default) or [MsgGameError].
 	ErrorType MessageType
-	// Authorize, when set, is called before every handler whose Tool is not
+	// Authorize, when set, is called before every handler whose [Tool] is not
 	// Public, with the decoded message's envelope. A non-nil error refuses
-	// the call; an *Error is answered with its code.
+	// the call; an [*Error] is answered with its code.
 	Authorize func(ctx context.Context, tool string, env *Envelope) error
-	// MaxBodyBytes limits request bodies. Default DefaultMaxBodyBytes.
+	// MaxBodyBytes limits request bodies. Default [DefaultMaxBodyBytes].
 	MaxBodyBytes int64
 	// BodyTimeout bounds the time a request's body may take to arrive,
 	// from the moment its handler starts reading it: a client that
 	// trickles its body in is cut off then, and its connection closed.
 	// It is set through [http.ResponseController] (an HTTP server that
 	// cannot set read deadlines is left as it is). Default
-	// DefaultBodyTimeout; negative: no bound.
+	// [DefaultBodyTimeout]; negative: no bound.
 	BodyTimeout time.Duration
 	// Logger receives one debug line per call and one error line per
 	// failure. Default: discard.
 	Logger *slog.Logger
-	// Now is the clock used for envelope timestamps. Default time.Now.
+	// Now is the clock used for envelope timestamps. Default [time.Now].
 	Now func() time.Time
 	// Middleware wraps every routed call, the first outermost (see
 	// Middleware). Default: none.
@@ -64,22 +64,22 @@ type ServerConfig struct {
 	// tool, outcome and duration. Default: none.
 	Observer Observer
 	// Unknown, when set, serves the requests and notifications no tool
-	// takes, as http.ServeMux's NotFound handler does: a method that names
+	// takes, as [http.ServeMux]'s NotFound handler does: a method that names
 	// no tool, alias or message type, or a tools/call of an unknown tool.
-	// Its Request has no Tool (for tools/call, Tool is the name asked
-	// for), and an Envelope when the message names a message_type. It runs
-	// inside the Middleware. Returning ErrUnrouted answers the default:
+	// Its [Request] has no Tool (for tools/call, Tool is the name asked
+	// for), and an [Envelope] when the message names a message_type. It runs
+	// inside the [Middleware]. Returning [ErrUnrouted] answers the default:
 	// -32601 method not found (-32602 for tools/call). MCP lifecycle
 	// methods and notifications/* never reach it. Default: nil, the
 	// default answer.
 	Unknown HandlerFunc
 }
 
-// ErrUnrouted, returned by ServerConfig.Unknown, has the Server answer a
+// ErrUnrouted, returned by [ServerConfig.Unknown], has the [Server] answer a
 // request no tool takes as it does without the hook.
 var ErrUnrouted = errors.New("leaguesdk: no tool serves this request")
 
-// Tool describes a method a Server serves. It is listed by tools/list.
+// Tool describes a method a [Server] serves. It is listed by tools/list.
 type Tool struct {
 	// Name is the JSON-RPC method and MCP tool name ("choose_parity").
 	Name string
@@ -91,17 +91,17 @@ type Tool struct {
 	// names its message only through message_type. Default: the message
 	// type of the handler's input type.
 	MessageTypes []MessageType
-	// Public tools skip ServerConfig.Authorize (registration, health-like
+	// Public tools skip [ServerConfig.Authorize] (registration, health-like
 	// queries).
 	Public bool
-	// NoValidate has the Server pass the decoded message to the handler
-	// without Validate, for a handler that checks the message itself (to
+	// NoValidate has the [Server] pass the decoded message to the handler
+	// without [Validate], for a handler that checks the message itself (to
 	// answer an invalid registration with REJECTED rather than an error).
 	// Authorize still runs.
 	NoValidate bool
 }
 
-// WireForm is the way a request reached a Server or a Client called a peer.
+// WireForm is the way a request reached a [Server] or a [Client] called a peer.
 type WireForm int
 
 // The wire forms of the profile.
@@ -132,26 +132,26 @@ func (f WireForm) String() string {
 	return fmt.Sprintf("WireForm(%d)", int(f))
 }
 
-// Request describes the call a handler is serving. Middleware and handlers
-// added with HandleRaw receive it as an argument; a handler added with
-// Handle reads it with RequestFrom.
+// Request describes the call a handler is serving. [Middleware] and handlers
+// added with [Server.HandleRaw] receive it as an argument; a handler added with
+// [Handle] reads it with [RequestFrom].
 type Request struct {
 	// Method is the JSON-RPC method as received.
 	Method string
 	// Tool is the name of the tool the call was routed to; in a request
-	// served by ServerConfig.Unknown, the tool a tools/call asked for, or "".
+	// served by [ServerConfig.Unknown], the tool a tools/call asked for, or "".
 	Tool string
 	// Form is the wire form the caller used.
 	Form WireForm
 	// ID is the JSON-RPC id as received (nil for a notification).
 	ID json.RawMessage
 	// Message is the message object as received (tolerated variants are
-	// read by the typed decoding of Handle, not here).
+	// read by the typed decoding of [Handle], not here).
 	Message json.RawMessage
 	// HTTP is the underlying HTTP request.
 	HTTP *http.Request
 	// Envelope is the decoded message's envelope, or nil when the message
-	// does not decode or the tool's input is not a Message. Middleware
+	// does not decode or the tool's input is not a [Message]. [Middleware]
 	// sees it before the message is validated or authorised: treat it as
 	// the caller's claim.
 	Envelope *Envelope
@@ -165,7 +165,7 @@ type Request struct {
 
 type requestKey struct{}
 
-// RequestFrom returns the Request a handler is serving, or nil outside a
+// RequestFrom returns the [Request] a handler is serving, or nil outside a
 // handler. Handlers get it as an argument; RequestFrom is for code they
 // call that only has the context.
 func RequestFrom(ctx context.Context) *Request {
@@ -184,9 +184,9 @@ type route struct {
 	run    func(ctx context.Context, req *Request, in any) (any, error)
 }
 
-// Server is an http.Handler that serves the league protocol on POST /mcp
-// and GET /health. Handlers are added with Handle or HandleRaw before the
-// server serves; a request no tool takes goes to ServerConfig.Unknown.
+// Server is an [http.Handler] that serves the league protocol on POST /mcp
+// and GET /health. Handlers are added with [Handle] or [Server.HandleRaw] before the
+// server serves; a request no tool takes goes to [ServerConfig.Unknown].
 // It answers JSON-RPC 2.0 in every wire form of the profile and the MCP
 // lifecycle (initialize, ping, tools/list, tools/call).
 type Server struct {
@@ -197,7 +197,7 @@ type Server struct {
 	byType map[MessageType]*route
 }
 
-// NewServer returns a Server with no tools.
+// NewServer returns a [Server] with no tools.
 func NewServer(cfg ServerConfig) *Server {
 	if cfg.Name == "" {
 		cfg.Name = "league-agent"
@@ -228,15 +228,15 @@ func NewServer(cfg ServerConfig) *Server {
 
 // Handle adds a tool to s whose handler takes a message of type In and
 // answers a message of type Out. The request's message is decoded into In,
-// validated with Validate when In is a Message, authorised, and passed to h
-// with the Request it came in (its wire form, method, JSON-RPC id, HTTP
+// validated with [Validate] when In is a [Message], authorised, and passed to h
+// with the [Request] it came in (its wire form, method, JSON-RPC id, HTTP
 // request; a handler sets FlatReply on it to answer in a caller's dialect).
-// An *Error returned by h is answered as a protocol error with its code; an
-// *RPCError as itself; any other error as -32603. A panic in h is answered
-// as -32603 and the server keeps serving. Tool.NoValidate skips Validate.
+// An [*Error] returned by h is answered as a protocol error with its code; an
+// [*RPCError] as itself; any other error as -32603. A panic in h is answered
+// as -32603 and the server keeps serving. [Tool.NoValidate] skips Validate.
 //
 // Handle panics when the tool's name or one of its aliases is already
-// taken (compared case-insensitively), as http.ServeMux does for a pattern
+// taken (compared case-insensitively), as [http.ServeMux] does for a pattern
 // registered twice: the conflict is a programming error found at start.
 func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, req *Request, in *In) (*Out, error)) {
 	var zero In
@@ -292,10 +292,10 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, req *
 // HandleRaw adds a tool whose handler reads the message itself, from
 // req.Message (as received), and answers any value that
 // encodes to JSON. The message is not decoded into a type nor validated;
-// when the tool is not Public, ServerConfig.Authorize sees the envelope
-// the message claims. Tool.MessageTypes lists the message types routed to
+// when the tool is not Public, [ServerConfig.Authorize] sees the envelope
+// the message claims. [Tool.MessageTypes] lists the message types routed to
 // it by message_type. Errors, panics and duplicate names are treated as by
-// Handle.
+// [Handle].
 func (s *Server) HandleRaw(tool Tool, h HandlerFunc) {
 	r := &route{tool: tool, schema: json.RawMessage(`{"type":"object"}`)}
 	r.decode = func(raw json.RawMessage) (any, MessageType, error) {
@@ -364,7 +364,7 @@ func (s *Server) Tools() []Tool {
 	return out
 }
 
-// ServeHTTP implements http.Handler: POST /mcp (or /) for JSON-RPC,
+// ServeHTTP implements [http.Handler]: POST /mcp (or /) for JSON-RPC,
 // GET /health for liveness; GET /mcp is answered 405.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := strings.TrimSuffix(r.URL.Path, "/")

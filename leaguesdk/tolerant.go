@@ -10,7 +10,7 @@ import (
 // in more than one shape. The two answer types read every tolerated shape
 // here, in their decoding, and encode only the profile's shape.
 
-// UnmarshalJSON implements json.Unmarshaler. It reads accept as a JSON
+// UnmarshalJSON implements [json.Unmarshaler]. It reads accept as a JSON
 // boolean or as the string "true" or "false" in any case, and reads the
 // alias accepted when accept is absent. A value that is not a JSON object
 // ("ok", null) reads as an empty message: a bare acknowledgement. When a
@@ -56,8 +56,8 @@ func (a *GameJoinAck) readAccept(accept, accepted json.RawMessage) {
 // GAME_INVITATION. ok is false when the reply holds no answer (a bare
 // acknowledgement: the answer may follow as a callback). A GAME_JOIN_ACK
 // without accept confirms arrival and reads as accepted. An accept that is
-// neither a boolean nor "true"/"false" is an *Error with code
-// CodeMissingRequiredField. A GameJoinAck built in Go answers Accept.
+// neither a boolean nor "true"/"false" is an [*Error] with code
+// [CodeMissingRequiredField]. A [GameJoinAck] built in Go answers Accept.
 func (a *GameJoinAck) Answer() (accept, ok bool, err error) {
 	switch {
 	case a.invalidAccept != "":
@@ -71,7 +71,7 @@ func (a *GameJoinAck) Answer() (accept, ok bool, err error) {
 	return false, false, nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler. It reads the choice from
+// UnmarshalJSON implements [json.Unmarshaler]. It reads the choice from
 // move_data.choice (the GAME_MOVE_RESPONSE shape), else from parity_choice,
 // else from its alias choice; a choice that is not a JSON string is kept as
 // its JSON text, for the game to refuse. A value that is not a JSON object
@@ -114,9 +114,9 @@ func (r *ChooseParityResponse) UnmarshalJSON(b []byte) error {
 // Choice interprets a received CHOOSE_PARITY_RESPONSE, GAME_MOVE_RESPONSE
 // or other reply to a move call. ok is false when the reply holds no
 // choice and is not a move response (a bare acknowledgement: the choice
-// may follow as a callback). A move response without a choice is an *Error
-// with code CodeMissingRequiredField. The choice is returned as received,
-// unchecked. A ChooseParityResponse built in Go answers ParityChoice.
+// may follow as a callback). A move response without a choice is an [*Error]
+// with code [CodeMissingRequiredField]. The choice is returned as received,
+// unchecked. A [ChooseParityResponse] built in Go answers ParityChoice.
 func (r *ChooseParityResponse) Choice() (choice string, ok bool, err error) {
 	if !r.noChoice {
 		return string(r.ParityChoice), true, nil

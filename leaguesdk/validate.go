@@ -131,7 +131,7 @@ func parseVersion(s string) ([3]int, bool) {
 
 // Validate checks a message against the protocol: required fields (E003),
 // the protocol value and declared protocol versions (E018), UTC timestamps
-// (E021) and parity choices (E004). It returns nil or an *Error whose Field
+// (E021) and parity choices (E004). It returns nil or an [*Error] whose Field
 // is the JSON path of the first field at fault.
 func Validate(msg any) error {
 	err := validate.Struct(msg)

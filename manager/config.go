@@ -13,7 +13,7 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 )
 
-// Defaults of Config.
+// Defaults of [Config].
 const (
 	DefaultLeagueID           = "league_2025_even_odd"
 	DefaultAddr               = "127.0.0.1:8000"
@@ -30,13 +30,13 @@ const (
 	DefaultProbeInterval      = 2 * time.Second
 )
 
-// DefaultRateLimit is Config.RateLimit's default: requests per second per
+// DefaultRateLimit is [Config.RateLimit]'s default: requests per second per
 // caller.
 const DefaultRateLimit = ratelimit.DefaultPerSecond
 
-// Config configures a Manager. The zero value of every field means the
+// Config configures a [Manager]. The zero value of every field means the
 // default its comment names. A negative number or duration disables what
-// the field's comment says it disables, and is an error elsewhere; New
+// the field's comment says it disables, and is an error elsewhere; [New]
 // reports every invalid field at once.
 type Config struct {
 	// LeagueID names the league. It is also the key of the league's files
@@ -46,39 +46,39 @@ type Config struct {
 	// has completed, the manager starts a new league, of the next id of
 	// the series LeagueID, LeagueID-2, LeagueID-3… (and resumes the latest
 	// of the series while it has not completed), unless ShowCompleted is
-	// set. Manager.LeagueID says which. Default DefaultLeagueID. Letters,
+	// set. [Manager.LeagueID] says which. Default [DefaultLeagueID]. Letters,
 	// digits, '_', '-' and '.' only.
 	LeagueID string
-	// ShowCompleted keeps the latest league of LeagueID's series on show
+	// ShowCompleted keeps the latest league of [Manager.LeagueID]'s series on show
 	// when it has completed: the manager serves its standings, dashboard
 	// and queries, and refuses registrations, rather than starting the
 	// next league. Default false.
 	ShowCompleted bool
 	// Keep, when positive, keeps only the files of the Keep leagues saved
-	// last under DataRoot, the one the manager runs included: New removes
-	// those of older leagues (LeagueFiles: their configuration, the
+	// last under DataRoot, the one the manager runs included: [New] removes
+	// those of older leagues ([LeagueFiles]: their configuration, the
 	// manager's data, the referees' matches, the players' histories, the
 	// league log). Default 0: every league's files are kept.
 	Keep int
-	// GameType is the game the league plays. Default leaguesdk.GameEvenOdd.
+	// GameType is the game the league plays. Default [leaguesdk.GameEvenOdd].
 	GameType string
-	// Addr is the address Run listens on when Listener is nil. Default
-	// DefaultAddr.
+	// Addr is the address [Manager.Run] listens on when Listener is nil. Default
+	// [DefaultAddr].
 	Addr string
-	// Listener, when set, is the listener Run serves on (tests and examples
+	// Listener, when set, is the listener [Manager.Run] serves on (tests and examples
 	// pass one on port 0). Run closes it when it returns.
 	Listener net.Listener
 	// Endpoint is the manager's endpoint as agents reach it. Default: the
 	// /mcp URL of the listener's address.
 	Endpoint string
-	// TLS, when set, makes Run serve HTTPS only with it (its Certificates,
+	// TLS, when set, makes [Manager.Run] serve HTTPS only with it (its Certificates,
 	// and ClientCAs with ClientAuth for mutual TLS); the default Endpoint
 	// then starts with https://. Default nil: plain HTTP.
 	TLS *tls.Config
 	// ClientTLS is the TLS configuration of the manager's calls to https://
 	// endpoints: RootCAs to trust (nil: the system roots) and the
 	// Certificates presented as its client certificate under mutual TLS.
-	// leaguesdk.TLSFiles builds both from PEM files. Default nil: the
+	// [leaguesdk.TLSFiles] builds both from PEM files. Default nil: the
 	// system roots, no client certificate.
 	ClientTLS *tls.Config
 	// HTTPClient, when set, carries the manager's calls to referees and
@@ -89,21 +89,21 @@ type Config struct {
 	// RateLimit is the number of requests per second each caller may make
 	// (an agent proven by its token, else a remote address), with bursts of
 	// twice as many; a caller over it is answered HTTP 429 with
-	// Retry-After and E010 RATE_LIMITED. Default DefaultRateLimit, which a
+	// Retry-After and E010 RATE_LIMITED. Default [DefaultRateLimit], which a
 	// normal league never reaches; negative disables the limit.
 	RateLimit float64
 	// Observer, when set, is told about every call the manager serves and
-	// makes, and about its durable writes when it is a WriteObserver
+	// makes, and about its durable writes when it is a [WriteObserver]
 	// (package metrics counts them for Prometheus). Default: none.
 	Observer leaguesdk.Observer
 	// Routes adds HTTP handlers beside the manager's own, keyed by
-	// http.ServeMux pattern (for example "GET /metrics"). Default: none.
+	// [http.ServeMux] pattern (for example "GET /metrics"). Default: none.
 	Routes map[string]http.Handler
 	// DataRoot is the root of the league's data layer (config/, data/,
-	// logs/). Default DefaultDataRoot.
+	// logs/). Default [DefaultDataRoot].
 	DataRoot string
 	// MinPlayers starts the league as soon as that many players (and at
-	// least one referee) are registered. Default DefaultMinPlayers; a
+	// least one referee) are registered. Default [DefaultMinPlayers]; a
 	// negative value disables this trigger, leaving the registration window
 	// and start_league.
 	MinPlayers int
@@ -112,7 +112,7 @@ type Config struct {
 	// RegistrationWindow starts the league when it has passed since the
 	// manager first opened registration, provided at least two players and
 	// a referee are registered (otherwise as soon as they are). Default
-	// DefaultRegistrationWindow; a negative value disables this trigger.
+	// [DefaultRegistrationWindow]; a negative value disables this trigger.
 	RegistrationWindow time.Duration
 	// AdminToken authorises start_league calls, which start the league at
 	// once, and get_standings calls of the operator. Default "":
@@ -121,36 +121,36 @@ type Config struct {
 	// ReportTimeout is how long a referee may take, after it accepted
 	// start_match, to report the match's result before the match is given
 	// to another referee. It must exceed what a match can take (join and
-	// choice deadlines with their retries). Default DefaultReportTimeout.
+	// choice deadlines with their retries). Default [DefaultReportTimeout].
 	ReportTimeout time.Duration
 	// StartMatchTimeout is the deadline of one start_match call. Default
-	// DefaultStartMatchTimeout.
+	// [DefaultStartMatchTimeout].
 	StartMatchTimeout time.Duration
 	// BroadcastTimeout is the deadline of one broadcast call to one agent
 	// (round announcements, standings, completion), retries included.
-	// Default DefaultBroadcastTimeout.
+	// Default [DefaultBroadcastTimeout].
 	BroadcastTimeout time.Duration
 	// RetryDelay is the first pause before a match that no referee could
 	// take is offered again, and how long a referee that failed a call is
 	// passed over; the pause doubles up to MaxRetryDelay. Default
-	// DefaultRetryDelay.
+	// [DefaultRetryDelay].
 	RetryDelay time.Duration
 	// MaxRetryDelay bounds RetryDelay's doubling (a value below RetryDelay
-	// counts as RetryDelay). Default DefaultMaxRetryDelay.
+	// counts as RetryDelay). Default [DefaultMaxRetryDelay].
 	MaxRetryDelay time.Duration
-	// ShutdownGrace is how long Run lets in-flight requests finish when its
-	// context ends. Default DefaultShutdownGrace.
+	// ShutdownGrace is how long [Manager.Run] lets in-flight requests finish when its
+	// context ends. Default [DefaultShutdownGrace].
 	ShutdownGrace time.Duration
 	// MaxFails is the number of consecutive failures (unanswered calls,
 	// technical losses for not answering, failed probes) after which a
-	// SUSPENDED agent is SHUTDOWN. Default DefaultMaxFails; a negative
+	// SUSPENDED agent is SHUTDOWN. Default [DefaultMaxFails]; a negative
 	// value never shuts an agent down (it stays SUSPENDED until it answers).
 	MaxFails int
 	// ProbeInterval is how often a SUSPENDED agent is probed with GET
 	// /health, at most; an answer makes it ACTIVE again. Default
-	// DefaultProbeInterval; a negative value turns probing off.
+	// [DefaultProbeInterval]; a negative value turns probing off.
 	ProbeInterval time.Duration
-	// Tiebreakers orders the standings. Default DefaultTiebreakers().
+	// Tiebreakers orders the standings. Default [DefaultTiebreakers]().
 	Tiebreakers []Tiebreaker
 	// Insecure turns off authentication of agents' messages, for leagues
 	// with third-party agents that do not send the tokens they were given.
@@ -159,12 +159,12 @@ type Config struct {
 	// network. start_league still needs AdminToken. Default false.
 	Insecure bool
 	// MaxBodyBytes limits request bodies. Default
-	// leaguesdk.DefaultMaxBodyBytes; negative is an error.
+	// [leaguesdk.DefaultMaxBodyBytes]; negative is an error.
 	MaxBodyBytes int64
 	// BodyTimeout bounds the time a request's body may take to arrive
-	// once its head has (leaguesdk.ServerConfig.BodyTimeout): a caller
+	// once its head has ([leaguesdk.ServerConfig.BodyTimeout]): a caller
 	// that trickles its body in is cut off then. Default
-	// leaguesdk.DefaultBodyTimeout (10 s).
+	// [leaguesdk.DefaultBodyTimeout] (10 s).
 	BodyTimeout time.Duration
 	// Logger receives the manager's log, for people to read (a text
 	// handler on stderr, say). The agent log file gets every record as
@@ -173,23 +173,23 @@ type Config struct {
 	// NoAgentLog turns off the agent log file. By default (false) the
 	// manager writes JSON lines (timestamp, level, agent_id, message,
 	// tokens redacted) to DataRoot/logs/agents/league_manager.log.jsonl,
-	// opened by New and closed by Close (or when Run returns). The league's own files
+	// opened by [New] and closed by [Manager.Close] (or when [Manager.Run] returns). The league's own files
 	// (state, standings, the league log) are written either way.
 	NoAgentLog bool
 	// AgentLogLevel is the least level the agent log file records. The
-	// zero value, slog.LevelInfo, records one line per call with its ids
-	// and outcome; slog.LevelDebug adds every message sent and received,
+	// zero value, [slog.LevelInfo], records one line per call with its ids
+	// and outcome; [slog.LevelDebug] adds every message sent and received,
 	// whole (tokens redacted), at a cost that grows with the messages.
 	AgentLogLevel slog.Level
 	// Now is the clock of timestamps and of the registration window (which
 	// is kept across a restart as a wall-clock time). Other durations
 	// (deadlines, report timeouts, retry pauses) are measured with the
-	// monotonic clock. Default time.Now.
+	// monotonic clock. Default [time.Now].
 	Now func() time.Time
 	// OnEvent, when set, is called for every league event. It is called
 	// synchronously from the manager's goroutines, never while the manager
 	// holds a lock; it must return quickly and must not call the manager's
-	// mutating methods (Start). Reading methods (Standings, Snapshot) are fine.
+	// mutating methods ([Manager.Start]). Reading methods ([Manager.Standings], [Manager.Snapshot]) are fine.
 	OnEvent func(Event)
 }
 
@@ -271,7 +271,7 @@ func (c Config) withDefaults() (Config, error) {
 // EventKind names a league event.
 type EventKind string
 
-// The events a Manager reports through Config.OnEvent.
+// The events a [Manager] reports through [Config.OnEvent].
 const (
 	EventRefereeRegistered    EventKind = "referee_registered"
 	EventPlayerRegistered     EventKind = "player_registered"
@@ -281,14 +281,14 @@ const (
 	EventMatchAssigned        EventKind = "match_assigned"
 	EventMatchReassigned      EventKind = "match_reassigned"
 	EventMatchResult          EventKind = "match_result"
-	// EventRoundCompleted comes after the EventMatchResult of each of the
-	// round's matches this Manager recorded (results recorded before a
+	// EventRoundCompleted comes after the [EventMatchResult] of each of the
+	// round's matches this [Manager] recorded (results recorded before a
 	// restart have theirs in the earlier run).
 	EventRoundCompleted  EventKind = "round_completed"
 	EventLeagueCompleted EventKind = "league_completed"
 	EventWarning         EventKind = "warning"
 	// EventAgentState is a change of an agent's lifecycle state; its
-	// Transition says from what, to what and why.
+	// [Event.Transition] says from what, to what and why.
 	EventAgentState EventKind = "agent_state"
 	// EventSecurity is a refused message that looks like an attempt to
 	// forge: a match report that contradicts what the manager knows of the

@@ -65,7 +65,7 @@ func formatBytes(n int64) string {
 	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
 }
 
-// LeagueUsage returns how much the files of leagueID (LeagueFiles) take
+// LeagueUsage returns how much the files of leagueID ([LeagueFiles]) take
 // under dataRoot. Files that do not exist count nothing.
 func LeagueUsage(dataRoot, leagueID string) Usage {
 	var u Usage
@@ -210,7 +210,7 @@ func seriesNumber(base, id string) int {
 	return k
 }
 
-// PruneLeagues removes, under dataRoot, the files (LeagueFiles) of every
+// PruneLeagues removes, under dataRoot, the files ([LeagueFiles]) of every
 // league but the keep saved last, and never those of the league current
 // (which counts as one of the keep). It returns the ids of the leagues it
 // removed. keep below 1 removes nothing.

@@ -21,7 +21,7 @@ type AgentState string
 
 // The lifecycle states. An agent goes INIT → REGISTERED → ACTIVE; ACTIVE ⇄
 // SUSPENDED while it fails and recovers; SUSPENDED → SHUTDOWN after
-// Config.MaxFails consecutive failures, and every agent → SHUTDOWN when the
+// [Config.MaxFails] consecutive failures, and every agent → SHUTDOWN when the
 // league ends. Registering again with its own token brings an agent back.
 const (
 	StateInit       AgentState = "INIT"
@@ -287,7 +287,7 @@ func (m *Manager) agentAnswered(id, reason string) {
 }
 
 // AgentState returns an agent's lifecycle state (players and referees by
-// id); StateInit for an id the manager does not know.
+// id); [StateInit] for an id the manager does not know.
 func (m *Manager) AgentState(id string) AgentState { return m.life.State(id) }
 
 // allAgentIDsLocked returns every player's and referee's id. m.mu must be held.

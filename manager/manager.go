@@ -203,13 +203,13 @@ type standingsCache struct {
 	rows    []leaguesdk.StandingRow
 }
 
-// New returns a Manager configured by cfg. When the data root holds the
+// New returns a [Manager] configured by cfg. When the data root holds the
 // state of the same league, the manager resumes it: registered agents keep
 // their ids and tokens, recorded results stay, and the league continues
-// from its first unfinished round when Run is called. When that league has
+// from its first unfinished round when [Manager.Run] is called. When that league has
 // completed, the manager runs the next league of its series instead,
-// unless cfg.ShowCompleted is set (see Config.LeagueID and
-// Manager.LeagueID); with cfg.Keep, the files of older leagues are removed.
+// unless cfg.ShowCompleted is set (see [Config.LeagueID] and
+// [Manager.LeagueID]); with cfg.Keep, the files of older leagues are removed.
 func New(cfg Config) (*Manager, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -607,7 +607,7 @@ func (m *Manager) saveState(change func() error, undo func()) error {
 }
 
 // Handler returns the manager's HTTP surface: the protocol on POST /mcp
-// (and POST /), GET /health, GET /api/state (the Snapshot as JSON) and the
+// (and POST /), GET /health, GET /api/state (the [Snapshot] as JSON) and the
 // dashboard on every other GET path. The league itself runs only under Run.
 func (m *Manager) Handler() http.Handler { return m.handler }
 
@@ -657,22 +657,22 @@ func (m *Manager) stateRound(q string) (int, error) {
 	return n, nil
 }
 
-// Endpoint returns the endpoint agents reach the manager at: Config.Endpoint,
-// or once Run listens, the /mcp URL of its listener.
+// Endpoint returns the endpoint agents reach the manager at: [Config.Endpoint],
+// or once [Manager.Run] listens, the /mcp URL of its listener.
 func (m *Manager) Endpoint() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.endpoint
 }
 
-// Run listens (Config.Listener, or Config.Addr), serves Handler, and runs
+// Run listens ([Config.Listener], or [Config.Addr]), serves [Manager.Handler], and runs
 // the league: registration until a start trigger, then every round, then
 // LEAGUE_COMPLETED. After the league completes it keeps serving queries
-// until ctx ends, Shutdown or Close is called. When ctx ends it stops the
+// until ctx ends, [Manager.Shutdown] or [Manager.Close] is called. When ctx ends it stops the
 // league where it is, lets in-flight requests finish for up to
-// Config.ShutdownGrace, and returns nil: everything needed to resume is on
+// [Config.ShutdownGrace], and returns nil: everything needed to resume is on
 // disk. Run may be called once, and not after Close (it then returns an
-// error at once); it releases what New acquired when it returns, as Close
+// error at once); it releases what [New] acquired when it returns, as Close
 // does.
 func (m *Manager) Run(ctx context.Context) error {
 	return m.runner.Run(ctx, agentkit.Spec{
@@ -715,16 +715,16 @@ func (m *Manager) Run(ctx context.Context) error {
 	})
 }
 
-// Shutdown stops Run gracefully: the league stops where it is, and
+// Shutdown stops [Manager.Run] gracefully: the league stops where it is, and
 // in-flight requests may finish until ctx ends; then Run returns.
 // Shutdown waits for that and returns ctx's error when ctx ended first.
 // It does nothing to a manager that is not running.
 func (m *Manager) Shutdown(ctx context.Context) error { return m.runner.Shutdown(ctx, nil) }
 
-// Close stops Run at once if it is running (in-flight requests are cut
-// off; everything acknowledged is on disk already) and releases what New
+// Close stops [Manager.Run] at once if it is running (in-flight requests are cut
+// off; everything acknowledged is on disk already) and releases what [New]
 // acquired: the journals, the league log, the agent log file and the
-// connections to agents. Call it when you serve Handler yourself, once
+// connections to agents. Call it when you serve [Manager.Handler] yourself, once
 // you are done; it is safe to call more than once, and after Run.
 func (m *Manager) Close() error { return m.runner.Close() }
 
@@ -745,16 +745,16 @@ func (m *Manager) closeFiles() error {
 
 // Done returns a channel that is closed once the league has completed and
 // LEAGUE_COMPLETED has been sent (or, for a resumed league that had
-// completed, once Run has started).
+// completed, once [Manager.Run] has started).
 func (m *Manager) Done() <-chan struct{} { return m.done }
 
-// LeagueID returns the id of the league the manager runs: Config.LeagueID,
+// LeagueID returns the id of the league the manager runs: [Config.LeagueID],
 // or the next of its series when that league had completed (see
 // Config.LeagueID).
 func (m *Manager) LeagueID() string { return m.cfg.LeagueID }
 
-// Status returns the league's status: StatusRegistering, StatusRunning or
-// StatusCompleted.
+// Status returns the league's status: [StatusRegistering], [StatusRunning] or
+// [StatusCompleted].
 func (m *Manager) Status() LeagueStatus {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -144,7 +144,7 @@ type Snapshot struct {
 	Matches      []leaguesdk.ScheduleEntry `json:"matches"`
 	// MatchesRound, when not 0, says that Matches holds the matches of
 	// that round only (GET /api/state of a league of more than
-	// DashboardAllMatches matches, or ?round=N).
+	// [DashboardAllMatches] matches, or ?round=N).
 	MatchesRound int `json:"matches_round,omitempty"`
 	// Totals counts the league's matches.
 	Totals    MatchTotals             `json:"totals"`
@@ -153,7 +153,7 @@ type Snapshot struct {
 	UpdatedAt string                  `json:"updated_at"`
 }
 
-// RefereeInfo is a registered referee in a Snapshot.
+// RefereeInfo is a registered referee in a [Snapshot].
 type RefereeInfo struct {
 	RefereeID            string `json:"referee_id"`
 	DisplayName          string `json:"display_name"`
@@ -164,7 +164,7 @@ type RefereeInfo struct {
 	State AgentState `json:"state"`
 }
 
-// PlayerInfo is a registered player in a Snapshot.
+// PlayerInfo is a registered player in a [Snapshot].
 type PlayerInfo struct {
 	PlayerID    string `json:"player_id"`
 	DisplayName string `json:"display_name"`
@@ -473,8 +473,8 @@ func (m *Manager) roundRecordLocked(i int) roundRecord {
 // Progress counts where the league stands, cheaply enough to be read often
 // (a metrics scrape): no schedule, no standings.
 type Progress struct {
-	// Status is the league's status (StatusRegistering, StatusRunning,
-	// StatusCompleted).
+	// Status is the league's status ([StatusRegistering], [StatusRunning],
+	// [StatusCompleted]).
 	Status LeagueStatus
 	// Players and Referees are the numbers registered.
 	Players, Referees int

@@ -229,7 +229,7 @@ func addTallies(byID map[string]*tally, results scored) {
 // one row per player with played, wins, draws, losses and points (win 3,
 // draw 1, loss 0; a technical loss scores 0 for the offender and 3 for its
 // opponent; when both failed, both score 0 and the match still counts as
-// played), ordered by tiebreakers (DefaultTiebreakers when empty) with
+// played), ordered by tiebreakers ([DefaultTiebreakers] when empty) with
 // player_id ascending deciding last, ranked 1…n. It is a pure function:
 // the manager calls it on its recorded results whenever it needs the table.
 func ComputeStandings(players []Entrant, results []MatchRecord, tiebreakers []Tiebreaker) []leaguesdk.StandingRow {

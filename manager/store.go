@@ -23,7 +23,7 @@ import (
 // SchemaVersion is the schema_version of every file the manager writes.
 const SchemaVersion = "1.0.0"
 
-// LeagueStatus is the status of a league, as Status, Snapshot and the
+// LeagueStatus is the status of a league, as [Manager.Status], [Snapshot] and the
 // league's files give it.
 type LeagueStatus string
 
@@ -34,7 +34,7 @@ const (
 	StatusCompleted   LeagueStatus = "COMPLETED"
 )
 
-// WriteObserver is implemented by a Config.Observer that also wants to be
+// WriteObserver is implemented by a [Config.Observer] that also wants to be
 // told about the manager's durable writes.
 type WriteObserver interface {
 	// ObserveWrite is told about each durable write (one fsync).

@@ -1,11 +1,11 @@
 // Package metrics counts what the league's agents do, for Prometheus.
 //
 // The agents (player, referee, manager) and leaguesdk know nothing of
-// Prometheus: they tell a leaguesdk.Observer about every call they serve
-// and make, and the manager about its durable writes. A *Metrics is such
-// an Observer; give it to an agent's Config.Observer, serve Handler at
+// Prometheus: they tell a [leaguesdk.Observer] about every call they serve
+// and make, and the manager about its durable writes. A [*Metrics] is such
+// an Observer; give it to an agent's Config.Observer, serve [Metrics.Handler] at
 // GET /metrics (Config.Routes), and, for the manager and the referee, let
-// it read their progress with WatchManager and WatchReferee.
+// it read their progress with [Metrics.WatchManager] and [Metrics.WatchReferee].
 //
 //	m := metrics.New()
 //	ref, err := referee.New(referee.Config{
@@ -55,7 +55,7 @@ import (
 )
 
 // Metrics is a Prometheus registry with the league's series. It
-// implements leaguesdk.Observer and manager.WriteObserver and is safe for
+// implements [leaguesdk.Observer] and [manager.WriteObserver] and is safe for
 // concurrent use.
 type Metrics struct {
 	reg          *prometheus.Registry
@@ -68,7 +68,7 @@ type Metrics struct {
 	heap         *heapWatch
 }
 
-// New returns a Metrics with its own registry, holding the league's
+// New returns a [Metrics] with its own registry, holding the league's
 // series, the live heap and its peak, and the Go runtime and process
 // collectors.
 func New() *Metrics {
@@ -107,7 +107,7 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 }
 
-// ObserveCall implements leaguesdk.Observer.
+// ObserveCall implements [leaguesdk.Observer].
 func (m *Metrics) ObserveCall(e leaguesdk.CallEvent) {
 	side, counter := "made", m.made
 	if e.Served {
@@ -120,7 +120,7 @@ func (m *Metrics) ObserveCall(e leaguesdk.CallEvent) {
 	m.latency.WithLabelValues(side, e.Method).Observe(e.Took.Seconds())
 }
 
-// ObserveWrite implements manager.WriteObserver.
+// ObserveWrite implements [manager.WriteObserver].
 func (m *Metrics) ObserveWrite(e manager.WriteEvent) {
 	m.writes.WithLabelValues(e.File).Inc()
 	m.writeRecords.WithLabelValues(e.File).Add(float64(e.Records))

@@ -12,9 +12,10 @@ import (
 )
 
 // Agent is a league player: it serves the player side of the protocol,
-// registers with the league manager, asks its Strategy for each choice and
-// keeps its history. Create one with New; serve it with Run, or mount
-// Handler in your own server and call Register. It is safe for concurrent use.
+// registers with the league manager, asks its [Strategy] for each choice and
+// keeps its history. Create one with [New]; serve it with [Agent.Run], or mount
+// [Agent.Handler] in your own server and call [Agent.Register]. It is safe for
+// concurrent use.
 type Agent struct {
 	cfg      Config
 	log      *slog.Logger
@@ -52,7 +53,7 @@ type Agent struct {
 	myStanding *leaguesdk.StandingRow
 }
 
-// New returns an Agent configured by cfg, or an error naming every
+// New returns an [Agent] configured by cfg, or an error naming every
 // invalid field.
 func New(cfg Config) (*Agent, error) {
 	cfg, err := cfg.withDefaults()
@@ -114,7 +115,7 @@ func New(cfg Config) (*Agent, error) {
 
 // Handler returns the agent's HTTP handler: POST /mcp for the protocol and
 // GET /health. Mount it in your own server to serve the player yourself
-// (then set Config.Endpoint and call Register).
+// (then set [Config.Endpoint] and call [Agent.Register]).
 func (a *Agent) Handler() http.Handler { return a.handler }
 
 // ID returns the player id the manager assigned, or "" before registration.
@@ -137,7 +138,7 @@ func (a *Agent) LeagueID() string {
 func (a *Agent) Registered() <-chan struct{} { return a.registered }
 
 // Endpoint returns the contact endpoint the player advertises, or "" while
-// it is not known (before Run listens on an address with port 0).
+// it is not known (before [Agent.Run] listens on an address with port 0).
 func (a *Agent) Endpoint() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -166,14 +167,14 @@ func (a *Agent) credentials() (id, token string) {
 	return a.id, a.token
 }
 
-// Run listens (Config.Listener, or Config.Addr), serves the player and
-// registers it with the manager (see Register), then serves until ctx
-// ends, Shutdown or Close is called. When ctx ends it lets in-flight calls
-// finish for up to Config.ShutdownGrace. It returns nil after a clean
-// stop, a *leaguesdk.RejectedError when the manager refuses the player,
+// Run listens ([Config.Listener], or [Config.Addr]), serves the player and
+// registers it with the manager (see [Agent.Register]), then serves until ctx
+// ends, [Agent.Shutdown] or Close is called. When ctx ends it lets in-flight calls
+// finish for up to [Config.ShutdownGrace]. It returns nil after a clean
+// stop, a [*leaguesdk.RejectedError] when the manager refuses the player,
 // and any other error that keeps the player from serving. Run may be
 // called once, and not after Close (it then returns an error at once); it
-// releases what New acquired when it returns, as Close does.
+// releases what [New] acquired when it returns, as Close does.
 func (a *Agent) Run(ctx context.Context) error {
 	return a.runner.Run(ctx, agentkit.Spec{
 		Listener: a.cfg.Listener, Addr: a.cfg.Addr, TLS: a.cfg.TLS, Handler: a.handler,
@@ -198,9 +199,9 @@ func (a *Agent) Run(ctx context.Context) error {
 // player that is not running.
 func (a *Agent) Shutdown(ctx context.Context) error { return a.runner.Shutdown(ctx, nil) }
 
-// Close stops Run at once if it is running (in-flight calls are cut off)
-// and releases what New acquired: the connections to the manager, the
+// Close stops [Agent.Run] at once if it is running (in-flight calls are cut off)
+// and releases what [New] acquired: the connections to the manager, the
 // agent log file and the history's journal (history.json is written
-// complete first). Call it when you serve Handler yourself, once you are
+// complete first). Call it when you serve [Agent.Handler] yourself, once you are
 // done; it is safe to call more than once, and after Run.
 func (a *Agent) Close() error { return a.runner.Close() }

@@ -27,7 +27,7 @@ func TestRegistrationSendsFullRequestAndRepliesCarryToken(t *testing.T) {
 	r := regs[0]
 	if r.Sender != "player:agent_alpha" || r.AuthToken != "" || r.PlayerMeta.ProtocolVersion != leaguesdk.ProtocolVersion ||
 		r.PlayerMeta.ContactEndpoint != a.Endpoint() || r.PlayerMeta.DisplayName != "Agent Alpha" ||
-		r.PlayerMeta.Version != player.DefaultVersion || len(r.PlayerMeta.GameTypes) != 1 || r.PlayerMeta.GameTypes[0] != leaguesdk.GameEvenOdd {
+		r.PlayerMeta.Version != leaguesdk.Version || len(r.PlayerMeta.GameTypes) != 1 || r.PlayerMeta.GameTypes[0] != leaguesdk.GameEvenOdd {
 		t.Fatalf("registration request = %+v", r)
 	}
 	if a.ID() != "P01" || a.LeagueID() != testLeague {

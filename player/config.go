@@ -13,10 +13,9 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 )
 
-// Defaults of Config.
+// Defaults of [Config].
 const (
 	DefaultAddr          = "127.0.0.1:8101"
-	DefaultVersion       = "1.0.0"
 	DefaultDataRoot      = "./league-data"
 	DefaultSafetyMargin  = 2 * time.Second
 	DefaultLearnTimeout  = 2 * time.Second
@@ -24,7 +23,7 @@ const (
 	DefaultShutdownGrace = 5 * time.Second
 )
 
-// Config configures an Agent. The zero value of every field but Name and
+// Config configures an [Agent]. The zero value of every field but Name and
 // League means the documented default.
 type Config struct {
 	// Name is the player's display name ("Agent Alpha"). Required.
@@ -36,33 +35,33 @@ type Config struct {
 	// its reply wins. Letters, digits, "_", "-" and "." only, at most 64
 	// bytes. Default "": the sender is made from Name ("player:agent_alpha").
 	ID string
-	// Version is the player's own version, sent at registration.
-	// Default "1.0.0".
+	// Version is the player's own version, sent at registration and
+	// reported to MCP clients. Default [leaguesdk.Version].
 	Version string
 	// League is the league manager's endpoint
 	// ("http://127.0.0.1:8000/mcp"). Required.
 	League string
 
-	// Listener, when set, is the listener Run serves on (tests and
+	// Listener, when set, is the listener [Agent.Run] serves on (tests and
 	// examples pass one on port 0). Otherwise Run listens on Addr.
 	Listener net.Listener
-	// Addr is the address Run listens on when Listener is nil.
+	// Addr is the address [Agent.Run] listens on when Listener is nil.
 	// Default "127.0.0.1:8101".
 	Addr string
 	// Endpoint is the contact endpoint sent to the manager, the URL at
 	// which referees reach this player. Default: http(s)://<listen
 	// address>/mcp, with an unspecified host (0.0.0.0, ::) replaced by
 	// 127.0.0.1. Set it when other machines must reach the player, or when
-	// the Handler is mounted in your own server.
+	// the [Agent.Handler] is mounted in your own server.
 	Endpoint string
-	// TLS, when set, makes Run serve HTTPS only with it (its Certificates,
+	// TLS, when set, makes [Agent.Run] serve HTTPS only with it (its Certificates,
 	// and ClientCAs with ClientAuth for mutual TLS); the default Endpoint
 	// then starts with https://. Default nil: plain HTTP.
 	TLS *tls.Config
 	// ClientTLS is the TLS configuration of the player's calls to https://
 	// endpoints: RootCAs to trust (nil: the system roots) and the
 	// Certificates presented as its client certificate under mutual TLS.
-	// leaguesdk.TLSFiles builds both from PEM files. Default nil: the
+	// [leaguesdk.TLSFiles] builds both from PEM files. Default nil: the
 	// system roots, no client certificate.
 	ClientTLS *tls.Config
 	// HTTPClient, when set, carries the player's calls to the manager
@@ -74,7 +73,7 @@ type Config struct {
 	// makes (package metrics counts them for Prometheus). Default: none.
 	Observer leaguesdk.Observer
 	// Routes adds HTTP handlers beside the player's own, keyed by
-	// http.ServeMux pattern (for example "GET /metrics"). Default: none.
+	// [http.ServeMux] pattern (for example "GET /metrics"). Default: none.
 	Routes map[string]http.Handler
 	// GameTypes are the games the player plays. Default ["even_odd"].
 	GameTypes []string
@@ -83,7 +82,7 @@ type Config struct {
 	// DataRoot/data/players/<league_id>/<player_id>/history.json, with the
 	// player's registration and token (mode 0600), so that a player
 	// started again registers as itself, and the results since the file
-	// was last written in the journal of a Store (see Store). A history
+	// was last written in the journal of a [Store] (see Store). A history
 	// file that cannot be read is logged and left untouched; the player
 	// then keeps its history in memory only. Default: the Store's data
 	// root when Store is set, else "./league-data".
@@ -92,14 +91,14 @@ type Config struct {
 	// root, with the histories of the other players that share it: their
 	// results share fsyncs. The caller closes it after the players stop.
 	// Default nil: the player opens a Store of its own on DataRoot when
-	// it registers and closes it when Run returns.
+	// it registers and closes it when [Agent.Run] returns.
 	Store *Store
 
-	// Strategy chooses the parity. Default: Random(Rand).
+	// Strategy chooses the parity. Default: [Random](Rand).
 	Strategy Strategy
-	// Fallback answers when Strategy fails (error, panic, invalid choice,
-	// or no answer before the safety margin). Default: Random(Rand). When
-	// the fallback fails too, the Agent answers a random choice itself.
+	// Fallback answers when [Strategy] fails (error, panic, invalid choice,
+	// or no answer before the safety margin). Default: [Random](Rand). When
+	// the fallback fails too, the [Agent] answers a random choice itself.
 	Fallback Strategy
 
 	// SafetyMargin is how long before a call's deadline the strategy's
@@ -111,23 +110,23 @@ type Config struct {
 	// ChoiceTimeout is the deadline assumed for a parity or move call that
 	// names none, counted from its arrival. Default 30 s.
 	ChoiceTimeout time.Duration
-	// LearnTimeout bounds each call of Learner.Learn and
-	// StandingsObserver.ObserveStandings. Default 2 s.
+	// LearnTimeout bounds each call of [Learner.Learn] and
+	// [StandingsObserver.ObserveStandings]. Default 2 s.
 	LearnTimeout time.Duration
 	// RegisterRetry is the pause between registration attempts while the
 	// manager cannot be reached. Default 2 s.
 	RegisterRetry time.Duration
 	// BodyTimeout bounds the time a request's body may take to arrive
-	// once its head has (leaguesdk.ServerConfig.BodyTimeout): a caller
+	// once its head has ([leaguesdk.ServerConfig.BodyTimeout]): a caller
 	// that trickles its body in is cut off then. Default
-	// leaguesdk.DefaultBodyTimeout (10 s).
+	// [leaguesdk.DefaultBodyTimeout] (10 s).
 	BodyTimeout time.Duration
 	// RegisterTimeout bounds each registration attempt. Default 10 s.
 	RegisterTimeout time.Duration
 	// QueryTimeout bounds each league query of a context without a
 	// deadline. Default 10 s.
 	QueryTimeout time.Duration
-	// ShutdownGrace is how long Run lets in-flight calls finish when
+	// ShutdownGrace is how long [Agent.Run] lets in-flight calls finish when
 	// its context ends. Default 5 s.
 	ShutdownGrace time.Duration
 
@@ -144,16 +143,16 @@ type Config struct {
 	// before (the last 1000) are written to it then and carry the sender
 	// used before registration (player:<ID>, else made from Name:
 	// "player:agent_alpha") as agent_id, later lines the player id. Run
-	// closes the file when it returns, Close when Run is not used; a player that is refused writes no
+	// closes the file when it returns, Close when [Agent.Run] is not used; a player that is refused writes no
 	// file.
 	NoAgentLog bool
 	// AgentLogLevel is the least level the agent log file records. The
-	// zero value, slog.LevelInfo, records the short lines of what the
-	// player does (as Logger); slog.LevelDebug adds one line per call
+	// zero value, [slog.LevelInfo], records the short lines of what the
+	// player does (as Logger); [slog.LevelDebug] adds one line per call
 	// with its ids and outcome, and every message sent and received,
 	// whole (tokens redacted), at a cost that grows with the messages.
 	AgentLogLevel slog.Level
-	// Now is the clock. Default time.Now.
+	// Now is the clock. Default [time.Now].
 	Now func() time.Time
 	// Rand is the random source of the default strategies and of the
 	// last-resort choice. Default crypto/rand.
@@ -191,7 +190,7 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, err
 	}
 	if cfg.Version == "" {
-		cfg.Version = DefaultVersion
+		cfg.Version = leaguesdk.Version
 	}
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr

@@ -17,7 +17,7 @@ import (
 // [*leaguesdk.LeagueCompleted]. msg is validated as on the wire; an invalid
 // message, or one of another type, is refused with a [*leaguesdk.Error]. The player need not
 // be registered: it then answers as the player the referee addresses (the
-// message's player_id), as a bare Handler does.
+// message's player_id), as a bare [Agent.Handler] does.
 //
 // Deliver is how a program plays Go strategies in its own process, many
 // matches a second, with the real player's behaviour (package arena does);

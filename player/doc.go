@@ -1,13 +1,13 @@
 // Package player is how you take part in an Even/Odd Agent League: write a
-// Strategy, hand it to an Agent, run it.
+// [Strategy], hand it to an [Agent], run it.
 //
-//	beat := player.StrategyFunc(func(ctx context.Context, c player.ParityCall) (leaguesdk.Parity, error) {
+//	beat := player.StrategyFunc(func(ctx context.Context, c player.ParityCall) (player.Parity, error) {
 //		// Pick the other parity than the opponent usually does: no draw,
 //		// and half the decisive games.
-//		if c.History.Against(c.OpponentID).OpponentMostly() == leaguesdk.Even {
-//			return leaguesdk.Odd, nil
+//		if c.History.Against(c.OpponentID).OpponentMostly() == player.Even {
+//			return player.Odd, nil
 //		}
-//		return leaguesdk.Even, nil
+//		return player.Even, nil
 //	})
 //	a, err := player.New(player.Config{
 //		Name:     "Agent Alpha",
@@ -23,34 +23,34 @@
 //	}
 //
 // The Agent does the protocol: it registers (retrying while the manager is
-// not up yet, stopping with a *leaguesdk.RejectedError when the manager refuses),
+// not up yet, stopping with a [*leaguesdk.RejectedError] when the manager refuses),
 // answers every invitation at once, asks the strategy for each choice,
 // records each result, and acknowledges every notification — in each wire
 // form other implementations use.
 //
 // A strategy cannot make the player lose by a bug: its context ends a
 // safety margin before the referee's deadline, and when it returns an
-// error, panics, returns something other than Even or Odd, or is late, the
-// Agent answers in time with Config.Fallback and logs why.
+// error, panics, returns something other than [Even] or [Odd], or is late, the
+// Agent answers in time with [Config.Fallback] and logs why.
 //
 // The player's memory is its history in the league it plays, kept in
 // <DataRoot>/data/players/<league_id>/<player_id>/history.json (player ids
-// are given anew in each league; EarlierLeagues reads a player's own
-// earlier leagues). Each result is first a line of a Store's journal, on
+// are given anew in each league; [EarlierLeagues] reads a player's own
+// earlier leagues). Each result is first a line of a [Store]'s journal, on
 // disk before its GAME_OVER is acknowledged; history.json, the whole
 // history, is rewritten atomically now and then (when the results since
 // the last rewrite are as many as the file holds), at the end of each
 // round of a league of at most 100 players, before LEAGUE_COMPLETED is
 // acknowledged, and when the player stops. Players in one process share one Store
-// (Config.Store): the results of players whose matches end together share
+// ([Config.Store]): the results of players whose matches end together share
 // one fsync; a player given none opens its own. The file and the journal
 // are read back when the player registers again, after a crash too. The
-// history is shown to the strategy as ParityCall.History. It holds one record per match: a repeated GAME_OVER
+// history is shown to the strategy as [ParityCall.History]. It holds one record per match: a repeated GAME_OVER
 // is recorded once, and the GAME_OVER of a replay (a greater attempt, see
 // docs/protocol.md) replaces the earlier result, so that the history ends
-// equal to the league's record. Strategies that learn implement Learner or
-// StandingsObserver; strategies for games other than even/odd implement
-// Mover. Ready strategies to use and to learn from are in the
+// equal to the league's record. Strategies that learn implement [Learner] or
+// [StandingsObserver]; strategies for games other than even/odd implement
+// [Mover]. Ready strategies to use and to learn from are in the
 // player/strategies package. The same file keeps the player's registration,
 // token included, and is therefore written with mode 0600: a player started
 // again with the same DataRoot, name, manager and contact endpoint presents
@@ -63,5 +63,5 @@
 //
 // The player writes its own log, JSON lines with tokens redacted, to
 // <DataRoot>/logs/agents/<player_id>.log.jsonl, besides passing every
-// record to Config.Logger; Config.NoAgentLog turns the file off.
+// record to [Config.Logger]; [Config.NoAgentLog] turns the file off.
 package player

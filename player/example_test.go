@@ -19,16 +19,16 @@ import (
 // other parity than the opponent mostly chose: no draws, and half the
 // decisive games.
 func ExampleStrategyFunc() {
-	beat := player.StrategyFunc(func(ctx context.Context, c player.ParityCall) (leaguesdk.Parity, error) {
-		if c.History.Against(c.OpponentID).OpponentMostly() == leaguesdk.Even {
-			return leaguesdk.Odd, nil
+	beat := player.StrategyFunc(func(ctx context.Context, c player.ParityCall) (player.Parity, error) {
+		if c.History.Against(c.OpponentID).OpponentMostly() == player.Even {
+			return player.Odd, nil
 		}
-		return leaguesdk.Even, nil
+		return player.Even, nil
 	})
 
 	past := player.NewHistory(
-		player.MatchRecord{MatchID: "R1M1", OpponentID: "P02", Result: player.Win, MyChoice: leaguesdk.Odd, OpponentChoice: leaguesdk.Even},
-		player.MatchRecord{MatchID: "R2M1", OpponentID: "P03", Result: player.Draw, MyChoice: leaguesdk.Odd, OpponentChoice: leaguesdk.Odd},
+		player.MatchRecord{MatchID: "R1M1", OpponentID: "P02", Result: player.Win, MyChoice: player.Odd, OpponentChoice: player.Even},
+		player.MatchRecord{MatchID: "R2M1", OpponentID: "P03", Result: player.Draw, MyChoice: player.Odd, OpponentChoice: player.Odd},
 	)
 	for _, opponent := range []string{"P02", "P03"} {
 		choice, _ := beat.ChooseParity(context.Background(), player.ParityCall{MatchID: "R4M1", OpponentID: opponent, History: past})

@@ -18,16 +18,16 @@ import (
 // from the round announcement, the invitation and the calls, whichever
 // arrived.
 type matchState struct {
-	MatchID    string           `json:"match_id"`
-	LeagueID   string           `json:"league_id,omitempty"`
-	RoundID    int              `json:"round_id,omitempty"`
-	GameType   string           `json:"game_type,omitempty"`
-	OpponentID string           `json:"opponent_id,omitempty"`
-	Role       leaguesdk.Role   `json:"role_in_match,omitempty"`
-	PlayerID   string           `json:"player_id,omitempty"` // the id the referee addressed
-	Invited    bool             `json:"invited"`
-	MyChoice   leaguesdk.Parity `json:"my_choice,omitempty"`
-	choosing   bool             // a move call arrived and is being answered
+	MatchID    string         `json:"match_id"`
+	LeagueID   string         `json:"league_id,omitempty"`
+	RoundID    int            `json:"round_id,omitempty"`
+	GameType   string         `json:"game_type,omitempty"`
+	OpponentID string         `json:"opponent_id,omitempty"`
+	Role       leaguesdk.Role `json:"role_in_match,omitempty"`
+	PlayerID   string         `json:"player_id,omitempty"` // the id the referee addressed
+	Invited    bool           `json:"invited"`
+	MyChoice   Parity         `json:"my_choice,omitempty"`
+	choosing   bool           // a move call arrived and is being answered
 }
 
 // merge fills the fields of m that other gives and m lacks.
@@ -315,7 +315,7 @@ func (a *Agent) onChooseParity(ctx context.Context, in *leaguesdk.ChooseParityCa
 		st.GameType = leaguesdk.GameEvenOdd
 	}
 	call := a.parityCall(st, in.Context.YourStandings, a.deadline(in.Deadline, now))
-	choice := leaguesdk.Parity(a.decide(ctx, a.parityDecision(call)))
+	choice := Parity(a.decide(ctx, a.parityDecision(call)))
 	a.updateMatch(in.MatchID, func(m *matchState) { m.MyChoice = choice })
 	agentkit.LogOutcome(ctx, a.log, fmt.Sprintf("%s chose %s in %s against %s", call.PlayerID, choice, in.MatchID, call.OpponentID))
 	a.log.LogAttrs(ctx, slog.LevelDebug, "chose", slog.String("match_id", in.MatchID), slog.Duration("decided_in", a.cfg.Now().Sub(now)))
@@ -340,17 +340,17 @@ func (a *Agent) parityDecision(call ParityCall) decision {
 		deadline: call.Deadline,
 		primary:  asString(a.cfg.Strategy),
 		fallback: asString(a.cfg.Fallback),
-		valid:    func(s string) bool { return leaguesdk.Parity(s).Valid() },
+		valid:    func(s string) bool { return Parity(s).Valid() },
 		last:     func() string { return string(a.lastResortParity()) },
 	}
 }
 
 // lastResortParity is the choice that cannot fail: random, or Even when
 // even the random source fails.
-func (a *Agent) lastResortParity() leaguesdk.Parity {
+func (a *Agent) lastResortParity() Parity {
 	p, err := randomParity(a.cfg.Rand)
 	if err != nil {
-		return leaguesdk.Even
+		return Even
 	}
 	return p
 }
@@ -369,7 +369,7 @@ func (a *Agent) onMove(ctx context.Context, in *leaguesdk.GameMoveCall) (*league
 		Context:      in.MoveRequest.Context,
 	}
 	// Even/odd through the generic call is answered by the parity strategy.
-	parity := in.GameType == leaguesdk.GameEvenOdd && (len(opts) == 0 || slices.Contains(opts, string(leaguesdk.Even)) || slices.Contains(opts, string(leaguesdk.Odd)))
+	parity := in.GameType == leaguesdk.GameEvenOdd && (len(opts) == 0 || slices.Contains(opts, string(Even)) || slices.Contains(opts, string(Odd)))
 	if len(opts) == 0 && !parity {
 		if _, ok := a.cfg.Strategy.(Mover); !ok {
 			return nil, leaguesdk.NewError(leaguesdk.CodeInvalidChoice,
@@ -381,7 +381,7 @@ func (a *Agent) onMove(ctx context.Context, in *leaguesdk.GameMoveCall) (*league
 			return slices.Contains(opts, s)
 		}
 		if parity {
-			return leaguesdk.Parity(s).Valid()
+			return Parity(s).Valid()
 		}
 		return s != ""
 	}
@@ -412,11 +412,11 @@ func (a *Agent) onMove(ctx context.Context, in *leaguesdk.GameMoveCall) (*league
 		if len(opts) > 0 {
 			return opts[0]
 		}
-		return string(leaguesdk.Even)
+		return string(Even)
 	}
 	choice := a.decide(ctx, d)
 	if parity {
-		a.updateMatch(in.MatchID, func(m *matchState) { m.MyChoice = leaguesdk.Parity(choice) })
+		a.updateMatch(in.MatchID, func(m *matchState) { m.MyChoice = Parity(choice) })
 	}
 	agentkit.LogOutcome(ctx, a.log, "moved", slog.String("match_id", in.MatchID), slog.String("game_type", in.GameType), slog.String("choice", choice))
 	return &leaguesdk.GameMoveResponse{

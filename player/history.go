@@ -60,15 +60,15 @@ type MatchRecord struct {
 	// MyChoice and OpponentChoice are the choices the referee reported
 	// (MyChoice falls back to what this player answered); empty when a
 	// player made none.
-	MyChoice       leaguesdk.Parity `json:"my_choice,omitempty"`
-	OpponentChoice leaguesdk.Parity `json:"opponent_choice,omitempty"`
+	MyChoice       Parity `json:"my_choice,omitempty"`
+	OpponentChoice Parity `json:"opponent_choice,omitempty"`
 	// DrawnNumber and NumberParity are zero when no number was drawn.
-	DrawnNumber  int              `json:"drawn_number,omitempty"`
-	NumberParity leaguesdk.Parity `json:"number_parity,omitempty"`
-	Reason       string           `json:"reason,omitempty"`
+	DrawnNumber  int    `json:"drawn_number,omitempty"`
+	NumberParity Parity `json:"number_parity,omitempty"`
+	Reason       string `json:"reason,omitempty"`
 	// FinishedAt is when this player learned the result (UTC, RFC 3339).
 	FinishedAt string `json:"finished_at,omitempty"`
-	// Attempt is the GAME_OVER's attempt number (see leaguesdk.GameOver);
+	// Attempt is the GAME_OVER's attempt number (see [leaguesdk.GameOver]);
 	// zero when it carried none, which counts as 1.
 	Attempt int `json:"attempt,omitempty"`
 }
@@ -103,7 +103,7 @@ type History struct {
 }
 
 // NewHistory returns a history of the given records, for instance to test
-// a strategy without an Agent.
+// a strategy without an [Agent].
 func NewHistory(records ...MatchRecord) History {
 	return History{matches: slices.Clone(records)}
 }
@@ -178,9 +178,9 @@ func (h History) OpponentChoices() (even, odd int) {
 	}
 	for m := range h.records() {
 		switch m.OpponentChoice {
-		case leaguesdk.Even:
+		case Even:
 			even++
-		case leaguesdk.Odd:
+		case Odd:
 			odd++
 		}
 	}
@@ -189,13 +189,13 @@ func (h History) OpponentChoices() (even, odd int) {
 
 // OpponentMostly returns the parity the opponents of these matches chose
 // more often, or "" when there is no choice on record or it is a tie.
-func (h History) OpponentMostly() leaguesdk.Parity {
+func (h History) OpponentMostly() Parity {
 	even, odd := h.OpponentChoices()
 	switch {
 	case even > odd:
-		return leaguesdk.Even
+		return Even
 	case odd > even:
-		return leaguesdk.Odd
+		return Odd
 	}
 	return ""
 }

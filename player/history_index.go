@@ -4,8 +4,6 @@ import (
 	"iter"
 	"sort"
 	"sync"
-
-	"github.com/agentleague/league/leaguesdk"
 )
 
 // opponentIndex lists where each opponent's records are in a history, so
@@ -56,15 +54,15 @@ func (x *opponentIndex) add(m *MatchRecord, i int) {
 }
 
 // appendCount appends to running counts of choices the count after c.
-func appendCount(counts [][2]int32, c leaguesdk.Parity) [][2]int32 {
+func appendCount(counts [][2]int32, c Parity) [][2]int32 {
 	var n [2]int32
 	if len(counts) > 0 {
 		n = counts[len(counts)-1]
 	}
 	switch c {
-	case leaguesdk.Even:
+	case Even:
 		n[0]++
-	case leaguesdk.Odd:
+	case Odd:
 		n[1]++
 	}
 	return append(counts, n)

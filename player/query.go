@@ -9,9 +9,9 @@ import (
 // Query sends a LEAGUE_QUERY of type qt to the manager, with the player's
 // token, and returns the manager's answer. params may be nil; its player
 // id defaults to this player's. A query the manager answers with
-// success false comes back as an *leaguesdk.Error with the manager's code.
+// success false comes back as an [*leaguesdk.Error] with the manager's code.
 // Querying before registration fails with E005 (PLAYER_NOT_REGISTERED).
-// A ctx without a deadline gets Config.QueryTimeout.
+// A ctx without a deadline gets [Config.QueryTimeout].
 func (a *Agent) Query(ctx context.Context, qt leaguesdk.QueryType, params *leaguesdk.QueryParams) (*leaguesdk.LeagueQueryResponse, error) {
 	id, token := a.credentials()
 	if id == "" {

@@ -12,12 +12,12 @@ import (
 )
 
 // Register registers the player with the manager, retrying every
-// Config.RegisterRetry while the manager cannot be reached (or answers a
-// retryable error), until the manager accepts it (Registered is closed,
-// the history is loaded), refuses it (a *leaguesdk.RejectedError), or ctx
+// [Config.RegisterRetry] while the manager cannot be reached (or answers a
+// retryable error), until the manager accepts it ([Agent.Registered] is closed,
+// the history is loaded), refuses it (a [*leaguesdk.RejectedError]), or ctx
 // ends; bound it with ctx's deadline to give up sooner. Registering a
 // player that is registered already does nothing. Run calls it; call it
-// yourself only when you serve Handler in your own server (Config.Endpoint
+// yourself only when you serve [Agent.Handler] in your own server ([Config.Endpoint]
 // must then be set).
 func (a *Agent) Register(ctx context.Context) error {
 	if a.ID() != "" {

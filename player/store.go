@@ -53,7 +53,7 @@ const compactEvery = 4096
 // its token there): each file is read once for all of them, not once per
 // player that registers.
 //
-// Open one with OpenStore, hand it to the players through Config.Store,
+// Open one with [OpenStore], hand it to the players through [Config.Store],
 // and Close it after they have stopped. A Store is safe for concurrent use.
 type Store struct {
 	root         string
@@ -84,7 +84,7 @@ type storeRecord struct {
 }
 
 // OpenStore opens a history store on dataRoot (the data root of the
-// league's data layer, as in Config.DataRoot), first recovering the
+// league's data layer, as in [Config.DataRoot]), first recovering the
 // journals of stores that crashed there.
 func OpenStore(dataRoot string) (*Store, error) {
 	return openStore(dataRoot, journal.Config{})

@@ -12,27 +12,39 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 )
 
+// Parity is a player's choice in the even/odd game, [Even] or [Odd]: the
+// type a [Strategy] returns. It is [leaguesdk.Parity], named here so that a
+// strategy needs no other package than this one.
+type Parity = leaguesdk.Parity
+
+// The two parities a [Strategy] chooses from; equal to [leaguesdk.Even] and
+// [leaguesdk.Odd].
+const (
+	Even = leaguesdk.Even
+	Odd  = leaguesdk.Odd
+)
+
 // Strategy decides a player's parity in the even/odd game. It is the one
 // thing a player author writes.
 //
 // ChooseParity is called once per CHOOSE_PARITY_CALL. Its context ends a
 // safety margin before the referee's deadline; a strategy that needs time
 // (a model, a network call) should stop when it ends. Whatever the strategy
-// does — returns an error, panics, returns something other than Even or
-// Odd, or answers late — the Agent still answers in time, with its fallback
+// does — returns an error, panics, returns something other than [Even] or
+// [Odd], or answers late — the [Agent] still answers in time, with its fallback
 // strategy, and logs why. A strategy that ignores its context is left
 // running in the background; the answer does not wait for it. The Agent may
-// call ChooseParity for two matches at once, so a Strategy that keeps state
+// call [StrategyFunc.ChooseParity] for two matches at once, so a Strategy that keeps state
 // must be safe for concurrent use.
 type Strategy interface {
-	ChooseParity(ctx context.Context, call ParityCall) (leaguesdk.Parity, error)
+	ChooseParity(ctx context.Context, call ParityCall) (Parity, error)
 }
 
-// StrategyFunc adapts an ordinary function to the Strategy interface.
-type StrategyFunc func(ctx context.Context, call ParityCall) (leaguesdk.Parity, error)
+// StrategyFunc adapts an ordinary function to the [Strategy] interface.
+type StrategyFunc func(ctx context.Context, call ParityCall) (Parity, error)
 
 // ChooseParity calls f(ctx, call).
-func (f StrategyFunc) ChooseParity(ctx context.Context, call ParityCall) (leaguesdk.Parity, error) {
+func (f StrategyFunc) ChooseParity(ctx context.Context, call ParityCall) (Parity, error) {
 	return f(ctx, call)
 }
 
@@ -57,17 +69,17 @@ type ParityCall struct {
 	// Standings is this player's record so far, as the referee sent it.
 	Standings leaguesdk.PlayerRecord
 	// Deadline is when the referee stops waiting for the answer: the
-	// call's deadline, or the Agent's ChoiceTimeout after the call arrived
+	// call's deadline, or the [Agent]'s ChoiceTimeout after the call arrived
 	// when the call names none. The strategy's context ends earlier.
 	Deadline time.Time
 	// History is every match this player has finished, oldest first.
-	// History.Against(OpponentID) narrows it to this opponent.
+	// [History.Against](OpponentID) narrows it to this opponent.
 	History History
 }
 
-// Learner is implemented by strategies that learn from results. The Agent
+// Learner is implemented by strategies that learn from results. The [Agent]
 // calls Learn once for each match it records (a repeated GAME_OVER is not
-// passed on twice), after the record is in History. Learn should return
+// passed on twice), after the record is in [History]. Learn should return
 // quickly; its context ends after the Agent's LearnTimeout, and a panic in
 // it is recovered and logged.
 type Learner interface {
@@ -75,9 +87,9 @@ type Learner interface {
 }
 
 // StandingsObserver is implemented by strategies that want the league
-// table. The Agent calls ObserveStandings with every
+// table. The [Agent] calls ObserveStandings with every
 // LEAGUE_STANDINGS_UPDATE (after each round) and with the final standings
-// of LEAGUE_COMPLETED, under the same rules as Learner.Learn. The table
+// of LEAGUE_COMPLETED, under the same rules as [Learner.Learn]. The table
 // is decoded only for an observer (an Agent whose strategy is not one
 // decodes its own row and nothing else); rows that do not decode are left
 // out of it.
@@ -87,15 +99,15 @@ type StandingsObserver interface {
 
 // Mover is implemented by strategies that play games other than even/odd,
 // which referees drive through the generic GAME_MOVE_CALL. Move must return
-// one of call.ValidOptions when the call lists any. An Agent whose strategy
+// one of call.ValidOptions when the call lists any. An [Agent] whose strategy
 // is not a Mover answers a GAME_MOVE_CALL of the even/odd game through
-// ChooseParity and any other game with a random valid option; a failing
+// [Strategy.ChooseParity] and any other game with a random valid option; a failing
 // Mover is replaced the same way, in time.
 type Mover interface {
 	Move(ctx context.Context, call MoveCall) (string, error)
 }
 
-// MoveCall is what a Mover knows when it moves: the ParityCall fields that
+// MoveCall is what a [Mover] knows when it moves: the [ParityCall] fields that
 // apply to any game, and the move the referee asks for.
 type MoveCall struct {
 	ParityCall
@@ -108,13 +120,13 @@ type MoveCall struct {
 	Context json.RawMessage
 }
 
-// Random returns the strategy that picks Even or Odd with equal chance,
-// reading randomness from r (crypto/rand when r is nil). It is the Agent's
+// Random returns the strategy that picks [Even] or [Odd] with equal chance,
+// reading randomness from r (crypto/rand when r is nil). It is the [Agent]'s
 // default strategy and default fallback. The returned strategy is safe for
 // concurrent use even when r is not.
 func Random(r io.Reader) Strategy {
 	src := newLockedReader(r)
-	return StrategyFunc(func(context.Context, ParityCall) (leaguesdk.Parity, error) {
+	return StrategyFunc(func(context.Context, ParityCall) (Parity, error) {
 		return randomParity(src)
 	})
 }
@@ -152,10 +164,10 @@ func randomIndex(r io.Reader, n int) (int, error) {
 	return int(binary.LittleEndian.Uint64(b[:]) % uint64(n)), nil
 }
 
-func randomParity(r io.Reader) (leaguesdk.Parity, error) {
+func randomParity(r io.Reader) (Parity, error) {
 	i, err := randomIndex(r, 2)
 	if err != nil {
 		return "", err
 	}
-	return [2]leaguesdk.Parity{leaguesdk.Even, leaguesdk.Odd}[i], nil
+	return [2]Parity{Even, Odd}[i], nil
 }

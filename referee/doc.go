@@ -18,27 +18,27 @@
 //	}
 //
 // A match goes WAITING_FOR_PLAYERS (GAME_INVITATION to both players at
-// once, GAME_JOIN_ACK within Config.JoinTimeout) → COLLECTING_CHOICES
+// once, GAME_JOIN_ACK within [Config.JoinTimeout]) → COLLECTING_CHOICES
 // (CHOOSE_PARITY_CALL to both at once, each answer within
-// Config.MoveTimeout) → DRAWING_NUMBER (a number 1–10 from crypto/rand) →
+// [Config.MoveTimeout]) → DRAWING_NUMBER (a number 1–10 from crypto/rand) →
 // FINISHED (GAME_OVER to both players, MATCH_RESULT_REPORT to the manager,
 // retried until acknowledged). A player that fails a call is sent a
-// GAME_ERROR and asked again, up to Config.Retries times; a player that
+// GAME_ERROR and asked again, up to [Config.Retries] times; a player that
 // never answers in time, declines, or never gives a valid choice loses by
 // TECHNICAL_LOSS (0 points, 3 for the opponent, 0 each when both fail).
 // Each match is recorded at data/matches/<league_id>/<match_id>.json under
-// Config.DataRoot (see Transcript). The record is made durable through a
+// [Config.DataRoot] (see [Transcript]). The record is made durable through a
 // journal under data/matches/<league_id>/.journal/ (the matches that end
 // together share one fsync) before GAME_OVER is sent and the result
 // reported; after a crash, the next referee to open the league rebuilds
 // the files from the journal. The journal is the referee's own, or that of
-// a Store shared by the referees of one process (Config.Store), so that
+// a [Store] shared by the referees of one process ([Config.Store]), so that
 // their matches share fsyncs too; such referees may share one HTTP client
-// as well (Config.HTTPClient), and then dial each player once between
+// as well ([Config.HTTPClient]), and then dial each player once between
 // them. The
 // referee writes its own log, JSON lines with tokens redacted, to
 // logs/agents/<referee_id>.log.jsonl under Config.DataRoot, besides
-// passing every record to Config.Logger; Config.NoAgentLog turns the file
+// passing every record to [Config.Logger]; [Config.NoAgentLog] turns the file
 // off. It keeps its registration, token included, in
 // data/referees/<referee_id>/registration.json (mode 0600): started again
 // on the same data root with the same name, manager and endpoint, it
@@ -58,13 +58,13 @@
 // a callback is matched by match_id and player id only; choices are never
 // shown to anyone before the match is over, get_match_state included.
 //
-// Games are pluggable: Rules describes a game (who moves, what is legal,
-// who won), EvenOdd is the league's game, and Config.Games maps game types
+// Games are pluggable: [Rules] describes a game (who moves, what is legal,
+// who won), [EvenOdd] is the league's game, and [Config.Games] maps game types
 // to rules. Moves of other games go out as GAME_MOVE_CALL with
 // valid_options, so alternating games (tic-tac-toe, say) run unchanged.
 //
-// Shutdown: when Run's context ends the referee refuses new matches, lets
-// in-flight matches finish for up to Config.ShutdownGrace and then aborts
+// Shutdown: when [Referee.Run]'s context ends the referee refuses new matches, lets
+// in-flight matches finish for up to [Config.ShutdownGrace] and then aborts
 // the rest. An aborted match is never reported: the manager, lacking a
 // result, assigns it again. Shutdown(ctx) does the same with ctx as the
 // deadline; Close aborts at once and releases the connections and the

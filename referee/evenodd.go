@@ -15,7 +15,7 @@ import (
 // and the other's does not; equal choices are a draw.
 type EvenOdd struct{}
 
-// Info implements Rules.
+// Info implements [Rules].
 func (EvenOdd) Info() GameInfo {
 	return GameInfo{
 		DisplayName:  "Even/Odd",
@@ -27,7 +27,7 @@ func (EvenOdd) Info() GameInfo {
 	}
 }
 
-// NewGame implements Rules.
+// NewGame implements [Rules].
 func (EvenOdd) NewGame(players [2]string, rand io.Reader) (Game, error) {
 	if players[0] == "" || players[1] == "" || players[0] == players[1] {
 		return nil, fmt.Errorf("even/odd needs two distinct players, got %q and %q", players[0], players[1])

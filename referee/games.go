@@ -20,7 +20,7 @@ const SchemaVersion = "1.0.0"
 // It marshals to the games-registry shape {"game_registry": {<type>: info}}.
 type Games map[string]Rules
 
-// DefaultGames returns the registry a referee uses when Config.Games is
+// DefaultGames returns the registry a referee uses when [Config.Games] is
 // empty: the even/odd game only.
 func DefaultGames() Games {
 	return Games{leaguesdk.GameEvenOdd: EvenOdd{}}
@@ -45,7 +45,7 @@ func (g Games) Infos() map[string]GameInfo {
 	return out
 }
 
-// MarshalJSON implements json.Marshaler.
+// MarshalJSON implements [json.Marshaler].
 func (g Games) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		GameRegistry map[string]GameInfo `json:"game_registry"`

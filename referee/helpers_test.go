@@ -38,8 +38,9 @@ type testManager struct {
 	refuseReport atomic.Bool  // answer reports with E013 (not retryable)
 
 	mu      sync.Mutex
-	players int // players registered
-	refused int // reports refused
+	meta    leaguesdk.RefereeMeta // of the last referee registered
+	players int                   // players registered
+	refused int                   // reports refused
 	reports []leaguesdk.MatchResultReport
 	seen    map[string]bool
 	notify  chan struct{}
@@ -51,6 +52,9 @@ func newTestManager(t testing.TB) *testManager {
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{Sender: func() string { return leaguesdk.LeagueManagerSender }})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterReferee, Public: true},
 		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.RefereeRegisterRequest) (*leaguesdk.RefereeRegisterResponse, error) {
+			m.mu.Lock()
+			m.meta = in.RefereeMeta
+			m.mu.Unlock()
 			return &leaguesdk.RefereeRegisterResponse{
 				Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgRefereeRegisterResponse, leaguesdk.LeagueManagerSender,
 					m.token, in.ConversationID, time.Now()),

@@ -21,11 +21,7 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 )
 
-// Version is the referee software version declared at registration when
-// Config.Version is empty.
-const Version = "1.0.0"
-
-// Defaults of Config.
+// Defaults of [Config].
 const (
 	DefaultAddr                 = "127.0.0.1:8001"
 	DefaultMaxConcurrentMatches = 2
@@ -36,53 +32,54 @@ const (
 	DefaultDataRoot             = "./league-data"
 )
 
-// DefaultRateLimit is Config.RateLimit's default: requests per second per
+// DefaultRateLimit is [Config.RateLimit]'s default: requests per second per
 // caller.
 const DefaultRateLimit = ratelimit.DefaultPerSecond
 
-// Config configures a Referee. The zero value of every field but Name and
+// Config configures a [Referee]. The zero value of every field but Name and
 // League means the documented default.
 type Config struct {
 	// Name is the referee's display name (required).
 	Name string
-	// Version is the referee's software version. Default Version.
+	// Version is the referee's software version, declared at registration
+	// and reported to MCP clients. Default [leaguesdk.Version].
 	Version string
 	// League is the manager's endpoint, "http://127.0.0.1:8000/mcp" (required).
 	League string
-	// Addr is the address Run listens on when Listener is nil. Default
-	// DefaultAddr.
+	// Addr is the address [Referee.Run] listens on when Listener is nil. Default
+	// [DefaultAddr].
 	Addr string
-	// Listener, when set, is used by Run instead of listening on Addr.
+	// Listener, when set, is used by [Referee.Run] instead of listening on Addr.
 	Listener net.Listener
 	// Endpoint is the contact endpoint announced at registration. Default:
 	// the /mcp URL of the listener's address.
 	Endpoint string
-	// TLS, when set, makes Run serve HTTPS only with it (its Certificates,
+	// TLS, when set, makes [Referee.Run] serve HTTPS only with it (its Certificates,
 	// and ClientCAs with ClientAuth for mutual TLS); the default Endpoint
 	// then starts with https://. Default nil: plain HTTP.
 	TLS *tls.Config
 	// ClientTLS is the TLS configuration of the referee's calls to https://
 	// endpoints: RootCAs to trust (nil: the system roots) and the
 	// Certificates presented as its client certificate under mutual TLS.
-	// leaguesdk.TLSFiles builds both from PEM files. Default nil: the
+	// [leaguesdk.TLSFiles] builds both from PEM files. Default nil: the
 	// system roots, no client certificate.
 	ClientTLS *tls.Config
 	// RateLimit is the number of requests per second each caller may make
 	// (an agent proven by its token, else a remote address), with bursts of
 	// twice as many; a caller over it is answered HTTP 429 with
-	// Retry-After and E010 RATE_LIMITED. Default DefaultRateLimit, which a
+	// Retry-After and E010 RATE_LIMITED. Default [DefaultRateLimit], which a
 	// normal league never reaches; negative disables the limit.
 	RateLimit float64
 	// BodyTimeout bounds the time a request's body may take to arrive
-	// once its head has (leaguesdk.ServerConfig.BodyTimeout): a caller
+	// once its head has ([leaguesdk.ServerConfig.BodyTimeout]): a caller
 	// that trickles its body in is cut off then. Default
-	// leaguesdk.DefaultBodyTimeout (10 s).
+	// [leaguesdk.DefaultBodyTimeout] (10 s).
 	BodyTimeout time.Duration
 	// Observer, when set, is told about every call the referee serves and
 	// makes (package metrics counts them for Prometheus). Default: none.
 	Observer leaguesdk.Observer
 	// Routes adds HTTP handlers beside the referee's own, keyed by
-	// http.ServeMux pattern (for example "GET /metrics"). Default: none.
+	// [http.ServeMux] pattern (for example "GET /metrics"). Default: none.
 	Routes map[string]http.Handler
 	// MaxConcurrentMatches is how many matches run at once; past it
 	// start_match is refused with E010 (retryable). Default 2.
@@ -97,7 +94,7 @@ type Config struct {
 	// without a valid GAME_JOIN_ACK in time, a move call without a valid
 	// choice in time) is retried, each retry announced by a GAME_ERROR
 	// with retry_count and max_retries. A decline is not retried. Default
-	// 3; leaguesdk.NoRetries (or any negative value) for none.
+	// 3; [leaguesdk.NoRetries] (or any negative value) for none.
 	Retries int
 	// RetryDelay is the pause before each retry of a player call, and the
 	// first pause between report attempts (which then doubles, up to 30
@@ -116,11 +113,11 @@ type Config struct {
 	// RegisterRetry is the pause between registration attempts while the
 	// manager is not up. Default 2 s.
 	RegisterRetry time.Duration
-	// ShutdownGrace is how long Run lets in-flight matches finish after its
+	// ShutdownGrace is how long [Referee.Run] lets in-flight matches finish after its
 	// context ends. Default 30 s.
 	ShutdownGrace time.Duration
-	// DataRoot is the root of the data layer. Default: the Store's data
-	// root when Store is set, else DefaultDataRoot.
+	// DataRoot is the root of the data layer. Default: the [Store]'s data
+	// root when Store is set, else [DefaultDataRoot].
 	DataRoot string
 	// Store, when set, keeps the referee's match transcripts, in the
 	// Store's data root, with those of the other referees that share it:
@@ -128,7 +125,7 @@ type Config struct {
 	// after the referees stop. Default nil: the referee keeps a store of
 	// its own on DataRoot and closes it when it stops.
 	Store *Store
-	// Games are the game types the referee runs. Default DefaultGames().
+	// Games are the game types the referee runs. Default [DefaultGames]().
 	Games Games
 	// Logger receives the referee's log, for people to read (a text
 	// handler on stderr, say). Default: discard. The agent log file gets
@@ -140,15 +137,15 @@ type Config struct {
 	// file opens when the manager accepts the referee; the lines logged
 	// before (the last 1000) are written to it then and carry the
 	// name-based sender ("referee:referee_alpha") as agent_id, later lines
-	// the referee id. Run closes the file when it returns (Close when Run
+	// the referee id. Run closes the file when it returns (Close when [Referee.Run]
 	// is not used); a referee that is refused writes no file.
 	NoAgentLog bool
 	// AgentLogLevel is the least level the agent log file records. The
-	// zero value, slog.LevelInfo, records one line per call with its ids
-	// and outcome; slog.LevelDebug adds every message sent and received,
+	// zero value, [slog.LevelInfo], records one line per call with its ids
+	// and outcome; [slog.LevelDebug] adds every message sent and received,
 	// whole (tokens redacted), at a cost that grows with the messages.
 	AgentLogLevel slog.Level
-	// Now is the clock. Default time.Now.
+	// Now is the clock. Default [time.Now].
 	Now func() time.Time
 	// Rand is the random source given to every game. Default crypto/rand.Reader.
 	Rand io.Reader
@@ -187,7 +184,7 @@ func (c *Config) withDefaults() error {
 		return err
 	}
 	if c.Version == "" {
-		c.Version = Version
+		c.Version = leaguesdk.Version
 	}
 	if c.Addr == "" {
 		c.Addr = DefaultAddr
@@ -269,7 +266,7 @@ type Referee struct {
 	matches  map[string]*match // league_id/match_id → match
 }
 
-// New returns a Referee configured by cfg, or an error naming what is
+// New returns a [Referee] configured by cfg, or an error naming what is
 // wrong with cfg.
 func New(cfg Config) (*Referee, error) {
 	if err := cfg.withDefaults(); err != nil {
@@ -329,8 +326,8 @@ func New(cfg Config) (*Referee, error) {
 	return r, nil
 }
 
-// Handler returns the referee's http.Handler (POST /mcp, GET /health). It
-// can be mounted in any mux; Run serves it on its own listener.
+// Handler returns the referee's [http.Handler] (POST /mcp, GET /health). It
+// can be mounted in any mux; [Referee.Run] serves it on its own listener.
 func (r *Referee) Handler() http.Handler { return r.handler }
 
 // identify returns "league_manager" for a request that carries the token
@@ -407,15 +404,15 @@ func (r *Referee) replyCredentials(presented string) (sender, token string) {
 	return sender, token
 }
 
-// Run listens (Config.Listener, or Config.Addr), serves the referee and
-// registers it with the manager (see Register), then serves until ctx
-// ends, Shutdown or Close is called. When ctx ends it stops accepting
-// matches, lets in-flight matches finish for up to Config.ShutdownGrace
+// Run listens ([Config.Listener], or [Config.Addr]), serves the referee and
+// registers it with the manager (see [Referee.Register]), then serves until ctx
+// ends, [Referee.Shutdown] or Close is called. When ctx ends it stops accepting
+// matches, lets in-flight matches finish for up to [Config.ShutdownGrace]
 // (see Shutdown), stops serving and returns nil. It returns a
-// *leaguesdk.RejectedError when the manager refuses the referee, and any
+// [*leaguesdk.RejectedError] when the manager refuses the referee, and any
 // other error that keeps the referee from serving (then at once, even
 // while the manager is down). Run may be called once, and not after Close
-// (it then returns an error at once); it releases what New acquired when
+// (it then returns an error at once); it releases what [New] acquired when
 // it returns, as Close does.
 func (r *Referee) Run(ctx context.Context) error {
 	return r.runner.Run(ctx, agentkit.Spec{
@@ -436,7 +433,7 @@ func (r *Referee) Run(ctx context.Context) error {
 // Shutdown stops the referee gracefully: it stops accepting matches
 // (start_match is then refused with E010) and waits for the in-flight
 // matches to finish and their results to be acknowledged, until ctx ends;
-// then Run, if running, stops serving and returns. Matches still running
+// then [Referee.Run], if running, stops serving and returns. Matches still running
 // when ctx ends are aborted: each is marked ABORTED in its transcript and
 // is not reported at all, so the manager, which never got a result, gives
 // it to another referee. A result that was computed but not yet
@@ -445,10 +442,10 @@ func (r *Referee) Run(ctx context.Context) error {
 // when ctx ended first (it had to abort).
 func (r *Referee) Shutdown(ctx context.Context) error { return r.runner.Shutdown(ctx, r.drain) }
 
-// Close stops Run at once if it is running, aborting the matches in
-// progress as a Shutdown whose ctx has ended does, and releases what New
+// Close stops [Referee.Run] at once if it is running, aborting the matches in
+// progress as a [Referee.Shutdown] whose ctx has ended does, and releases what [New]
 // acquired: the context of the matches, the connections to players and the
-// manager, and the agent log file. Call it when you serve Handler
+// manager, and the agent log file. Call it when you serve [Referee.Handler]
 // yourself, once you are done; it is safe to call more than once, and
 // after Run.
 func (r *Referee) Close() error { return r.runner.Close() }
@@ -477,13 +474,13 @@ func (r *Referee) drain(ctx context.Context) error {
 }
 
 // Register registers the referee with the manager
-// (REFEREE_REGISTER_REQUEST), retrying every Config.RegisterRetry while the
+// (REFEREE_REGISTER_REQUEST), retrying every [Config.RegisterRetry] while the
 // manager cannot be reached (or answers a retryable error), until the
 // manager accepts it (the id and token it is given are recorded and
-// Registered is closed), refuses it (a *leaguesdk.RejectedError), or ctx
+// Registered is closed), refuses it (a [*leaguesdk.RejectedError]), or ctx
 // ends; bound it with ctx's deadline to give up sooner. Registering a
 // referee that is registered already does nothing. Run calls it; call it
-// yourself only when you serve Handler in your own server (Config.Endpoint
+// yourself only when you serve [Referee.Handler] in your own server ([Config.Endpoint]
 // must then be set).
 func (r *Referee) Register(ctx context.Context) error {
 	if r.ID() != "" {

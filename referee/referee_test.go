@@ -215,6 +215,12 @@ func TestRegistrationRetriedWhileManagerIsDown(t *testing.T) {
 	if n := mgr.failRegister.Load(); n >= 0 {
 		t.Fatalf("registered before the manager was up (%d refusals left)", n+1)
 	}
+	mgr.mu.Lock()
+	meta := mgr.meta
+	mgr.mu.Unlock()
+	if meta.Version != leaguesdk.Version || meta.ProtocolVersion != leaguesdk.ProtocolVersion {
+		t.Fatalf("referee metadata %+v, want the module's version %s and protocol version %s", meta, leaguesdk.Version, leaguesdk.ProtocolVersion)
+	}
 	// The games registry was written under the data root.
 	var reg referee.RegistryFile
 	if err := atomicfile.ReadJSON(referee.RegistryPath(e.dataRoot), &reg); err != nil {

@@ -11,7 +11,7 @@ import (
 // game type. The referee owns the wire (invitations, deadlines, retries,
 // technical losses, reports); the rules only say who must move, what is
 // legal and how the game ends. Add a game by implementing Rules and putting
-// it in Config.Games.
+// it in [Config.Games].
 type Rules interface {
 	// Info describes the game for the games registry and for players.
 	Info() GameInfo
@@ -30,7 +30,7 @@ type Game interface {
 	// alternating game, none when the game is over.
 	Pending() []MoveRequest
 	// Apply records playerID's choice. An illegal choice returns an
-	// *leaguesdk.Error: E004 for an invalid parity, E002 for any other
+	// [*leaguesdk.Error]: E004 for an invalid parity, E002 for any other
 	// invalid choice, E007 for a player who is not to move. A rejected
 	// choice leaves the game unchanged, so the player can be asked again.
 	Apply(playerID, choice string) error
@@ -60,7 +60,7 @@ const MoveChooseParity = "choose_parity"
 
 // Outcome is how a game ended, as the rules see it.
 type Outcome struct {
-	// Status is leaguesdk.ResultWin or leaguesdk.ResultDraw.
+	// Status is [leaguesdk.ResultWin] or [leaguesdk.ResultDraw].
 	Status leaguesdk.ResultStatus
 	// Winner is the winner's player id; empty for a draw.
 	Winner string
@@ -94,13 +94,13 @@ func invalid(code leaguesdk.Code, format string, args ...any) error {
 	return e
 }
 
-// InvalidChoice returns the *leaguesdk.Error (E002) a game's Apply answers
+// InvalidChoice returns the [*leaguesdk.Error] (E002) a game's Apply answers
 // for a choice that is not one of the valid options.
 func InvalidChoice(format string, args ...any) error {
 	return invalid(leaguesdk.CodeInvalidChoice, format, args...)
 }
 
-// OutOfTurn returns the *leaguesdk.Error (E007) a game's Apply answers for a
+// OutOfTurn returns the [*leaguesdk.Error] (E007) a game's Apply answers for a
 // player who is not to move.
 func OutOfTurn(playerID string) error {
 	return invalid(leaguesdk.CodeOutOfTurn, "player %s is not to move now", playerID)

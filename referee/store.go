@@ -107,14 +107,14 @@ func newTranscripts(root string) *transcripts {
 // (given again by a manager that waited too long for its report) is
 // answered with that result, reported again, not played a second time.
 //
-// Open one with OpenStore, hand it to the referees through Config.Store,
+// Open one with [OpenStore], hand it to the referees through [Config.Store],
 // and Close it after they have stopped. A Store is safe for concurrent use.
 type Store struct {
 	t *transcripts
 }
 
 // OpenStore opens a transcript store on dataRoot (the data root of the
-// league's data layer, as in Config.DataRoot; "" means DefaultDataRoot).
+// league's data layer, as in [Config.DataRoot]; "" means [DefaultDataRoot]).
 // A league's journal opens with the first match of that league, after the
 // journals of stores that crashed on the data root are recovered.
 func OpenStore(dataRoot string) (*Store, error) {

@@ -55,7 +55,7 @@ type LifecycleEntry struct {
 	Note  string `json:"note,omitempty"`
 }
 
-// Directions of a TranscriptMessage.
+// Directions of a [TranscriptMessage].
 const (
 	Sent     = "sent"
 	Received = "received"

@@ -26,7 +26,7 @@
 // server needs one, LEAGUE_CHAT_API_KEY.
 //
 // Human-readable log lines go to stderr. The player writes its JSON lines
-// to <data>/logs/agents/<player_id>.log.jsonl itself (player.Config
+// to <data>/logs/agents/<player_id>.log.jsonl itself ([player.Config]
 // NoAgentLog turns that off): the file is opened once the manager has
 // assigned the player id, and the lines logged before that are written to
 // it then; their agent_id is the sender used before registration

@@ -23,7 +23,7 @@
 //	-client-ca FILE  PEM CA certificates: require client certificates signed by them (mutual TLS; needs -tls-cert)
 //
 // Human-readable log lines go to stderr. The referee writes its JSON lines
-// to <data>/logs/agents/<referee_id>.log.jsonl itself (referee.Config
+// to <data>/logs/agents/<referee_id>.log.jsonl itself ([referee.Config]
 // NoAgentLog turns that off): the file opens once the manager has assigned
 // the referee id, and the lines logged before are written to it then.
 // Each match is recorded in <data>/data/matches/<league_id>/<match_id>.json.

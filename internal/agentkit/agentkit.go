@@ -40,7 +40,7 @@ func EndpointFor(addr net.Addr, secure bool) string {
 }
 
 // RetryUntilUp calls attempt until it succeeds, fails with an error that is
-// not retryable (see leaguesdk.Code.Retryable), or ctx ends. It waits every
+// not retryable (see [leaguesdk.Code.Retryable]), or ctx ends. It waits every
 // between attempts and logs each failure. It is how agents register with a
 // manager that is not up yet.
 func RetryUntilUp(ctx context.Context, log *slog.Logger, every time.Duration, what string, attempt func(ctx context.Context) error) error {
@@ -71,9 +71,9 @@ func RetryUntilUp(ctx context.Context, log *slog.Logger, every time.Duration, wh
 }
 
 // Register registers an agent with its manager: it calls attempt (one
-// registration request, with its own deadline) as RetryUntilUp does,
+// registration request, with its own deadline) as [RetryUntilUp] does,
 // every apart, while the manager cannot be reached. A refusal ends it
-// with a *leaguesdk.RejectedError naming agent: one attempt returned, or a
+// with a [*leaguesdk.RejectedError] naming agent: one attempt returned, or a
 // protocol error with a code that is not retryable.
 func Register(ctx context.Context, log *slog.Logger, every time.Duration, agent string, attempt func(ctx context.Context) error) error {
 	err := RetryUntilUp(ctx, log, every, "registration", attempt)
@@ -105,7 +105,7 @@ func SafeFileName(id string) string {
 	return s
 }
 
-// WithRoutes returns h serving beside routes (http.ServeMux patterns, such
+// WithRoutes returns h serving beside routes ([http.ServeMux] patterns, such
 // as "GET /metrics"), or h itself when there are none. A pattern the mux
 // refuses (malformed, or one that conflicts with another) is an error.
 func WithRoutes(h http.Handler, routes map[string]http.Handler) (_ http.Handler, err error) {

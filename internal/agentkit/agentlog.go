@@ -15,18 +15,18 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 )
 
-// MaxHeldLines bounds the lines an AgentLog holds before its file opens:
+// MaxHeldLines bounds the lines an [AgentLog] holds before its file opens:
 // past it the oldest are dropped, and a warning saying how many is
 // written once the file opens.
 const MaxHeldLines = 1000
 
 // AgentLog is the JSON-lines log of one agent in the data layer,
 // <data root>/logs/agents/<agent_id>.log.jsonl (records made by
-// NewLogger: timestamp, level, agent_id, message; tokens
+// [NewLogger]: timestamp, level, agent_id, message; tokens
 // redacted). An agent whose id is known only after registration creates it
 // with a provisional id (its name-based sender, "player:agent_alpha") and
-// calls Open once the id is known: the lines logged before (the last
-// MaxHeldLines of them) are held in memory, written when the file opens,
+// calls [AgentLog.Open] once the id is known: the lines logged before (the last
+// [MaxHeldLines] of them) are held in memory, written when the file opens,
 // and keep the provisional agent_id; later lines carry the real one.
 //
 // A nil *AgentLog is a log that is turned off: Logger returns its base,
@@ -60,7 +60,7 @@ const (
 // Open names the real id.
 type baseHandler struct{ h slog.Handler }
 
-// NewAgentLog returns an AgentLog whose lines carry agentID until Open
+// NewAgentLog returns an [AgentLog] whose lines carry agentID until [AgentLog.Open]
 // names the real id, and that writes the records of level and above (the
 // agents' Config.AgentLogLevel: info by default, whose lines carry ids and
 // outcomes; debug adds every message sent and received, whole). Nothing is
@@ -77,7 +77,7 @@ func (l *AgentLog) setID(agentID string) {
 
 // Logger returns a logger that writes every record of the log's level and
 // up to the agent log and passes it to base as well (nil base: the agent log only).
-// On a nil AgentLog it returns base, or a logger that discards when base
+// On a nil [AgentLog] it returns base, or a logger that discards when base
 // is nil.
 func (l *AgentLog) Logger(base *slog.Logger) *slog.Logger {
 	switch {
@@ -288,16 +288,16 @@ func (h *logHandler) with(op func(slog.Handler) slog.Handler) slog.Handler {
 // LogCalls returns the Server middleware that logs the calls an agent
 // serves on log. Each call gets one info line, with ids and the outcome
 // only: tool, message_type, sender, conversation_id, outcome (as
-// leaguesdk.Outcome) and took. Its message is "served", or what the
-// handler said it did through LogOutcome, whose attributes come first. The
+// [leaguesdk.Outcome]) and took. Its message is "served", or what the
+// handler said it did through [LogOutcome], whose attributes come first. The
 // whole message received and the whole reply sent go in debug lines
 // ("received", "sent"), written only when log is enabled at debug; tokens
 // are redacted by the agent's log handler.
 func LogCalls(log *slog.Logger) leaguesdk.Middleware { return logCalls(log, slog.LevelInfo) }
 
-// LogCallsForPeople is LogCalls with each call's line at debug level, for
+// LogCallsForPeople is [LogCalls] with each call's line at debug level, for
 // an agent whose info lines are written for a person watching a terminal
-// (the player): what a handler says through LogOutcome then goes on an
+// (the player): what a handler says through [LogOutcome] then goes on an
 // info line of its own, without the call's ids, and the call's ids only
 // at debug.
 func LogCallsForPeople(log *slog.Logger) leaguesdk.Middleware { return logCalls(log, slog.LevelDebug) }
@@ -395,7 +395,7 @@ func (l *callLine) close() (string, []slog.Attr) {
 // LogOutcome logs, at info level, what a handler did with the call it
 // serves: msg with attrs, which must not repeat the call line's own keys
 // (tool, message_type, sender, conversation_id, outcome, took). When ctx
-// is the context of a call served through LogCalls, they go on that call's
+// is the context of a call served through [LogCalls], they go on that call's
 // one info line, written on LogCalls' logger when the handler returns (its
 // message becomes msg, and attrs come before the call's ids); the agents
 // give LogCalls and their handlers the same logger. Otherwise, and for a

@@ -22,7 +22,7 @@ type ConfigCheck struct {
 // "manager") Config.
 func NewConfigCheck(agent string) *ConfigCheck { return &ConfigCheck{agent: agent} }
 
-// Add records an error, formatted as fmt.Sprintf does.
+// Add records an error, formatted as [fmt.Sprintf] does.
 func (c *ConfigCheck) Add(format string, args ...any) {
 	c.errs = append(c.errs, fmt.Errorf(format, args...))
 }
@@ -42,7 +42,7 @@ func (c *ConfigCheck) Durations(fields map[string]time.Duration) {
 	}
 }
 
-// Err returns every recorded error joined with errors.Join, under
+// Err returns every recorded error joined with [errors.Join], under
 // "<agent>: invalid config: ", or nil.
 func (c *ConfigCheck) Err() error {
 	if len(c.errs) == 0 {

@@ -2,7 +2,7 @@
 // lifecycle (listen, advertise, serve, register or run the league, stop
 // with grace, release), registering with a manager that may not be up
 // yet, the Config convention, the registry of the tokens a manager
-// issues (Tokens), and the agent log: its JSON-lines format (NewLogger)
+// issues ([Tokens]), and the agent log: its JSON-lines format ([NewLogger])
 // and the per-agent log file of the data layer.
 //
 // Quick start, the skeleton of an agent:
@@ -20,7 +20,7 @@
 //	func (a *Agent) Shutdown(ctx context.Context) error { return a.runner.Shutdown(ctx, nil) }
 //	func (a *Agent) Close() error                       { return a.runner.Close() }
 //
-// Every agent writes its JSON-lines log through an AgentLog, opened at
+// Every agent writes its JSON-lines log through an [AgentLog], opened at
 // logs/agents/<agent_id>.log.jsonl once the id is known (at once for the
 // manager, after registration for players and referees):
 //

@@ -15,9 +15,9 @@ import (
 
 // Lifecycle is the life of one agent, the same for the player, the referee
 // and the manager: Run at most once (listen, advertise, serve, do the
-// agent's work, stop with grace), Shutdown, and Close, which releases what
-// the agent's New acquired. An agent keeps one, made by NewLifecycle, and
-// describes its Run with a Spec.
+// agent's work, stop with grace), [Lifecycle.Shutdown], and Close, which releases what
+// the agent's New acquired. An agent keeps one, made by [NewLifecycle], and
+// describes its [Lifecycle.Run] with a [Spec].
 type Lifecycle struct {
 	name    string
 	release func() error
@@ -46,7 +46,7 @@ func NewLifecycle(name string, release func() error) *Lifecycle {
 
 // Advertise sets *endpoint, guarded by mu, to listened unless an endpoint
 // was configured, and returns the one the agent advertises: what an
-// agent's Spec.Listening does first.
+// agent's [Spec.Listening] does first.
 func Advertise(mu *sync.Mutex, endpoint *string, listened string) string {
 	mu.Lock()
 	defer mu.Unlock()
@@ -66,41 +66,41 @@ const (
 	idleTimeout       = 120 * time.Second
 )
 
-// Spec describes what an agent's Run does besides serving.
+// Spec describes what an agent's [Lifecycle.Run] does besides serving.
 type Spec struct {
-	// Listener is served when set; otherwise Run listens on Addr.
+	// Listener is served when set; otherwise [Lifecycle.Run] listens on Addr.
 	Listener net.Listener
 	// Addr is the TCP address to listen on without a Listener.
 	Addr string
-	// TLS, when set, makes Run serve HTTPS only with it.
+	// TLS, when set, makes [Lifecycle.Run] serve HTTPS only with it.
 	TLS *tls.Config
 	// Handler is what is served.
 	Handler http.Handler
-	// Grace bounds the graceful stop when Run's context ends (Drain, then
+	// Grace bounds the graceful stop when [Lifecycle.Run]'s context ends (Drain, then
 	// the requests in flight).
 	Grace time.Duration
 	// Log receives the server's errors (failed TLS handshakes) as warnings.
 	Log *slog.Logger
 	// Listening, when set, is called once the listener is open, before
 	// anything is served, with the endpoint of its address (see
-	// EndpointFor). An error ends Run before it serves.
+	// [EndpointFor]). An error ends [Lifecycle.Run] before it serves.
 	Listening func(endpoint string) error
 	// Work, when set, runs while the agent serves (registration, the
-	// league), under a context that ends when Run stops. An error it
+	// league), under a context that ends when [Lifecycle.Run] stops. An error it
 	// returns before that ends Run with that error; returning nil leaves
 	// the agent serving.
 	Work func(ctx context.Context) error
-	// Drain, when set, is called when Run stops, while the agent still
+	// Drain, when set, is called when [Lifecycle.Run] stops, while the agent still
 	// serves, to let work in flight (the referee's matches) finish until
 	// its context ends.
 	Drain func(ctx context.Context) error
-	// Stopped, when set, is called with the error Run is about to return
+	// Stopped, when set, is called with the error [Lifecycle.Run] is about to return
 	// once serving has stopped and Work has returned, before the agent's
 	// resources are released.
 	Stopped func(err error)
 }
 
-// Run runs the agent as s describes until ctx ends, Shutdown or Close is
+// Run runs the agent as s describes until ctx ends, [Lifecycle.Shutdown] or Close is
 // called, serving fails, or Work fails. When ctx ends it stops gracefully,
 // giving Drain and the requests in flight up to s.Grace. It returns nil
 // after a clean stop. Run may be called once, and not after Close; it
@@ -225,7 +225,7 @@ func (l *Lifecycle) Run(ctx context.Context, s Spec) (runErr error) {
 	return runErr
 }
 
-// Shutdown stops Run gracefully, with ctx as the deadline of the stop
+// Shutdown stops [Lifecycle.Run] gracefully, with ctx as the deadline of the stop
 // instead of the grace Run would give, and waits until Run has returned or
 // ctx ends. When Run is not running (the agent's Handler is served by
 // someone else) it calls drain, if set, with ctx. It returns ctx's error
@@ -251,7 +251,7 @@ func (l *Lifecycle) Shutdown(ctx context.Context, drain func(context.Context) er
 	return ctx.Err()
 }
 
-// Close stops Run at once if it is running (no grace: in-flight work is
+// Close stops [Lifecycle.Run] at once if it is running (no grace: in-flight work is
 // abandoned, connections are closed), waits for it to return, and
 // releases the agent's resources. It is safe to call more than once and
 // without Run; it returns the error of releasing, if any.

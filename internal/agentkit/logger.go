@@ -13,7 +13,7 @@ import (
 // NewLogger returns a logger that writes JSON lines to w, one object per
 // record with the fields timestamp (UTC), level, agent_id, message and any
 // attributes (message_type, conversation_id and data, when logged with
-// MessageAttrs). Auth tokens never reach w: attributes named auth_token or
+// [MessageAttrs]). Auth tokens never reach w: attributes named auth_token or
 // token are redacted, and token-shaped strings are masked wherever they are.
 func NewLogger(w io.Writer, agentID string, level slog.Leveler) *slog.Logger {
 	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: replaceAttr})
@@ -40,7 +40,7 @@ func replaceAttr(groups []string, a slog.Attr) slog.Attr {
 
 // MessageAttrs returns the attributes to log a message with: its
 // message_type, conversation_id, and the whole message as data (tokens
-// redacted by loggers made with NewLogger).
+// redacted by loggers made with [NewLogger]).
 func MessageAttrs(m leaguesdk.Message) []slog.Attr {
 	h := m.Header()
 	return []slog.Attr{
@@ -50,7 +50,7 @@ func MessageAttrs(m leaguesdk.Message) []slog.Attr {
 	}
 }
 
-// FanOut returns a slog.Handler that passes every record to each of handlers.
+// FanOut returns a [slog.Handler] that passes every record to each of handlers.
 func FanOut(handlers ...slog.Handler) slog.Handler { return fanOut(handlers) }
 
 type fanOut []slog.Handler

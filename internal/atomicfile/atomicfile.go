@@ -26,16 +26,16 @@ func bytesOf(data []byte) func(w io.Writer) error {
 }
 
 // Replace replaces the file at path with data by the same rename as
-// WriteFile, so a reader sees the old content or the new, but without
+// [WriteFile], so a reader sees the old content or the new, but without
 // flushing anything to stable storage: after a power loss the file may be
 // empty or old. It is for views of data kept durably elsewhere (a journal)
-// that are rebuilt from it on start; Sync makes such files durable later.
+// that are rebuilt from it on start; [Sync] makes such files durable later.
 func Replace(path string, data []byte, perm os.FileMode) error {
 	return write(path, perm, false, bytesOf(data))
 }
 
 // Stream replaces the file at path with what fill writes, through a
-// buffer, by the same rename as WriteFile (durable) or Replace (not
+// buffer, by the same rename as [WriteFile] (durable) or [Replace] (not
 // durable), so that a large file is written without being built in
 // memory first. An error from fill leaves any previous file as it was.
 func Stream(path string, perm os.FileMode, durable bool, fill func(w io.Writer) error) error {
@@ -53,7 +53,7 @@ func Stream(path string, perm os.FileMode, durable bool, fill func(w io.Writer) 
 const syncfsFrom = 16
 
 // Sync flushes each file in paths, and each directory holding one, to stable
-// storage: what Replace wrote is then as durable as what WriteFile writes. A
+// storage: what [Replace] wrote is then as durable as what [WriteFile] writes. A
 // file or directory that no longer exists (removed since) has nothing to
 // flush and is passed over.
 //
@@ -186,7 +186,7 @@ func WriteJSON(path string, v any) error {
 	return WriteJSONPerm(path, v, 0o644)
 }
 
-// WriteJSONPerm is WriteJSON with permission bits perm: 0o600 for a file
+// WriteJSONPerm is [WriteJSON] with permission bits perm: 0o600 for a file
 // that holds a secret.
 func WriteJSONPerm(path string, v any, perm os.FileMode) error {
 	data, err := json.MarshalIndent(v, "", "  ")
@@ -198,7 +198,7 @@ func WriteJSONPerm(path string, v any, perm os.FileMode) error {
 
 // ReadJSON decodes the JSON document in the file at path into v. When the
 // file does not exist the returned error satisfies
-// errors.Is(err, fs.ErrNotExist).
+// [errors.Is](err, [fs.ErrNotExist]).
 func ReadJSON(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -1,4 +1,6 @@
-// Package doccheck holds a repository-wide test: every exported identifier
-// of every non-test Go file in the module has a doc comment that starts with
-// its name, and every package has a package comment.
+// Package doccheck holds repository-wide tests of the module's
+// documentation: every exported identifier of every non-test Go file has a
+// doc comment that starts with its name, every package has a package
+// comment, every doc link names something that exists, and an identifier a
+// comment names in code or as a qualified name is a doc link.
 package doccheck

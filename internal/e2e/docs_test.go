@@ -1,11 +1,7 @@
 package e2e
 
 import (
-	"go/ast"
-	"go/doc"
-	"go/doc/comment"
-	"go/parser"
-	"go/token"
+	"bufio"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,11 +9,14 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/agentleague/league/leaguesdk"
 )
 
-// TestMarkdownLinksResolve checks that every relative link of the README
-// and of docs/ names a file that exists and, for a link into a markdown
-// file with a #fragment, a heading of that file.
+// TestMarkdownLinksResolve checks that every relative link of the pages at
+// the repository's root (README, CHANGELOG, CONTRIBUTING, SECURITY) and of
+// docs/ names a file that exists and, for a link into a markdown file with
+// a #fragment, a heading of that file.
 func TestMarkdownLinksResolve(t *testing.T) {
 	root := moduleRoot(t)
 	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
@@ -28,7 +27,11 @@ func TestMarkdownLinksResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages = append(append(pages, more...), filepath.Join(root, "README.md"))
+	top, err := filepath.Glob(filepath.Join(root, "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(append(pages, more...), top...)
 
 	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
 	for _, page := range pages {
@@ -109,95 +112,76 @@ func slug(title string) string {
 	return b.String()
 }
 
-// TestGoDocLinksResolve checks the doc comments of every package of the
-// module: a [Name] that looks like a doc link must be one, naming a symbol
-// of the package, a method, or a symbol of an imported package, so that
-// pkg.go.dev renders it as a link.
-func TestGoDocLinksResolve(t *testing.T) {
+// TestPagesNameTestsThatExist checks that every test, benchmark and fuzz
+// target SECURITY.md and CONTRIBUTING.md name (`TestX`, `BenchmarkX`,
+// `FuzzX`) is a function of a test file of the repository: a promise
+// points at the test that holds it.
+func TestPagesNameTestsThatExist(t *testing.T) {
 	root := moduleRoot(t)
-	candidate := regexp.MustCompile(`\[\*?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*){0,2}\]`)
-	checked := 0
+	funcs := map[string]bool{}
+	decl := regexp.MustCompile(`^func ((?:Test|Benchmark|Fuzz)[A-Za-z0-9_]*)\(`)
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
-			return err
-		}
-		if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
-			return filepath.SkipDir
-		}
-		fset := token.NewFileSet()
-		entries, err := os.ReadDir(path)
 		if err != nil {
 			return err
 		}
-		pkgs := map[string][]*ast.File{} // by package name
-		for _, e := range entries {
-			name := e.Name()
-			if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-				continue
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
 			}
-			f, err := parser.ParseFile(fset, filepath.Join(path, name), nil, parser.ParseComments)
-			if err != nil {
-				return err
-			}
-			pkgs[f.Name.Name] = append(pkgs[f.Name.Name], f)
+			return nil
 		}
-		for pkgName, files := range pkgs {
-			dp, err := doc.NewFromFiles(fset, files, "example.com/"+pkgName, doc.PreserveAST)
-			if err != nil {
-				return err
-			}
-			p := dp.Parser()
-			for _, f := range files {
-				for _, group := range f.Comments {
-					checked++
-					for _, bad := range unresolved(p.Parse(group.Text()), candidate) {
-						t.Errorf("%s: %s in a doc comment is not a doc link (no such symbol)", fset.Position(group.Pos()), bad)
-					}
-				}
+		if !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if m := decl.FindStringSubmatch(sc.Text()); m != nil {
+				funcs[m[1]] = true
 			}
 		}
-		return nil
+		return sc.Err()
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if checked == 0 {
-		t.Fatal("no comment checked")
+	named := regexp.MustCompile("`((?:Test|Benchmark|Fuzz)[A-Z][A-Za-z0-9_]*)`")
+	for _, page := range []string{"SECURITY.md", "CONTRIBUTING.md"} {
+		b, err := os.ReadFile(filepath.Join(root, page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, m := range named.FindAllStringSubmatch(string(b), -1) {
+			n++
+			if !funcs[m[1]] {
+				t.Errorf("%s names %s, which no test file defines", page, m[1])
+			}
+		}
+		if page == "SECURITY.md" && n == 0 {
+			t.Errorf("%s names no test", page)
+		}
 	}
 }
 
-// unresolved returns the link-shaped texts of d that the parser left as
-// plain text.
-func unresolved(d *comment.Doc, candidate *regexp.Regexp) []string {
-	var out []string
-	var walk func([]comment.Text)
-	walk = func(ts []comment.Text) {
-		for _, t := range ts {
-			switch t := t.(type) {
-			case comment.Plain:
-				out = append(out, candidate.FindAllString(string(t), -1)...)
-			case comment.Italic:
-				out = append(out, candidate.FindAllString(string(t), -1)...)
-			case *comment.Link:
-				walk(t.Text)
-			}
-		}
+// TestChangelogIsAtTheModuleVersion checks that CHANGELOG.md opens with its
+// Unreleased section and that its latest version is leaguesdk.Version: the
+// version a release commit sets is the one its CHANGELOG describes.
+func TestChangelogIsAtTheModuleVersion(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(moduleRoot(t), "CHANGELOG.md"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, b := range d.Content {
-		switch b := b.(type) {
-		case *comment.Paragraph:
-			walk(b.Text)
-		case *comment.Heading:
-			walk(b.Text)
-		case *comment.List:
-			for _, item := range b.Items {
-				for _, c := range item.Content {
-					if para, ok := c.(*comment.Paragraph); ok {
-						walk(para.Text)
-					}
-				}
-			}
-		}
+	heading := regexp.MustCompile(`(?m)^## \[([^\]]+)\]`)
+	hs := heading.FindAllStringSubmatch(string(b), -1)
+	if len(hs) < 2 || hs[0][1] != "Unreleased" {
+		t.Fatalf("CHANGELOG.md's sections are %v, want Unreleased and then the versions", hs)
 	}
-	return out
+	if hs[1][1] != leaguesdk.Version {
+		t.Errorf("CHANGELOG.md's latest version is %s, leaguesdk.Version is %s", hs[1][1], leaguesdk.Version)
+	}
 }

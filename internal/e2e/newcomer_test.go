@@ -3,10 +3,13 @@ package e2e
 import (
 	"bufio"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -106,6 +109,32 @@ func goBlock(t *testing.T, path, heading string) []byte {
 		t.Fatalf("%s: unterminated Go block after %q", path, heading)
 	}
 	return []byte(text[:end+1])
+}
+
+// TestSmallestPlayersImportOnlyPlayer checks that the README's player and
+// the guide's need no package of this module but player: what a strategy
+// returns is reachable from it.
+func TestSmallestPlayersImportOnlyPlayer(t *testing.T) {
+	root := moduleRoot(t)
+	for _, doc := range []struct{ path, heading string }{
+		{filepath.Join(root, "README.md"), "## A player in twenty lines"},
+		{filepath.Join(root, "docs", "writing-a-player.md"), "## The smallest player"},
+	} {
+		f, err := parser.ParseFile(token.NewFileSet(), doc.path, goBlock(t, doc.path, doc.heading), parser.ImportsOnly)
+		if err != nil {
+			t.Fatalf("%s: %v", doc.path, err)
+		}
+		var ours []string
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(p, "github.com/agentleague/league") {
+				ours = append(ours, p)
+			}
+		}
+		if len(ours) != 1 || ours[0] != "github.com/agentleague/league/player" {
+			t.Errorf("%s (%s) imports %v of this module, want only the player package", doc.path, doc.heading, ours)
+		}
+	}
 }
 
 // moduleRoot is the folder holding this module's go.mod.

@@ -3,6 +3,6 @@
 // from one left by a crash: the lock is held for as long as its owner
 // runs, and the operating system releases it when the owner dies.
 //
-// Where no such lock exists (Supported is false), TryLock never succeeds
+// Where no such lock exists ([Supported] is false), [TryLock] never succeeds
 // and callers fall back to writing without a shared journal.
 package filelock

@@ -11,7 +11,7 @@ import (
 // Supported is true where advisory file locks are available.
 const Supported = true
 
-// A Lock is an exclusive advisory lock on a file, held until Release or
+// A Lock is an exclusive advisory lock on a file, held until [Lock.Release] or
 // the end of the process (a crash releases it).
 type Lock struct {
 	f *os.File
@@ -52,7 +52,7 @@ func take(path string, how int) (*Lock, bool, error) {
 }
 
 // Release gives the lock up, removing its file first when remove is true.
-// Release of a nil Lock does nothing.
+// Release of a nil [Lock] does nothing.
 func (l *Lock) Release(remove bool) {
 	if l == nil {
 		return

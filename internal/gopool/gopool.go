@@ -6,7 +6,7 @@
 // referee starts a few such tasks for every match it plays (an invitation
 // and a move asked of each player in parallel, the GAME_OVER deliveries):
 // on a new goroutine each, every task pays for growing a stack again. A
-// Pool hands a task to a goroutine that has finished its last one and
+// [Pool] hands a task to a goroutine that has finished its last one and
 // waits for another, whose stack is grown already.
 package gopool
 
@@ -15,12 +15,12 @@ import (
 	"time"
 )
 
-// DefaultIdle is how long a goroutine of a Pool made with New(0) waits for
+// DefaultIdle is how long a goroutine of a [Pool] made with [New](0) waits for
 // another task before it ends.
 const DefaultIdle = 5 * time.Second
 
 // Pool runs tasks on reused goroutines. Its zero value is not usable; make
-// one with New. It is safe for concurrent use.
+// one with [New]. It is safe for concurrent use.
 type Pool struct {
 	idle time.Duration
 	work chan func() // unbuffered: a send succeeds only into a waiting goroutine
@@ -31,8 +31,8 @@ type Pool struct {
 	closed bool
 }
 
-// New returns a Pool whose goroutines end once they have waited idle for
-// a task (DefaultIdle when idle ≤ 0), or when Close is called.
+// New returns a [Pool] whose goroutines end once they have waited idle for
+// a task ([DefaultIdle] when idle ≤ 0), or when [Pool.Close] is called.
 func New(idle time.Duration) *Pool {
 	if idle <= 0 {
 		idle = DefaultIdle
@@ -60,7 +60,7 @@ func (p *Pool) Go(f func()) {
 	go p.worker(f)
 }
 
-// GoWait runs f as Go does, counted in wg: wg.Wait waits for it, as it
+// GoWait runs f as [Pool.Go] does, counted in wg: wg.Wait waits for it, as it
 // waits for a function given to wg.Go.
 func (p *Pool) GoWait(wg *sync.WaitGroup, f func()) {
 	wg.Add(1)

@@ -1,21 +1,21 @@
 // Package journal keeps an append-only file of records, one JSON document
 // per line, made durable by group commit.
 //
-// Every Append waits until its record is on stable storage, but records
+// Every [Journal.Append] waits until its record is on stable storage, but records
 // appended while one flush is running share the next one: a single write
 // and a single fsync cover all of them. Under concurrent load the cost of
 // durability is paid once per batch instead of once per record, which is
 // how databases keep their write-ahead logs.
 //
-// After a crash, Open repairs the file: a record whose line was not
+// After a crash, [Open] repairs the file: a record whose line was not
 // completely written (it was never acknowledged) is cut off, and every
-// complete record is handed to Config.Replay in order.
+// complete record is handed to [Config.Replay] in order.
 //
 // A journal that no one reads while it is open can keep space reserved
-// ahead of its records (Config.Reserve): zeros the records are written
+// ahead of its records ([Config.Reserve]): zeros the records are written
 // over, so that an fsync makes the records durable without a new file size
 // to record as well. The first zero byte ends the records; Open cuts off
-// what follows it and Close cuts off the zeros.
+// what follows it and [Journal.Close] cuts off the zeros.
 //
 // The flush runs on a goroutine of its own and syncs with a blocking
 // fdatasync(2) (fsync elsewhere). While the disk works, that goroutine

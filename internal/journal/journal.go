@@ -17,12 +17,12 @@ import (
 	"github.com/agentleague/league/internal/atomicfile"
 )
 
-// ErrClosed is returned by Append after Close.
+// ErrClosed is returned by [Journal.Append] after Close.
 var ErrClosed = errors.New("journal: closed")
 
-// Config configures a Journal. The zero value is usable.
+// Config configures a [Journal]. The zero value is usable.
 type Config struct {
-	// Replay, when set, is called by Open with each complete record of the
+	// Replay, when set, is called by [Open] with each complete record of the
 	// file, in order, before Open returns. An error stops Open. A record
 	// may be replayed twice across a compaction (once in the compacted
 	// snapshot, once after it), so applying it must be idempotent.
@@ -32,7 +32,7 @@ type Config struct {
 	// and fsync took. It runs on the journal's flushing goroutine and must
 	// return quickly.
 	OnSync func(records, bytes int, took time.Duration)
-	// Sync makes the written bytes durable. Default (*os.File).Sync, or
+	// Sync makes the written bytes durable. Default ([*os.File]).Sync, or
 	// with Reserve fdatasync(2) where the system has it.
 	Sync func(f *os.File) error
 	// Reserve, when positive, keeps the file larger than its records: the
@@ -41,13 +41,13 @@ type Config struct {
 	// that a group commit writes into space the file already has and its
 	// fsync need not record a new file size as well. On ext4 that halves
 	// the time an fsync takes. The zeros after the records are not part of
-	// the journal: Open cuts them off and Close truncates the file to its
+	// the journal: [Open] cuts them off and [Journal.Close] truncates the file to its
 	// records. For journals that people and tools do not read while they
 	// are open (a tool reading a line-oriented file would meet the zeros).
 	Reserve int64
 }
 
-// DefaultReserve is a Config.Reserve for a journal of small records
+// DefaultReserve is a [Config.Reserve] for a journal of small records
 // written often: a step of zeros per few hundred records at first.
 const DefaultReserve = 64 << 10
 
@@ -55,7 +55,7 @@ const DefaultReserve = 64 << 10
 // one time.
 const maxReserveStep = 4 << 20
 
-// Stats counts what a Journal has done since Open.
+// Stats counts what a [Journal] has done since [Open].
 type Stats struct {
 	// Records is the number of records appended and made durable.
 	Records int64
@@ -226,7 +226,7 @@ func replay(f *os.File, cfg Config) (int64, error) {
 }
 
 // Append encodes each of vs as one JSON line and returns when all of them
-// are durable, in one group commit as AppendAll's, or with an error (none
+// are durable, in one group commit as [Journal.AppendAll]'s, or with an error (none
 // is appended when one does not encode). When ctx ends first, Append
 // returns ctx's error; the records may still be written, so their effect
 // must not be acknowledged.
@@ -248,7 +248,7 @@ func (j *Journal) AppendRaw(ctx context.Context, record []byte) error {
 	return j.AppendAll(ctx, record)
 }
 
-// AppendAll appends records in order, each given as JSON like AppendRaw's,
+// AppendAll appends records in order, each given as JSON like [Journal.AppendRaw]'s,
 // and returns when all of them are durable: they share one group commit
 // (and, being written together, one crash keeps a prefix of them). No
 // record is appended when one of them holds a newline; no records return
@@ -289,9 +289,9 @@ func (j *Journal) AppendAll(ctx context.Context, records ...[]byte) error {
 	}
 }
 
-// AppendLazy appends one record like AppendRaw but neither waits for it
+// AppendLazy appends one record like [Journal.AppendRaw] but neither waits for it
 // nor asks for a write of its own: the record is written and made durable
-// with the next group commit an Append asks for, or by Close. It is for a
+// with the next group commit an [Journal.Append] asks for, or by Close. It is for a
 // record nothing is acknowledged on, whose loss in a crash costs nothing
 // (a note that can be worked out again), so that it shares an fsync
 // instead of paying one.
@@ -478,7 +478,7 @@ func (j *Journal) compact(snapshot func(emit func(v any) error) error) (*os.File
 	return old, nil
 }
 
-// Stats returns what the journal has done since Open.
+// Stats returns what the journal has done since [Open].
 func (j *Journal) Stats() Stats {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -496,8 +496,8 @@ func (j *Journal) Pending() int {
 func (j *Journal) Path() string { return j.path }
 
 // Close makes every record appended before it durable, then closes the
-// file (cut to its records, with Config.Reserve). Appends after Close fail
-// with ErrClosed. Close is idempotent.
+// file (cut to its records, with [Config.Reserve]). Appends after Close fail
+// with [ErrClosed]. Close is idempotent.
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	if j.closed {

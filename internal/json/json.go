@@ -1,5 +1,5 @@
 // Package json reads the messages the agents receive: encoding/json's
-// Unmarshal, carried out by github.com/segmentio/encoding/json, a drop-in
+// [Unmarshal], carried out by github.com/segmentio/encoding/json, a drop-in
 // for encoding/json (the official MCP Go SDK reads its messages with it
 // too).
 //
@@ -13,7 +13,7 @@
 //
 // The raw parts of a message (json.RawMessage fields) are slices of the
 // input, not copies: the input must not be changed while they are in use.
-// An input nested deeper than MaxDepth is refused before it is read: the
+// An input nested deeper than [MaxDepth] is refused before it is read: the
 // drop-in has no limit of its own.
 package json
 
@@ -25,7 +25,7 @@ import (
 	segjson "github.com/segmentio/encoding/json"
 )
 
-// MaxDepth is the deepest nesting of objects and arrays Unmarshal reads,
+// MaxDepth is the deepest nesting of objects and arrays [Unmarshal] reads,
 // as encoding/json's (no message of the protocol nests more than a few
 // levels).
 const MaxDepth = 10000

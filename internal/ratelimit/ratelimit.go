@@ -1,7 +1,7 @@
 // Package ratelimit limits how often each caller may call an agent: one
-// token bucket (golang.org/x/time/rate) per caller, as a leaguesdk
-// Middleware. A caller is an authenticated agent when the agent can tell
-// (Config.Identify), and its remote address otherwise.
+// token bucket (golang.org/x/time/rate) per caller, as a
+// [leaguesdk.Middleware]. A caller is an authenticated agent when the agent can tell
+// ([Config.Identify]), and its remote address otherwise.
 package ratelimit
 
 import (
@@ -15,7 +15,7 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 )
 
-// Config configures a Limiter.
+// Config configures a [Limiter].
 type Config struct {
 	// PerSecond is the sustained rate allowed to each caller; the burst is
 	// twice as many. It must be positive.
@@ -27,7 +27,7 @@ type Config struct {
 	// IdleAfter is how long a bucket that has not been used is kept.
 	// Default one minute.
 	IdleAfter time.Duration
-	// Now is the clock. Default time.Now.
+	// Now is the clock. Default [time.Now].
 	Now func() time.Time
 }
 
@@ -47,7 +47,7 @@ type bucket struct {
 	seen time.Time
 }
 
-// New returns a Limiter.
+// New returns a [Limiter].
 func New(cfg Config) *Limiter {
 	if cfg.Identify == nil {
 		cfg.Identify = func(*leaguesdk.Request) string { return "" }
@@ -63,7 +63,7 @@ func New(cfg Config) *Limiter {
 }
 
 // Middleware refuses a call over its caller's limit with a
-// *leaguesdk.RateLimitError (HTTP 429, Retry-After, E010) before the
+// [*leaguesdk.RateLimitError] (HTTP 429, Retry-After, E010) before the
 // message is validated, authorised or handled.
 func (l *Limiter) Middleware() leaguesdk.Middleware {
 	return func(next leaguesdk.HandlerFunc) leaguesdk.HandlerFunc {
@@ -141,7 +141,7 @@ func (l *Limiter) sweepLocked(now time.Time) {
 const DefaultPerSecond = 1000
 
 // Middlewares returns the middleware of an agent's RateLimit setting: a
-// limiter of perSecond requests per caller (DefaultPerSecond for 0), or
+// limiter of perSecond requests per caller ([DefaultPerSecond] for 0), or
 // none for a negative value.
 func Middlewares(perSecond float64, identify func(*leaguesdk.Request) string) []leaguesdk.Middleware {
 	if perSecond < 0 {

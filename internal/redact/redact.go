@@ -37,7 +37,7 @@ func Has[T ~string | ~[]byte](s T) bool {
 	return start >= 0
 }
 
-// Append appends s to dst with every token replaced by Mask. For a []byte
+// Append appends s to dst with every token replaced by [Mask]. For a []byte
 // s, dst may be s[:0]: s is then masked in place (a mask is never longer
 // than the token it replaces, so what is written never overtakes what is
 // still to be read).
@@ -54,7 +54,7 @@ func Append[T ~string | ~[]byte](dst []byte, s T) []byte {
 	}
 }
 
-// String returns s with every token replaced by Mask; s itself, without a
+// String returns s with every token replaced by [Mask]; s itself, without a
 // copy, when it holds none.
 func String(s string) string {
 	start, _ := Next(s, 0)

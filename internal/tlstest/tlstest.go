@@ -1,4 +1,4 @@
-// Package tlstest makes the certificates the tests of TLS use: a CA made
+// Package tlstest makes the certificates the tests of TLS use: a [CA] made
 // in the test, and server-and-client certificates it signs for IP
 // addresses, written as PEM files where the standalone programs need them.
 package tlstest
@@ -23,11 +23,11 @@ import (
 type CA struct {
 	Cert *x509.Certificate
 	key  *ecdsa.PrivateKey
-	// PEM is the CA certificate in PEM form.
+	// PEM is the [CA] certificate in PEM form.
 	PEM []byte
 }
 
-// NewCA makes a CA named name.
+// NewCA makes a [CA] named name.
 func NewCA(t testing.TB, name string) *CA {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -54,18 +54,18 @@ func NewCA(t testing.TB, name string) *CA {
 	return &CA{Cert: cert, key: key, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
 }
 
-// Pool returns a pool holding the CA alone.
+// Pool returns a pool holding the [CA] alone.
 func (ca *CA) Pool() *x509.CertPool {
 	p := x509.NewCertPool()
 	p.AddCert(ca.Cert)
 	return p
 }
 
-// Leaf is a certificate signed by a CA, usable by a server and a client.
+// Leaf is a certificate signed by a [CA], usable by a server and a client.
 type Leaf struct {
 	// CertPEM and KeyPEM are the certificate and its key in PEM form.
 	CertPEM, KeyPEM []byte
-	// TLS is the pair, ready for tls.Config.Certificates.
+	// TLS is the pair, ready for [tls.Config.Certificates].
 	TLS tls.Certificate
 }
 
@@ -118,7 +118,7 @@ func (ca *CA) Issue(t testing.TB, name string, hosts ...string) *Leaf {
 	return l
 }
 
-// Files writes the CA certificate and the leaf's certificate and key into
+// Files writes the [CA] certificate and the leaf's certificate and key into
 // dir as ca.pem, <name>.pem and <name>-key.pem, and returns their paths.
 func (ca *CA) Files(t testing.TB, dir, name string, l *Leaf) (caFile, certFile, keyFile string) {
 	t.Helper()

@@ -1,7 +1,7 @@
 // Package inmem connects the agents of one process without sockets: a
-// Network maps host names to http.Handlers, and its RoundTripper calls
+// [Network] maps host names to http.Handlers, and its RoundTripper calls
 // the handler of a request's host directly, in memory. Each agent is
-// given the Network's client for its calls and a Listener of the Network
+// given the Network's client for its calls and a [Network.Listener] of the Network
 // that never accepts a connection, so that its Run opens no port; the
 // messages are still the protocol's JSON, through the agents' own
 // handlers and clients.
@@ -20,7 +20,7 @@
 //	n.Handle("p1", p.Handler())
 //	go m.Run(ctx) // then r.Run(ctx), p.Run(ctx), …
 //
-// An agent's endpoint is http://<host>/mcp (Endpoint); the agents take it
+// An agent's endpoint is http://<host>/mcp ([Endpoint]); the agents take it
 // from their Listener's address, as they do from a TCP listener's.
 package inmem
 
@@ -50,7 +50,7 @@ type Network struct {
 	workersOnce sync.Once
 }
 
-// Close ends the goroutines the Network keeps to serve requests, once the
+// Close ends the goroutines the [Network] keeps to serve requests, once the
 // requests under way have been served. Requests made after Close are
 // still served, each on a goroutine of its own.
 func (n *Network) Close() {
@@ -86,7 +86,7 @@ func (n *Network) Remove(host string) {
 	delete(n.hosts, host)
 }
 
-// Client returns an HTTP client whose requests go through the Network.
+// Client returns an HTTP client whose requests go through the [Network].
 // Give it to an agent's HTTPClient configuration field
 // ([github.com/agentleague/league/player.Config],
 // [github.com/agentleague/league/referee.Config],
@@ -94,7 +94,7 @@ func (n *Network) Remove(host string) {
 func (n *Network) Client() *http.Client { return &http.Client{Transport: n} }
 
 // UnreachableError is the error of a request to a host no handler serves
-// on the Network (test with errors.As).
+// on the [Network] (test with [errors.As]).
 type UnreachableError struct {
 	Host string
 }
@@ -104,7 +104,7 @@ func (e *UnreachableError) Error() string {
 	return fmt.Sprintf("inmem: no agent at host %q", e.Host)
 }
 
-// RoundTrip implements http.RoundTripper: it serves req with the handler
+// RoundTrip implements [http.RoundTripper]: it serves req with the handler
 // of its URL's host and returns the handler's answer. The handler runs on
 // another goroutine, as a server's would; when req's context ends first, RoundTrip
 // returns the context's error, as a network transport does, and the
@@ -181,7 +181,7 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 	return w.body.Write(p)
 }
 
-// Flush implements http.Flusher; the answer is handed over whole when the
+// Flush implements [http.Flusher]; the answer is handed over whole when the
 // handler returns.
 func (w *responseWriter) Flush() {}
 
@@ -206,14 +206,14 @@ func (w *responseWriter) response(req *http.Request) *http.Response {
 
 // Listener returns a listener for the agent at host: its address names
 // host, so that an agent given it as its Listener configuration field
-// advertises Endpoint(host), and it never accepts a connection, so that
+// advertises [Endpoint](host), and it never accepts a connection, so that
 // the agent's Run serves, registers and stops as usual without opening a
 // socket. Accept blocks until Close.
 func (n *Network) Listener(host string) net.Listener {
 	return &listener{addr: Addr(host), closed: make(chan struct{})}
 }
 
-// Addr is the address of an agent on a Network: its host name.
+// Addr is the address of an agent on a [Network]: its host name.
 type Addr string
 
 // Network returns "inmem".

@@ -16,7 +16,7 @@ import (
 	"github.com/agentleague/league/referee"
 )
 
-// Defaults of Config.
+// Defaults of [Config].
 const (
 	DefaultRounds = 100
 	DefaultSeed   = 1
@@ -33,7 +33,7 @@ type Entry struct {
 	// Strategy is a Go strategy, played in process.
 	Strategy player.Strategy
 	// NewStrategy builds a Go strategy from the entry's own random source,
-	// seeded from Config.Seed: a strategy that draws its randomness from
+	// seeded from [Config.Seed]: a strategy that draws its randomness from
 	// it makes the whole run reproducible.
 	NewStrategy func(rand io.Reader) (player.Strategy, error)
 	// URL is the /mcp endpoint of a running player, in any language
@@ -53,21 +53,21 @@ func Ready(name string) Entry {
 // Remote returns the entry of a running player at url.
 func Remote(url string) Entry { return Entry{URL: url} }
 
-// Config configures a Run. The zero value of every field but Entries
+// Config configures a [Run]. The zero value of every field but Entries
 // means the documented default.
 type Config struct {
 	// Entries are the contestants; at least two.
 	Entries []Entry
 	// Rounds is how many times the round-robin is played: every pair of
 	// entries meets Rounds times, as PLAYER_A and PLAYER_B in turn.
-	// Default DefaultRounds.
+	// Default [DefaultRounds].
 	Rounds int
 	// Seed makes a run reproducible: the drawn numbers, the random
 	// sources of the players (their fallback) and of the entries built by
 	// NewStrategy derive from it. A run with only such entries and no URL
-	// gives the same report every time. Default DefaultSeed.
+	// gives the same report every time. Default [DefaultSeed].
 	Seed uint64
-	// GameType is the game played. Default leaguesdk.GameEvenOdd.
+	// GameType is the game played. Default [leaguesdk.GameEvenOdd].
 	GameType string
 	// Rules are the rules of GameType ([referee.EvenOdd] for even/odd).
 	// Default: the referee's rules of that game ([referee.DefaultGames]).
@@ -83,7 +83,7 @@ type Config struct {
 	// Parallel is how many matches are played at once, at most a round's
 	// (half the entries: nobody plays twice in a round, so that each
 	// player's matches come in the same order every run). Default
-	// runtime.GOMAXPROCS(0).
+	// [runtime.GOMAXPROCS](0).
 	Parallel int
 	// HTTPClient carries the calls to URL entries. Default: a
 	// [leaguesdk.Client] of its own.
@@ -104,19 +104,19 @@ type Config struct {
 	// entries cannot join it. Default false.
 	League bool
 	// DataRoot is where League mode keeps the leagues' files. Default: a
-	// temporary folder, removed when Run returns.
+	// temporary folder, removed when [Run] returns.
 	DataRoot string
 }
 
-// Progress is how far a Run is.
+// Progress is how far a [Run] is.
 type Progress struct {
 	// Played and Total count the matches played and to play.
 	Played, Total int
-	// Elapsed is the time since Run began.
+	// Elapsed is the time since [Run] began.
 	Elapsed time.Duration
 }
 
-// ConfigError is the error of a Config that cannot run.
+// ConfigError is the error of a [Config] that cannot run.
 type ConfigError struct {
 	// Problems says what is wrong, one sentence each.
 	Problems []string
@@ -221,7 +221,7 @@ func playerID(i, n int) string {
 
 // Run plays the round-robin cfg describes and returns its report. It
 // stops when ctx ends, returning ctx's error, and returns a *[ConfigError]
-// for a Config that cannot run.
+// for a [Config] that cannot run.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {

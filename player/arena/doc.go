@@ -22,13 +22,13 @@
 // keeps its History and calls its Learner and StandingsObserver, as in a
 // league. A URL is played over HTTP with the same messages. The games are
 // those of a referee ([referee.EvenOdd], or any [referee.Rules]), and the
-// run is reproducible: every random draw derives from Config.Seed.
+// run is reproducible: every random draw derives from [Config.Seed].
 //
-// The Report gives, per entry, the matches played, won, drawn and lost,
+// The [Report] gives, per entry, the matches played, won, drawn and lost,
 // the points per match with a 95 % confidence interval, the gain over
 // random play in the even/odd game, a Bradley–Terry rating on the Elo
 // scale, and the points per match against each other entry. Even/odd is
-// mostly chance: read the intervals, not the ranks. Config.League plays
+// mostly chance: read the intervals, not the ranks. [Config.League] plays
 // whole leagues instead (a manager, referees and players over an
 // in-memory network, package inmem).
 //

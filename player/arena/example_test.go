@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/player/arena"
 )
@@ -16,11 +15,11 @@ import (
 // random play; always_even earns as much from the same matches: in
 // even/odd, avoiding a draw profits both players.
 func Example() {
-	contrary := player.StrategyFunc(func(ctx context.Context, c player.ParityCall) (leaguesdk.Parity, error) {
-		if c.History.Against(c.OpponentID).OpponentMostly() == leaguesdk.Even {
-			return leaguesdk.Odd, nil
+	contrary := player.StrategyFunc(func(ctx context.Context, c player.ParityCall) (player.Parity, error) {
+		if c.History.Against(c.OpponentID).OpponentMostly() == player.Even {
+			return player.Odd, nil
 		}
-		return leaguesdk.Even, nil
+		return player.Even, nil
 	})
 	report, err := arena.Run(context.Background(), arena.Config{
 		Entries: []arena.Entry{{Name: "contrary", Strategy: contrary}, arena.Ready("random"), arena.Ready("always_even")},

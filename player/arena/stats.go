@@ -51,7 +51,7 @@ type Standing struct {
 	// [RatingMethodBradleyTerry]).
 	Rating float64 `json:"rating"`
 	// Against holds the entry's head-to-head record against every other
-	// entry, in the order of the Report's Standings.
+	// entry, in the order of the [Report]'s Standings.
 	Against []HeadToHead `json:"against"`
 }
 
@@ -69,22 +69,22 @@ type HeadToHead struct {
 
 // Report is what a [Run] measured.
 type Report struct {
-	// GameType, Rounds and Seed are those of the Config.
+	// GameType, Rounds and Seed are those of the [Config].
 	GameType string `json:"game_type"`
 	Rounds   int    `json:"rounds"`
 	Seed     uint64 `json:"seed"`
-	// Matches counts the matches played; Elapsed is how long Run took.
+	// Matches counts the matches played; Elapsed is how long [Run] took.
 	Matches int           `json:"matches"`
 	Elapsed time.Duration `json:"elapsed_ns"`
 	// League is set when the matches were played in whole leagues.
 	League bool `json:"league,omitempty"`
-	// RatingMethod says how Standing.Rating is computed.
+	// RatingMethod says how [Standing.Rating] is computed.
 	RatingMethod string `json:"rating_method"`
 	// Standings lists the entries by points per match, best first.
 	Standings []Standing `json:"standings"`
 }
 
-// RatingMethodBradleyTerry is the Report's rating method: a Bradley–Terry
+// RatingMethodBradleyTerry is the [Report]'s rating method: a Bradley–Terry
 // model fitted to every result at once by maximum likelihood (a draw
 // counts half a win for each side, a technical loss a win for the
 // opponent), shown on the Elo scale: a difference of 400 means odds of

@@ -11,7 +11,7 @@
 //		playertest.Run(t, srv.URL+"/mcp", playertest.Options{ChoiceDeadline: time.Second})
 //	}
 //
-// Anywhere else, Check returns the same checks as a Report:
+// Anywhere else, [Check] returns the same checks as a [Report]:
 //
 //	rep, err := playertest.Check(ctx, "http://127.0.0.1:8101/mcp")
 //	for _, c := range rep.Checks {
@@ -33,7 +33,7 @@
 // when a referee would not (parity "EVEN", a missing match_id, a late
 // acknowledgement, a crash on malformed input).
 //
-// The checks, in the order they run (CheckIDs lists them):
+// The checks, in the order they run ([CheckIDs] lists them):
 //
 //   - health: GET /health answers 200 {"status":"healthy",...}.
 //   - mcp.initialize, mcp.initialized, mcp.tools_list: the MCP lifecycle,
@@ -49,8 +49,8 @@
 //     envelope.conversation_id, envelope.match_id, envelope.player_id,
 //     envelope.auth_token: one check per envelope field of those replies.
 //   - timing.join_ack, timing.choice: the replies came within the join
-//     deadline (Options.Timeout) and the choice deadline
-//     (Options.ChoiceDeadline).
+//     deadline ([Options.Timeout]) and the choice deadline
+//     ([Options.ChoiceDeadline]).
 //   - choice.parity: the choice is exactly "even" or "odd".
 //   - tool.<call>.tools_call, tool.<call>.message_type, tool.<call>.generic:
 //     the other accepted wire forms (warnings only).
@@ -75,14 +75,14 @@
 //   - robust.malformed: malformed requests get JSON-RPC errors and the
 //     player still answers a valid call after each.
 //
-// A check cites the profile section it enforces (Result.Rule). Checks are
+// A check cites the profile section it enforces ([Result.Rule]). Checks are
 // independent: each looks at one aspect of the exchanges, so a player with
 // one defect fails one check. A check with nothing to look at (its
 // exchange failed, as another check reports) is skipped.
 //
 // A player learns its id and token when it registers, which the kit does
-// not do: it addresses the player as "P01" unless Options.PlayerID says
-// otherwise, and checks the player's token only when Options.PlayerToken
+// not do: it addresses the player as "P01" unless [Options.PlayerID] says
+// otherwise, and checks the player's token only when [Options.PlayerToken]
 // gives it. With a token, the kit first announces its spec-form match as the
 // manager would (ROUND_ANNOUNCEMENT carrying the player's token): a player
 // answers a referee with its token only about a match its manager

@@ -15,17 +15,17 @@ import (
 )
 
 // Options configures a conformance run. The zero value is usable; every
-// field documents its default. Run and Check take at most one Options.
+// field documents its default. [Run] and [Check] take at most one [Options].
 type Options struct {
 	// Timeout is the deadline of the join acknowledgement (the check
 	// timing.join_ack) and of every reply other than the parity choice.
-	// Default leaguesdk.DefaultJoinTimeout (5 s). A reply that comes late
+	// Default [leaguesdk.DefaultJoinTimeout] (5 s). A reply that comes late
 	// is still awaited for as long again, so that a slow player fails the
 	// timing check and nothing else.
 	Timeout time.Duration
 	// ChoiceDeadline is the time a player has to answer choose_parity; the
 	// call's deadline field says the same. Default
-	// leaguesdk.DefaultChoiceTimeout (30 s).
+	// [leaguesdk.DefaultChoiceTimeout] (30 s).
 	ChoiceDeadline time.Duration
 	// PlayerID is the player id the messages address. A player learns its
 	// id when it registers, so the kit cannot know it; players that check
@@ -38,7 +38,7 @@ type Options struct {
 	// fresh token is sent instead.
 	PlayerToken string
 	// AuthToken is the referee token the kit's referee messages carry.
-	// Default: a fresh token from leaguesdk.NewToken.
+	// Default: a fresh token from [leaguesdk.NewToken].
 	AuthToken string
 	// HTTPClient sends the requests. Default: a client of the run's own,
 	// closed when the run ends.
@@ -79,9 +79,9 @@ func (o Options) skipped(id string) bool {
 // Status is the outcome of one check.
 type Status string
 
-// The outcomes of a check. Only Fail makes a run fail: Warn marks a
-// deviation from the strict profile that tolerant peers accept, and Skip
-// a check that was not run (listed in Options.Skip, or without anything to
+// The outcomes of a check. Only [Fail] makes a run fail: [Warn] marks a
+// deviation from the strict profile that tolerant peers accept, and [Skip]
+// a check that was not run (listed in [Options.Skip], or without anything to
 // look at because an earlier exchange failed; its Detail says which).
 const (
 	Pass Status = "pass"
@@ -186,8 +186,8 @@ func (r *Report) Find(id string) (Result, bool) {
 	return Result{}, false
 }
 
-// ErrOptions is the cause of the error Check returns when it is given more
-// than one Options (test with errors.Is).
+// ErrOptions is the cause of the error [Check] returns when it is given more
+// than one [Options] (test with [errors.Is]).
 var ErrOptions = errors.New("playertest: at most one Options may be given")
 
 // Check runs the conformance suite against the player serving JSON-RPC at
@@ -270,7 +270,7 @@ func report(t testing.TB, res Result) {
 }
 
 // Details returns the result's request, reply and explanation as indented
-// lines, for printing under String's line.
+// lines, for printing under [Result.String]'s line.
 func (r Result) Details() string {
 	var b strings.Builder
 	if r.Sent != "" {

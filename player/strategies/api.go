@@ -15,7 +15,7 @@ import (
 // status: the status, and what the JSON error body says when it says it
 // in the shape of either API ({"error":{"message","type","code"}} for chat
 // completions, {"error":{"code","message","status"}} for generate
-// content). Test for it with errors.As.
+// content). Test for it with [errors.As].
 type APIError struct {
 	// StatusCode is the HTTP status of the answer.
 	StatusCode int

@@ -9,14 +9,13 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
 )
 
-// The environment variables ChatFromEnv reads.
+// The environment variables [ChatFromEnv] reads.
 const (
 	// EnvChatBaseURL is the chat completions API's base URL. Default
-	// DefaultChatBaseURL.
+	// [DefaultChatBaseURL].
 	EnvChatBaseURL = "LEAGUE_CHAT_BASE_URL"
 	// EnvChatModel is the model name. Required.
 	EnvChatModel = "LEAGUE_CHAT_MODEL"
@@ -28,7 +27,7 @@ const (
 // API, the default of LEAGUE_CHAT_BASE_URL.
 const DefaultChatBaseURL = "http://localhost:11434/v1"
 
-// DefaultSystemPrompt is the system message a Chat sends by default.
+// DefaultSystemPrompt is the system message a [Chat] sends by default.
 const DefaultSystemPrompt = "You play the Even/Odd game. Answer with one word: even or odd."
 
 // Chat is a strategy that asks a language model through the chat
@@ -62,14 +61,14 @@ type Chat struct {
 	MaxTokens int
 	// SystemPrompt is the system message. Default [DefaultSystemPrompt].
 	SystemPrompt string
-	// HTTPClient sends the requests. Default http.DefaultClient; the
+	// HTTPClient sends the requests. Default [http.DefaultClient]; the
 	// call's context bounds each request.
 	HTTPClient *http.Client
 	// Prompt builds the user message. Default [Prompt].
 	Prompt func(player.ParityCall) string
 }
 
-// ChatFromEnv returns a Chat configured by LEAGUE_CHAT_BASE_URL (optional,
+// ChatFromEnv returns a [Chat] configured by LEAGUE_CHAT_BASE_URL (optional,
 // a local Ollama by default), LEAGUE_CHAT_MODEL and LEAGUE_CHAT_API_KEY
 // (optional).
 func ChatFromEnv() (*Chat, error) {
@@ -108,8 +107,8 @@ type chatAnswer struct {
 	} `json:"choices"`
 }
 
-// ChooseParity implements player.Strategy.
-func (c *Chat) ChooseParity(ctx context.Context, call player.ParityCall) (leaguesdk.Parity, error) {
+// ChooseParity implements [player.Strategy].
+func (c *Chat) ChooseParity(ctx context.Context, call player.ParityCall) (player.Parity, error) {
 	if c.BaseURL == "" || c.Model == "" {
 		return "", errors.New("strategies: Chat needs a BaseURL and a Model")
 	}
@@ -141,7 +140,7 @@ func (c *Chat) ChooseParity(ctx context.Context, call player.ParityCall) (league
 		return "", err
 	}
 	p, err := parseAnswer(text)
-	return leaguesdk.Parity(p), err
+	return player.Parity(p), err
 }
 
 // contentText returns the text of a message's content: a string, or the

@@ -35,7 +35,7 @@ func ExampleByName() {
 // ExampleAlways answers every call with the same parity, whoever the
 // opponent and whatever the history.
 func ExampleAlways() {
-	s := strategies.Always(leaguesdk.Odd)
+	s := strategies.Always(player.Odd)
 	for _, opponent := range []string{"P02", "P03"} {
 		choice, _ := s.ChooseParity(context.Background(), player.ParityCall{PlayerID: "P01", OpponentID: opponent})
 		fmt.Println(opponent, choice)
@@ -57,10 +57,10 @@ func ExampleNewOpponentModel() {
 
 	// P02 chose even in three of its four matches against us.
 	h := player.NewHistory(
-		player.MatchRecord{MatchID: "R1M1", OpponentID: "P02", MyChoice: leaguesdk.Odd, OpponentChoice: leaguesdk.Even, DrawnNumber: 3, Result: player.Win},
-		player.MatchRecord{MatchID: "R2M1", OpponentID: "P02", MyChoice: leaguesdk.Odd, OpponentChoice: leaguesdk.Even, DrawnNumber: 4, Result: player.Loss},
-		player.MatchRecord{MatchID: "R3M1", OpponentID: "P02", MyChoice: leaguesdk.Even, OpponentChoice: leaguesdk.Odd, DrawnNumber: 8, Result: player.Win},
-		player.MatchRecord{MatchID: "R4M1", OpponentID: "P02", MyChoice: leaguesdk.Odd, OpponentChoice: leaguesdk.Even, DrawnNumber: 5, Result: player.Win},
+		player.MatchRecord{MatchID: "R1M1", OpponentID: "P02", MyChoice: player.Odd, OpponentChoice: player.Even, DrawnNumber: 3, Result: player.Win},
+		player.MatchRecord{MatchID: "R2M1", OpponentID: "P02", MyChoice: player.Odd, OpponentChoice: player.Even, DrawnNumber: 4, Result: player.Loss},
+		player.MatchRecord{MatchID: "R3M1", OpponentID: "P02", MyChoice: player.Even, OpponentChoice: player.Odd, DrawnNumber: 8, Result: player.Win},
+		player.MatchRecord{MatchID: "R4M1", OpponentID: "P02", MyChoice: player.Odd, OpponentChoice: player.Even, DrawnNumber: 5, Result: player.Win},
 	)
 	fmt.Printf("P(P02 chooses even) = %.2f\n", m.PredictEven(h, "P02"))
 	c, _ := m.ChooseParity(ctx, player.ParityCall{OpponentID: "P02", History: h})

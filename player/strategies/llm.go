@@ -9,14 +9,13 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
 )
 
-// The environment variables LLMFromEnv reads.
+// The environment variables [LLMFromEnv] reads.
 const (
 	// EnvLLMEndpoint is the generate-content URL; "{model}" in it is
-	// replaced by the model. Default DefaultLLMEndpoint.
+	// replaced by the model. Default [DefaultLLMEndpoint].
 	EnvLLMEndpoint = "LEAGUE_LLM_ENDPOINT"
 	// EnvLLMModel is the model name. Required.
 	EnvLLMModel = "LEAGUE_LLM_MODEL"
@@ -32,7 +31,7 @@ const DefaultLLMEndpoint = "https://generativelanguage.googleapis.com/v1beta/mod
 const DefaultKeyHeader = "x-goog-api-key"
 
 // LLM is a strategy that asks a language model through Google's
-// generate-content API (Chat speaks the chat completions API of most other
+// generate-content API ([Chat] speaks the chat completions API of most other
 // servers). It sends a prompt describing the match and the opponent's past
 // choices to an HTTP generate-content API — request {"contents":[{"parts":[{"text":
 // prompt}]}]}, reply {"candidates":[{"content":{"parts":[{"text": …}]}}]}
@@ -49,16 +48,16 @@ type LLM struct {
 	Model string
 	// APIKey is sent in the KeyHeader header; it is never logged.
 	APIKey string
-	// KeyHeader is the header of the API key. Default DefaultKeyHeader.
+	// KeyHeader is the header of the API key. Default [DefaultKeyHeader].
 	KeyHeader string
-	// HTTPClient sends the requests. Default http.DefaultClient; the
+	// HTTPClient sends the requests. Default [http.DefaultClient]; the
 	// call's context bounds each request.
 	HTTPClient *http.Client
 	// Prompt builds the prompt. Default Prompt.
 	Prompt func(player.ParityCall) string
 }
 
-// LLMFromEnv returns an LLM configured by LEAGUE_LLM_ENDPOINT (optional),
+// LLMFromEnv returns an [LLM] configured by LEAGUE_LLM_ENDPOINT (optional),
 // LEAGUE_LLM_MODEL and LEAGUE_LLM_API_KEY.
 func LLMFromEnv() (*LLM, error) {
 	l := &LLM{Endpoint: os.Getenv(EnvLLMEndpoint), Model: os.Getenv(EnvLLMModel), APIKey: os.Getenv(EnvLLMAPIKey)}
@@ -98,12 +97,12 @@ var parityWord = regexp.MustCompile(`(?i)\b(even|odd)\b`)
 
 // ParseParity returns the parity named by the first "even" or "odd" word
 // of text, in any case, or an error when there is none.
-func ParseParity(text string) (leaguesdk.Parity, error) {
+func ParseParity(text string) (player.Parity, error) {
 	m := parityWord.FindStringSubmatch(text)
 	if m == nil {
 		return "", fmt.Errorf("strategies: no even/odd in the model's reply %q", clip(text))
 	}
-	return leaguesdk.Parity(strings.ToLower(m[1])), nil
+	return player.Parity(strings.ToLower(m[1])), nil
 }
 
 func clip(s string) string {
@@ -116,8 +115,8 @@ func clip(s string) string {
 // maxLLMReply bounds the reply read from the API.
 const maxLLMReply = 1 << 20
 
-// ChooseParity implements player.Strategy.
-func (l *LLM) ChooseParity(ctx context.Context, call player.ParityCall) (leaguesdk.Parity, error) {
+// ChooseParity implements [player.Strategy].
+func (l *LLM) ChooseParity(ctx context.Context, call player.ParityCall) (player.Parity, error) {
 	prompt := Prompt
 	if l.Prompt != nil {
 		prompt = l.Prompt
@@ -127,7 +126,7 @@ func (l *LLM) ChooseParity(ctx context.Context, call player.ParityCall) (leagues
 		return "", err
 	}
 	p, err := parseAnswer(text)
-	return leaguesdk.Parity(p), err
+	return player.Parity(p), err
 }
 
 // generate sends one prompt and returns the text of the first candidate.

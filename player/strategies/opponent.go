@@ -4,11 +4,10 @@ import (
 	"context"
 	"io"
 
-	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
 )
 
-// DefaultPrior is the prior weight of an OpponentModel made with prior 0.
+// DefaultPrior is the prior weight of an [OpponentModel] made with prior 0.
 const DefaultPrior = 2.0
 
 // OpponentModel is the history strategy: it predicts the opponent's choice
@@ -29,9 +28,9 @@ type OpponentModel struct {
 	tie   player.Strategy
 }
 
-// NewOpponentModel returns an OpponentModel. prior is how many games' worth
+// NewOpponentModel returns an [OpponentModel]. prior is how many games' worth
 // of weight the league-wide tendency has before this opponent's own choices
-// speak (DefaultPrior when 0 or less); r breaks ties (crypto/rand when nil).
+// speak ([DefaultPrior] when 0 or less); r breaks ties (crypto/rand when nil).
 func NewOpponentModel(prior float64, r io.Reader) *OpponentModel {
 	if prior <= 0 {
 		prior = DefaultPrior
@@ -49,15 +48,15 @@ func (m *OpponentModel) PredictEven(h player.History, opponentID string) float64
 	return (float64(even) + m.prior*base) / (float64(even+odd) + m.prior)
 }
 
-// ChooseParity implements player.Strategy: the other parity than the one
+// ChooseParity implements [player.Strategy]: the other parity than the one
 // the opponent is predicted to choose, at random when both are as likely.
-func (m *OpponentModel) ChooseParity(ctx context.Context, call player.ParityCall) (leaguesdk.Parity, error) {
+func (m *OpponentModel) ChooseParity(ctx context.Context, call player.ParityCall) (player.Parity, error) {
 	p := m.PredictEven(call.History, call.OpponentID)
 	switch {
 	case p > 0.5:
-		return leaguesdk.Odd, nil
+		return player.Odd, nil
 	case p < 0.5:
-		return leaguesdk.Even, nil
+		return player.Even, nil
 	}
 	return m.tie.ChooseParity(ctx, call)
 }

@@ -6,29 +6,28 @@ import (
 	"io"
 	"strings"
 
-	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
 )
 
-// Names lists the strategies ByName knows, in the order the example
+// Names lists the strategies [ByName] knows, in the order the example
 // program documents them.
 func Names() []string {
 	return []string{"random", "always_even", "always_odd", "history", "llm", "llm_chat"}
 }
 
 // ByName returns the strategy of the given name: "random", "always_even",
-// "always_odd", "history" (an OpponentModel with the default prior), "llm"
-// (configured from the environment, see LLMFromEnv) or "llm_chat" (see
-// ChatFromEnv). r is the random
+// "always_odd", "history" (an [OpponentModel] with the default prior), "llm"
+// (configured from the environment, see [LLMFromEnv]) or "llm_chat" (see
+// [ChatFromEnv]). r is the random
 // source of the strategies that need one (crypto/rand when nil).
 func ByName(name string, r io.Reader) (player.Strategy, error) {
 	switch strings.ToLower(strings.TrimSpace(name)) {
 	case "random":
 		return player.Random(r), nil
 	case "always_even", "even":
-		return Always(leaguesdk.Even), nil
+		return Always(player.Even), nil
 	case "always_odd", "odd":
-		return Always(leaguesdk.Odd), nil
+		return Always(player.Odd), nil
 	case "history":
 		return NewOpponentModel(0, r), nil
 	case "llm":
@@ -40,9 +39,9 @@ func ByName(name string, r io.Reader) (player.Strategy, error) {
 }
 
 // Always returns the strategy that always answers p. It is predictable on
-// purpose: a test opponent, and the easiest prey of an OpponentModel.
-func Always(p leaguesdk.Parity) player.Strategy {
-	return player.StrategyFunc(func(context.Context, player.ParityCall) (leaguesdk.Parity, error) {
+// purpose: a test opponent, and the easiest prey of an [OpponentModel].
+func Always(p player.Parity) player.Strategy {
+	return player.StrategyFunc(func(context.Context, player.ParityCall) (player.Parity, error) {
 		return p, nil
 	})
 }

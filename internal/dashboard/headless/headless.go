@@ -69,7 +69,7 @@ type wireMessage struct {
 	reply
 }
 
-// Start launches Chromium at path (see Find) with a fresh profile in a
+// Start launches Chromium at path (see [Find]) with a fresh profile in a
 // temporary directory, removed by Close. The browser runs until Close.
 func Start(path string) (*Browser, error) {
 	userDataDir, err := os.MkdirTemp("", "league-chromium-")
@@ -311,7 +311,7 @@ func (p *Page) WaitFor(ctx context.Context, expr string) error {
 	}
 }
 
-// Expect is WaitFor for tests: it fails t at once when expr does not
+// Expect is [Page.WaitFor] for tests: it fails t at once when expr does not
 // become truthy before ctx ends.
 func (p *Page) Expect(ctx context.Context, t testing.TB, expr string) {
 	t.Helper()
