@@ -164,6 +164,7 @@ func thinkingModel(t *testing.T, delay time.Duration) []string {
 
 // leagueState is what the tests read of the manager's GET /api/state.
 type leagueState struct {
+	LeagueID string `json:"league_id"`
 	Status   string `json:"status"`
 	Referees []struct {
 		ID       string `json:"referee_id"`
@@ -515,7 +516,7 @@ func TestKilledPlayerComesBackAsItself(t *testing.T) {
 		PlayerID string            `json:"player_id"`
 		Matches  []json.RawMessage `json:"matches"`
 	}
-	path := filepath.Join(data, "data", "players", id, "history.json")
+	path := filepath.Join(data, "data", "players", final.LeagueID, id, "history.json") // one file per league
 	raw, err := os.ReadFile(path)
 	if err == nil {
 		err = json.Unmarshal(raw, &history)
