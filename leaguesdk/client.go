@@ -314,10 +314,10 @@ func (c *Client) Close() {
 // Call sends params to method on endpoint and decodes the reply message
 // into result (which may be nil). Params are encoded with encoding/json,
 // except a [json.RawMessage], which is sent as it is: a message encoded
-// once for many recipients, which must then be one JSON object. The call ends by ctx's deadline, or
-// after [ClientConfig.Timeout] when ctx has none. Retryable failures are
-// retried per the retry policy; a refused wire form is retried once in each
-// other form. Every failure is an [*Error] naming the code, the endpoint,
+// once for many recipients, which must then be one JSON object. The call
+// ends by ctx's deadline, or after [ClientConfig.Timeout] when ctx has
+// none. Retryable failures are retried per the retry policy; a refused
+// wire form is retried once in each other form. Every failure is an [*Error] naming the code, the endpoint,
 // the method and the attempts made.
 func (c *Client) Call(ctx context.Context, endpoint, method string, params, result any) error {
 	return c.call(ctx, endpoint, method, params, result, c.cfg.Retry)

@@ -29,11 +29,7 @@ func encodeParams(params any) (payload, error) {
 func (p *payload) messageType() MessageType {
 	if p.raw {
 		p.raw = false
-		var m struct {
-			MessageType MessageType `json:"message_type"`
-		}
-		_ = json.Unmarshal(p.body, &m)
-		p.typ = m.MessageType
+		p.typ = MessageType(messageTypeOf(p.body))
 	}
 	return p.typ
 }

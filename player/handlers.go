@@ -598,8 +598,7 @@ func (r *roundAnnouncement) matchesOf(id string) ([]leaguesdk.ScheduledMatch, er
 	var out []leaguesdk.ScheduledMatch
 	holding := r.Matches.holding([]byte(bare))
 	for _, scan := range []bool{true, false} {
-		for i := range r.Matches.len() {
-			raw := r.Matches.row(i)
+		for i, raw := range r.Matches {
 			if _, held := slices.BinarySearch(holding, i); scan != held {
 				continue
 			}
@@ -634,7 +633,7 @@ func (a *Agent) onRound(ctx context.Context, in *roundAnnouncement) (*leaguesdk.
 	}
 	id, token := a.credentials()
 	withToken := token != "" // its manager's: the referees of its matches may be answered with the token
-	a.noteLeagueSize(2 * in.Matches.len())
+	a.noteLeagueSize(2 * len(in.Matches))
 	me := id
 	var matches []leaguesdk.ScheduledMatch
 	if me != "" {

@@ -28,11 +28,11 @@ func TestHoldingFindsWhatARowByRowSearchFinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	table := u.Standings
-	if table.len() != 60 {
-		t.Fatalf("%d rows, want 60", table.len())
+	if len(table) != 60 {
+		t.Fatalf("%d rows, want 60", len(table))
 	}
 	for i, w := range want {
-		if got := table.row(i); !bytes.Equal(got, w) {
+		if got := table[i]; !bytes.Equal(got, w) {
 			t.Fatalf("row %d = %s, want %s", i, got, w)
 		}
 	}
@@ -63,16 +63,16 @@ func TestTableNamedTwiceKeepsTheLast(t *testing.T) {
 	if err := json.Unmarshal([]byte(msg), u); err != nil {
 		t.Fatal(err)
 	}
-	if u.Standings.len() != 1 || string(u.Standings.row(0)) != `{"player_id":"P03"}` || u.LeagueID != "L" {
-		t.Errorf("table %s (%d rows), league %q; want the last table, one row", u.Standings, u.Standings.len(), u.LeagueID)
+	if len(u.Standings) != 1 || string(u.Standings[0]) != `{"player_id":"P03"}` || u.LeagueID != "L" {
+		t.Errorf("table %s (%d rows), league %q; want the last table, one row", u.Standings, len(u.Standings), u.LeagueID)
 	}
 	for _, msg := range []string{`{"standings":[]}`, `{"standings":null}`, `{"league_id":"L"}`} {
 		u := new(standingsUpdate)
 		if err := json.Unmarshal([]byte(msg), u); err != nil {
 			t.Fatal(err)
 		}
-		if u.Standings.len() != 0 || u.Standings.rows() == nil {
-			t.Errorf("%s: %d rows", msg, u.Standings.len())
+		if len(u.Standings) != 0 || u.Standings.rows() == nil {
+			t.Errorf("%s: %d rows", msg, len(u.Standings))
 		}
 	}
 }

@@ -40,12 +40,6 @@ func (t *rawTable) UnmarshalJSON(b []byte) error {
 	return wirejson.Unmarshal(b, (*[]json.RawMessage)(t))
 }
 
-// len returns the number of rows.
-func (t rawTable) len() int { return len(t) }
-
-// row returns the bytes of row i.
-func (t rawTable) row(i int) []byte { return t[i] }
-
 // standing decodes the row of player id: the rows that name id in their
 // bytes are the only ones decoded (every row when id does not appear as
 // such, for a peer that escapes its strings differently). A row that does
@@ -53,13 +47,13 @@ func (t rawTable) row(i int) []byte { return t[i] }
 func (t rawTable) standing(id string) (leaguesdk.StandingRow, bool) {
 	quoted, _ := json.Marshal(id)
 	for _, i := range t.holding(quoted) {
-		if row, ok := decodeStanding(t.row(i)); ok && row.PlayerID == id {
+		if row, ok := decodeStanding(t[i]); ok && row.PlayerID == id {
 			return row, true
 		}
 	}
 	if id != "" {
-		for i := range t.len() {
-			if row, ok := decodeStanding(t.row(i)); ok && row.PlayerID == id {
+		for _, raw := range t {
+			if row, ok := decodeStanding(raw); ok && row.PlayerID == id {
 				return row, true
 			}
 		}
@@ -82,9 +76,9 @@ func (t rawTable) holding(needle []byte) []int {
 // rows decodes the table, leaving out rows that do not decode or name no
 // player.
 func (t rawTable) rows() []leaguesdk.StandingRow {
-	out := make([]leaguesdk.StandingRow, 0, t.len())
-	for i := range t.len() {
-		if row, ok := decodeStanding(t.row(i)); ok {
+	out := make([]leaguesdk.StandingRow, 0, len(t))
+	for _, raw := range t {
+		if row, ok := decodeStanding(raw); ok {
 			out = append(out, row)
 		}
 	}
@@ -103,10 +97,10 @@ func (a *Agent) onStandings(ctx context.Context, in *standingsUpdate) (*leaguesd
 	if !a.fromManager(ctx, &in.Envelope) {
 		return a.ack(in, ""), nil
 	}
-	a.noteLeagueSize(in.Standings.len())
+	a.noteLeagueSize(len(in.Standings))
 	id, _ := a.credentials()
 	round := int(in.RoundID)
-	attrs := []slog.Attr{slog.Int("round_id", round), slog.Int("rows", in.Standings.len())}
+	attrs := []slog.Attr{slog.Int("round_id", round), slog.Int("rows", len(in.Standings))}
 	mine, found := in.Standings.standing(id)
 	if found {
 		attrs = append(attrs, slog.Int("rank", mine.Rank), slog.Int("points", mine.Points))
