@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -643,19 +644,21 @@ func (c *Client) send(ctx context.Context, ep *endpointState, method string, for
 		sess = nil
 	}
 	id := c.nextID.Add(1)
-	reqMethod, reqParams := method, params.body
+	var body [][]byte
 	switch form {
 	case FormMessageType:
-		reqMethod = string(params.messageType())
+		body = [][]byte{appendRequest(nil, id, string(params.messageType()), params.text())}
 	case FormEnvelope:
-		reqMethod = "handle_message"
-		reqParams, _ = json.Marshal(map[string]json.RawMessage{"message": params.body})
+		p, _ := json.Marshal(map[string]json.RawMessage{"message": params.text()})
+		body = [][]byte{appendRequest(nil, id, "handle_message", p)}
 	case FormToolsCall:
-		reqMethod = "tools/call"
 		name, _ := json.Marshal(method)
-		reqParams, _ = json.Marshal(map[string]json.RawMessage{"name": name, "arguments": params.body})
+		p, _ := json.Marshal(map[string]json.RawMessage{"name": name, "arguments": params.text()})
+		body = [][]byte{appendRequest(nil, id, "tools/call", p)}
+	default:
+		body = params.request(id, method)
 	}
-	reply, _, err := c.request(ctx, ep, appendRequest(nil, id, reqMethod, reqParams), sess)
+	reply, _, err := c.request(ctx, ep, body, sess)
 	if err != nil {
 		return err
 	}
@@ -670,17 +673,31 @@ func (c *Client) send(ctx context.Context, ep *endpointState, method string, for
 	return nil
 }
 
-// exchange posts one JSON-RPC body to the endpoint, with the headers of
+// exchange posts one JSON-RPC body, given in pieces, to the endpoint, with the headers of
 // the MCP session sess if it is not nil, and returns the answer's status,
 // headers and body (the data of its first event when it is an event
 // stream). Transport failures come back as *Error.
-func (c *Client) exchange(ctx context.Context, ep *endpointState, body []byte, sess *mcpSession) (int, http.Header, []byte, error) {
+func (c *Client) exchange(ctx context.Context, ep *endpointState, body [][]byte, sess *mcpSession) (int, http.Header, []byte, error) {
 	if ep.urlErr != nil {
 		return 0, nil, nil, &Error{Code: CodeConnectionError, Message: "bad endpoint: " + ep.urlErr.Error(), Err: ep.urlErr}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.name, bytes.NewReader(body))
+	var rd io.Reader
+	if len(body) == 1 {
+		rd = bytes.NewReader(body[0])
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.name, rd)
 	if err != nil {
 		return 0, nil, nil, &Error{Code: CodeConnectionError, Message: "bad endpoint: " + err.Error(), Err: err}
+	}
+	if rd == nil {
+		// The pieces are sent one after another, not joined first; the
+		// body is given again from the start for a redirect.
+		pieces := func() io.ReadCloser { b := net.Buffers(slices.Clone(body)); return io.NopCloser(&b) }
+		for _, b := range body {
+			req.ContentLength += int64(len(b))
+		}
+		req.Body = pieces()
+		req.GetBody = func() (io.ReadCloser, error) { return pieces(), nil }
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -717,7 +734,7 @@ func answerData(h http.Header, raw []byte) []byte {
 
 // request makes one exchange and reads its JSON-RPC reply; a JSON-RPC error
 // comes back as an error the peer answered (*peerAnswer).
-func (c *Client) request(ctx context.Context, ep *endpointState, body []byte, sess *mcpSession) (parsedReply, http.Header, error) {
+func (c *Client) request(ctx context.Context, ep *endpointState, body [][]byte, sess *mcpSession) (parsedReply, http.Header, error) {
 	status, h, raw, err := c.exchange(ctx, ep, body, sess)
 	if err != nil {
 		return parsedReply{}, nil, err

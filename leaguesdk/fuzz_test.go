@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
+	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -307,4 +308,49 @@ func TestFuzzCorpus(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzOneReadingAgreesWithTwo serves each body and the same body with an
+// unknown member put first, which the server reads in two passes rather
+// than one (see TestServerOneReadingAnswersAsTheGeneralPath): the answers
+// are the same.
+func FuzzOneReadingAgreesWithTwo(f *testing.F) {
+	for _, seed := range serveSeeds() {
+		f.Add(seed.body)
+	}
+	srv := fuzzServer()
+	serve := func(body []byte) (int, string) {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body)))
+		return rec.Code, convID.ReplaceAllString(rec.Body.String(), "conv-")
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if _, _, _, _, ok := wirejson.RequestHead(body); !ok {
+			return // read in two passes anyway
+		}
+		code, out := serve(body)
+		code2, out2 := serve(append([]byte(`{"x":0,`), body[1:]...))
+		if code != code2 || out != out2 && !sameFailure(out, out2) {
+			t.Fatalf("%q answered %d %s, in two passes %d %s", body, code, out, code2, out2)
+		}
+	})
+}
+
+// sameFailure reports whether two answers are the same JSON-RPC error but
+// for its message, which may quote the text read.
+func sameFailure(a, b string) bool {
+	type failure struct {
+		ID    json.RawMessage `json:"id"`
+		Error *struct {
+			Code int `json:"code"`
+			Data struct {
+				ErrorCode leaguesdk.Code `json:"error_code"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	var fa, fb failure
+	if json.Unmarshal([]byte(a), &fa) != nil || json.Unmarshal([]byte(b), &fb) != nil || fa.Error == nil || fb.Error == nil {
+		return false
+	}
+	return bytes.Equal(fa.ID, fb.ID) && *fa.Error == *fb.Error
 }

@@ -117,7 +117,7 @@ func (c *Client) handshake(ctx context.Context, ep *endpointState) (*mcpSession,
 	initialized := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	var s *mcpSession
 	err := c.guarded(ep, func() error {
-		reply, header, err := c.request(ctx, ep, init, nil)
+		reply, header, err := c.request(ctx, ep, [][]byte{init}, nil)
 		if err != nil {
 			return err
 		}
@@ -129,7 +129,7 @@ func (c *Client) handshake(ctx context.Context, ep *endpointState) (*mcpSession,
 			return &peerAnswer{&Error{Message: fmt.Sprintf("peer answered initialize with MCP protocol version %q, which this client does not speak", res.ProtocolVersion)}}
 		}
 		s = &mcpSession{id: header.Get("Mcp-Session-Id"), version: res.ProtocolVersion}
-		status, _, raw, err := c.exchange(ctx, ep, initialized, s)
+		status, _, raw, err := c.exchange(ctx, ep, [][]byte{initialized}, s)
 		if err != nil || status < 300 {
 			return err
 		}

@@ -7,8 +7,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
+	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -90,5 +92,40 @@ func TestClientRefusesARedirectElsewhere(t *testing.T) {
 				t.Errorf("the redirecting peer got %d requests, want 1 (no retry)", n)
 			}
 		})
+	}
+}
+
+// Params given in pieces (a broadcast's shared fields after each
+// recipient's envelope, internal/json.Parts) arrive as one message, with
+// its length declared, and arrive whole again after a redirect within the
+// origin.
+func TestClientSendsParamsInPiecesWhole(t *testing.T) {
+	var bodies []map[string]any
+	var lengths []int64
+	var mu sync.Mutex
+	p := newCountingPeer(t, func(w http.ResponseWriter, r *http.Request, req map[string]any, n int) {
+		mu.Lock()
+		bodies, lengths = append(bodies, req), append(lengths, r.ContentLength)
+		mu.Unlock()
+		if r.URL.Path == "/mcp" {
+			http.Redirect(w, r, "/mcp/", http.StatusTemporaryRedirect)
+			return
+		}
+		writeRaw(w, http.StatusOK, resultBody(req, map[string]any{"message_type": "ACK", "status": "OK"}))
+	})
+	c := fastClient(t, leaguesdk.ClientConfig{})
+	params := wirejson.Parts{[]byte(`{"message_type":"ROUND_COMPLETED",`), []byte(`"league_id":"L1","round_id":3`), []byte(`}`)}
+	if err := c.Call(context.Background(), p.url, leaguesdk.MethodNotifyRoundCompleted, params, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(bodies) != 2 {
+		t.Fatalf("%d requests, want 2 (before and after the redirect)", len(bodies))
+	}
+	for i, b := range bodies {
+		got, _ := b["params"].(map[string]any)
+		if got["message_type"] != "ROUND_COMPLETED" || got["league_id"] != "L1" || got["round_id"] != 3.0 ||
+			b["method"] != leaguesdk.MethodNotifyRoundCompleted || lengths[i] <= 0 {
+			t.Errorf("request %d: %v (Content-Length %d)", i+1, b, lengths[i])
+		}
 	}
 }

@@ -182,6 +182,9 @@ type route struct {
 	// authorises and serves a decoded input.
 	decode func(raw json.RawMessage) (in any, t MessageType, err error)
 	run    func(ctx context.Context, req *Request, in any) (any, error)
+	// prefix, when set, decodes a message at the start of raw and returns
+	// the text after it (oneReading).
+	prefix func(raw []byte) (in any, t MessageType, rest []byte, err error)
 }
 
 // Server is an [http.Handler] that serves the league protocol on POST /mcp
@@ -262,6 +265,16 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, req *
 			return in, m.Header().MessageType, nil
 		}
 		return in, "", nil
+	}
+	if _, ok := any(&zero).(Message); ok && !renames {
+		r.prefix = func(raw []byte) (any, MessageType, []byte, error) {
+			in := new(In)
+			rest, err := wirejson.Prefix(raw, in)
+			if err != nil {
+				return nil, "", nil, err
+			}
+			return in, any(in).(Message).Header().MessageType, rest, nil
+		}
 	}
 	r.run = func(ctx context.Context, req *Request, v any) (any, error) {
 		in := v.(*In)
@@ -454,6 +467,9 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 			Error: &RPCError{Code: RPCParseError, Message: "reading request: " + err.Error()}})
 		return
 	}
+	if s.oneReading(w, r, body) {
+		return
+	}
 	var req rpcRequest
 	if err := wirejson.Unmarshal(body, &req); err != nil {
 		trimmed := bytes.TrimSpace(body)
@@ -488,6 +504,82 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reply(w, id, result, rpcErr)
+}
+
+// oneReading serves the most common request reading its body once: a
+// request object whose jsonrpc, id and method come before its params
+// (internal/json's RequestHead), the method naming a tool and the params
+// being a message that tool takes. The message is decoded where it
+// stands in the body, then what follows it is read. It reports false,
+// having answered nothing, for any other request and for one that does
+// not decode: the general path then reads it and answers as it does.
+func (s *Server) oneReading(w http.ResponseWriter, hr *http.Request, body []byte) bool {
+	jsonrpc, method, id, params, ok := wirejson.RequestHead(body)
+	if !ok || len(params) == 0 || params[0] != '{' {
+		return false
+	}
+	s.mu.RLock()
+	rt := s.byName[strings.ToLower(method)]
+	s.mu.RUnlock()
+	if rt == nil || rt.prefix == nil {
+		return false
+	}
+	in, t, rest, ok := decodePrefix(rt, params)
+	if !ok || t == "" || !rt.types[t] {
+		return false
+	}
+	msg := params[:len(params)-len(rest)]
+	if len(rest) == 0 || rest[0] != '}' && rest[0] != ',' {
+		return false
+	}
+	if rest[0] == ',' {
+		// Members after params: read as an object of their own (a comma
+		// must be followed by one).
+		if next := bytes.TrimLeft(rest[1:], " \t\r\n"); len(next) == 0 || next[0] != '"' {
+			return false
+		}
+		var tail struct {
+			JSONRPC *string         `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Method  *string         `json:"method"`
+			Params  json.RawMessage `json:"params"`
+		}
+		if wirejson.Unmarshal(append([]byte{'{'}, rest[1:]...), &tail) != nil || tail.Method != nil || tail.Params != nil {
+			return false
+		}
+		if tail.JSONRPC != nil {
+			jsonrpc = *tail.JSONRPC
+		}
+		if tail.ID != nil {
+			id = tail.ID
+		}
+	} else if len(bytes.TrimSpace(rest[1:])) != 0 {
+		return false
+	}
+	if jsonrpc != "2.0" || method == "" {
+		return false
+	}
+	notification := len(id) == 0
+	result, rpcErr := s.serve(hr, rt, FormSpec, method, id, msg, string(t), in)
+	if notification {
+		w.WriteHeader(http.StatusAccepted)
+		return true
+	}
+	reply(w, id, result, rpcErr)
+	return true
+}
+
+// decodePrefix decodes the message at the start of params with rt.prefix;
+// a panic in decoding reports false (the general path recovers it and
+// answers).
+func decodePrefix(rt *route, params []byte) (in any, t MessageType, rest []byte, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	in, t, rest, err := rt.prefix(params)
+	return in, t, rest, err == nil
 }
 
 // reply answers a request with the JSON-RPC id id: its result, or rpcErr.

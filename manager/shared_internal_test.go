@@ -36,8 +36,11 @@ func TestSharedBroadcastIsTheWholeMessage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s addressed:\n%s\nwhole:\n%s", body.typ, got, want)
+		if !bytes.Equal(got.Join(), want) {
+			t.Errorf("%s addressed:\n%s\nwhole:\n%s", body.typ, got.Join(), want)
+		}
+		if n := len(body.fields); n > 0 && (len(got) != 3 || &got[1][0] != &body.fields[0]) {
+			t.Errorf("%s: the shared fields are copied, not sent as they are", body.typ)
 		}
 	}
 }

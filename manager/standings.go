@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -420,10 +421,11 @@ func (m *Manager) callShared(ctx context.Context, t target, method string, body 
 	return m.call(ctx, t, method, msg)
 }
 
-// to returns the message of body with the envelope env: the envelope is
-// encoded and the shared fields copied after it, not encoded again. The
-// bytes are those json.Marshal writes for the whole message.
-func (body sharedBody) to(env leaguesdk.Envelope) (json.RawMessage, error) {
+// to returns the message of body with the envelope env, in pieces: the
+// envelope is encoded and followed by the shared fields as they are, not
+// encoded again nor copied. Joined, the pieces are the bytes json.Marshal
+// writes for the whole message.
+func (body sharedBody) to(env leaguesdk.Envelope) (wirejson.Parts, error) {
 	if body.err != nil {
 		return nil, body.err
 	}
@@ -431,10 +433,9 @@ func (body sharedBody) to(env leaguesdk.Envelope) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	msg := make([]byte, 0, len(head)+1+len(body.fields))
-	msg = append(msg, head[:len(head)-1]...)
-	if len(body.fields) > 0 {
-		msg = append(append(msg, ','), body.fields...)
+	if len(body.fields) == 0 {
+		return wirejson.Parts{head}, nil
 	}
-	return append(msg, '}'), nil
+	head[len(head)-1] = ','
+	return wirejson.Parts{head, body.fields, []byte("}")}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
+	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -587,6 +588,17 @@ type roundAnnouncement struct {
 	LeagueID string            `json:"league_id" validate:"required"`
 	RoundID  leaguesdk.RoundID `json:"round_id" validate:"required"`
 	Matches  rawTable          `json:"matches"`
+}
+
+// UnmarshalTolerant reads an announcement whose matches are not an array:
+// its envelope and ids as usual, no matches.
+func (r *roundAnnouncement) UnmarshalTolerant(b []byte) error {
+	var h broadcastHead
+	if err := wirejson.Unmarshal(b, &h); err != nil {
+		return err
+	}
+	*r = roundAnnouncement{Envelope: h.Envelope, LeagueID: h.LeagueID, RoundID: h.RoundID}
+	return nil
 }
 
 // matchesOf decodes and validates the announced matches that may name the

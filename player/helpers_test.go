@@ -106,7 +106,7 @@ func (m *testManager) handler() http.Handler {
 }
 
 // serveManager serves a test manager on ln until the test ends.
-func serveManager(t *testing.T, m *testManager, ln net.Listener) {
+func serveManager(t testing.TB, m *testManager, ln net.Listener) {
 	t.Helper()
 	if m.playerID == "" {
 		m.playerID = "P01"
@@ -116,7 +116,7 @@ func serveManager(t *testing.T, m *testManager, ln net.Listener) {
 }
 
 // serveHandler serves h on ln until the test ends.
-func serveHandler(t *testing.T, ln net.Listener, h http.Handler) {
+func serveHandler(t testing.TB, ln net.Listener, h http.Handler) {
 	t.Helper()
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	done := make(chan struct{})
@@ -136,7 +136,7 @@ func httpGet(url string) (map[string]any, error) {
 	return v, err
 }
 
-func startManager(t *testing.T, m *testManager) *testManager {
+func startManager(t testing.TB, m *testManager) *testManager {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -147,11 +147,11 @@ func startManager(t *testing.T, m *testManager) *testManager {
 }
 
 // testLogger writes the agent's log to the test's log.
-func testLogger(t *testing.T) *slog.Logger {
+func testLogger(t testing.TB) *slog.Logger {
 	return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-type tWriter struct{ t *testing.T }
+type tWriter struct{ t testing.TB }
 
 func (w tWriter) Write(p []byte) (int, error) {
 	w.t.Helper()
@@ -161,7 +161,7 @@ func (w tWriter) Write(p []byte) (int, error) {
 
 // runAgent starts an agent on a loopback port against the manager at
 // cfg.League, waits for its registration and stops it at the end of the test.
-func runAgent(t *testing.T, cfg player.Config) *player.Agent {
+func runAgent(t testing.TB, cfg player.Config) *player.Agent {
 	t.Helper()
 	a, stopped, _ := startAgent(t, cfg)
 	select {
@@ -178,7 +178,7 @@ func runAgent(t *testing.T, cfg player.Config) *player.Agent {
 // result arrives when Run returns by itself, and a function that stops the
 // agent and checks that Run returns nil (or a rejection). The agent is
 // stopped at the end of the test at the latest.
-func startAgent(t *testing.T, cfg player.Config) (*player.Agent, <-chan error, func()) {
+func startAgent(t testing.TB, cfg player.Config) (*player.Agent, <-chan error, func()) {
 	t.Helper()
 	if cfg.Name == "" {
 		cfg.Name = "Agent Alpha"
@@ -232,7 +232,7 @@ type rpcReply struct {
 }
 
 // post sends one raw JSON-RPC request body to endpoint.
-func post(t *testing.T, endpoint string, body any) rpcReply {
+func post(t testing.TB, endpoint string, body any) rpcReply {
 	t.Helper()
 	b, ok := body.([]byte)
 	if !ok {

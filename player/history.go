@@ -1,6 +1,7 @@
 package player
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -265,6 +266,10 @@ type historyStore struct {
 	written  int
 	snapping bool           // a rewrite of history.json is under way
 	snapDone sync.WaitGroup // the rewrite under way
+	// encoded holds matches[:len(encoded)] as history.json lays them out,
+	// so that a rewrite encodes only the records that came since the last
+	// one; it is emptied when a record is replaced.
+	encoded [][]byte
 }
 
 // historyPath returns where the history of playerID in the league whose
@@ -402,7 +407,7 @@ func (s *historyStore) open(store *Store, dataRoot, playerID, displayName string
 		}
 	}
 	s.path, s.dir, s.league, s.id, s.name, s.reg, s.now = path, dir, reg.LeagueID, playerID, displayName, &reg, now
-	s.matches, s.seen, s.pending, s.index = nil, map[[2]string]bool{}, nil, nil
+	s.matches, s.seen, s.pending, s.index, s.encoded = nil, map[[2]string]bool{}, nil, nil, nil
 	s.mergeLocked(f.Matches)
 	s.mergeLocked(earlier)
 	s.mergeLocked(gathered)
@@ -641,31 +646,70 @@ func (s *historyStore) persist(now time.Time) error {
 		return nil
 	}
 	path, covered := s.path, len(s.pending)
+	matches, encoded := s.matches[:len(s.matches):len(s.matches)], s.encoded[:len(s.encoded):len(s.encoded)]
 	f := historyFile{
 		SchemaVersion: historySchemaVersion,
 		LastUpdated:   leaguesdk.FormatTime(now),
 		PlayerID:      s.id,
 		DisplayName:   s.name,
 		LeagueID:      s.league,
-		Stats:         History{matches: s.matches}.Stats(),
-		Matches:       slices.Clone(s.matches),
+		Stats:         History{matches: matches}.Stats(),
 		Registration:  s.reg,
 	}
 	if s.reg != nil {
 		f.Manager = s.reg.League
 	}
 	s.mu.Unlock()
-	if f.Matches == nil {
-		f.Matches = []MatchRecord{}
+	data, encoded, err := f.encode(matches, encoded)
+	if err == nil {
+		err = atomicfile.Rewrite(path, data, 0o600)
 	}
-	if err := atomicfile.WriteJSONPerm(path, f, 0o600); err != nil {
+	if err != nil {
 		return fmt.Errorf("player: save history: %w", err)
 	}
 	s.mu.Lock()
 	s.pending = slices.Delete(s.pending, 0, covered)
-	s.written = len(f.Matches)
+	s.written = len(matches)
+	if len(s.encoded) < len(encoded) && len(s.matches) >= len(encoded) && &s.matches[0] == &matches[0] {
+		s.encoded = encoded // no record was replaced meanwhile
+	}
 	s.mu.Unlock()
 	return nil
+}
+
+// encode returns f with the records matches as history.json holds them,
+// json.MarshalIndent's layout with two spaces, and the records' encodings
+// with it: encoded holds those of the first records already.
+func (f historyFile) encode(matches []MatchRecord, encoded [][]byte) ([]byte, [][]byte, error) {
+	f.Matches = []MatchRecord{}
+	head, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(matches) == 0 {
+		return append(head, '\n'), encoded, nil
+	}
+	for _, m := range matches[len(encoded):] {
+		b, err := json.MarshalIndent(m, "    ", "  ")
+		if err != nil {
+			return nil, nil, err
+		}
+		encoded = append(encoded, b)
+	}
+	head = bytes.TrimSuffix(head, []byte("[]\n}"))
+	size := len(head) + 16
+	for _, b := range encoded {
+		size += len(b) + 6
+	}
+	out := append(make([]byte, 0, size), head...)
+	out = append(out, "[\n"...)
+	for i, b := range encoded {
+		if i > 0 {
+			out = append(out, ",\n"...)
+		}
+		out = append(append(out, "    "...), b...)
+	}
+	return append(out, "\n  ]\n}\n"...), encoded, nil
 }
 
 // supersedeLocked replaces the record of m's match by m when m is of a
@@ -680,6 +724,7 @@ func (s *historyStore) supersedeLocked(m MatchRecord) int {
 			s.matches = slices.Clone(s.matches)
 			m.intern()
 			s.matches[i] = m
+			s.encoded = nil
 			s.index = newOpponentIndex(s.matches) // snapshots keep the one of their records
 			return i
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	wirejson "github.com/agentleague/league/internal/json"
 )
 
 // A table read from a message has the rows of the array, byte for byte,
@@ -74,5 +76,47 @@ func TestTableNamedTwiceKeepsTheLast(t *testing.T) {
 		if len(u.Standings) != 0 || u.Standings.rows() == nil {
 			t.Errorf("%s: %d rows", msg, len(u.Standings))
 		}
+	}
+}
+
+// holding finds the same rows whether the table lies in one message's
+// body (searched at once) or in rows of their own (searched one by one).
+func TestHoldingAgreesWithARowByRowSearch(t *testing.T) {
+	body := []byte(`{"standings":[{"player_id":"P1"} , {"player_id":"P10","display_name":"P1"},7,"P1",` +
+		`{"player_id":"P2"},{"x":"P1"}]}`)
+	var decoded struct {
+		Standings rawTable `json:"standings"`
+	}
+	if err := wirejson.Unmarshal(body, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := decoded.Standings.span(); !ok {
+		t.Fatal("rows decoded from one body are not seen as one span")
+	}
+	var apart rawTable
+	for _, row := range decoded.Standings {
+		apart = append(apart, json.RawMessage(bytes.Clone(row)))
+	}
+	if _, ok := apart.span(); ok {
+		t.Fatal("rows of their own are seen as one span")
+	}
+	for _, needle := range []string{`"P1"`, `"P10"`, `P1`, `},{`, `"P2"`, `"P3"`, `7`} {
+		var want []int
+		for i, row := range decoded.Standings {
+			if bytes.Contains(row, []byte(needle)) {
+				want = append(want, i)
+			}
+		}
+		for name, table := range map[string]rawTable{"one body": decoded.Standings, "apart": apart} {
+			if got := table.holding([]byte(needle)); !slices.Equal(got, want) {
+				t.Errorf("%s: holding(%s) = %v, want %v", name, needle, got, want)
+			}
+		}
+	}
+	// A row that is a copy among slices of the body breaks the span.
+	mixed := slices.Clone(decoded.Standings)
+	mixed[2] = json.RawMessage(bytes.Clone(mixed[2]))
+	if _, ok := mixed.span(); ok {
+		t.Fatal("a table with a copied row is seen as one span")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"sort"
 
 	"github.com/agentleague/league/internal/agentkit"
 	wirejson "github.com/agentleague/league/internal/json"
@@ -27,17 +28,29 @@ type standingsUpdate struct {
 // rawTable is a JSON array as it came in a message (the standings, the
 // matches of a round), one element each, undecoded: a row is decoded only
 // when it is used. The rows are slices of the request's body
-// (internal/json), not copies.
+// (internal/json), not copies. A message holding one is decoded in one
+// reading of the table; its UnmarshalTolerant (internal/json's Tolerant)
+// reads a table that came as anything but an array (null, an object, a
+// string) as an empty table rather than refusing the message.
 type rawTable []json.RawMessage
 
-// UnmarshalJSON reads an array of rows; anything else (null, an object, a
-// string) is read as an empty table rather than refused.
-func (t *rawTable) UnmarshalJSON(b []byte) error {
-	*t = nil
-	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '[' {
-		return nil
+// broadcastHead is the envelope and ids of a manager's broadcast, read
+// without its table (the UnmarshalTolerant of the messages that carry one).
+type broadcastHead struct {
+	leaguesdk.Envelope
+	LeagueID string            `json:"league_id"`
+	RoundID  leaguesdk.RoundID `json:"round_id"`
+}
+
+// UnmarshalTolerant reads an update whose table is not an array: its
+// envelope and ids as usual, the table as empty.
+func (u *standingsUpdate) UnmarshalTolerant(b []byte) error {
+	var h broadcastHead
+	if err := wirejson.Unmarshal(b, &h); err != nil {
+		return err
 	}
-	return wirejson.Unmarshal(b, (*[]json.RawMessage)(t))
+	*u = standingsUpdate{Envelope: h.Envelope, LeagueID: h.LeagueID, RoundID: h.RoundID}
+	return nil
 }
 
 // standing decodes the row of player id: the rows that name id in their
@@ -62,15 +75,56 @@ func (t rawTable) standing(id string) (leaguesdk.StandingRow, bool) {
 }
 
 // holding returns, in order, the indexes of the rows whose bytes hold
-// needle.
+// needle. Rows decoded from one message lie in order in its body: the
+// bytes from the first row to the last are then searched at once, not row
+// by row (a thousand short searches cost several times one long one).
 func (t rawTable) holding(needle []byte) []int {
-	var out []int
-	for i, row := range t {
-		if len(needle) > 0 && bytes.Contains(row, needle) {
-			out = append(out, i)
-		}
+	if len(needle) == 0 || len(t) == 0 {
+		return nil
 	}
-	return out
+	var out []int
+	span, ok := t.span()
+	if !ok {
+		for i, row := range t {
+			if bytes.Contains(row, needle) {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	first := cap(t[0])
+	for pos := 0; ; {
+		i := bytes.Index(span[pos:], needle)
+		if i < 0 {
+			return out
+		}
+		hit := pos + i
+		// The first row ending after the hit is the only one that may hold it.
+		k := sort.Search(len(t), func(k int) bool { return first-cap(t[k])+len(t[k]) > hit })
+		if k < len(t) {
+			if start := first - cap(t[k]); start <= hit && hit+len(needle) <= start+len(t[k]) &&
+				(len(out) == 0 || out[len(out)-1] != k) {
+				out = append(out, k)
+			}
+		}
+		pos = hit + 1
+	}
+}
+
+// span returns the bytes from the start of the first row to the end of
+// the last when the rows are slices of one array, in order and apart (as
+// decoded from one message), and false otherwise.
+func (t rawTable) span() ([]byte, bool) {
+	first := t[0]
+	end := 0
+	for _, row := range t {
+		start := cap(first) - cap(row)
+		if len(row) == 0 || start < end || start+len(row) > cap(first) || &first[:start+1][start] != &row[0] {
+			return nil, false
+		}
+		end = start + len(row)
+	}
+	return first[:end], true
 }
 
 // rows decodes the table, leaving out rows that do not decode or name no

@@ -79,6 +79,13 @@ func TestStandingsOnlyOwnRowDecoded(t *testing.T) {
 			t.Fatalf("standings %v refused: %v", odd, r.Error)
 		}
 	}
+	// So are a round announcement's matches.
+	for _, odd := range []any{nil, map[string]any{"R1M1": 3}, "none"} {
+		ra := managerMessage(leaguesdk.MsgRoundAnnouncement, "conv-round", map[string]any{"round_id": 4, "matches": odd})
+		if r := post(t, a.Endpoint(), request(4, leaguesdk.MethodNotifyRound, ra)); r.Error != nil || r.Result == nil {
+			t.Fatalf("matches %v refused: %v", odd, r.Error)
+		}
+	}
 	// The envelope is still checked.
 	delete(update, "league_id")
 	if r := post(t, a.Endpoint(), request(3, leaguesdk.MethodUpdateStandings, update)); r.Error == nil {

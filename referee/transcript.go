@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/atomicfile"
+	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/internal/redact"
 	"github.com/agentleague/league/leaguesdk"
 )
@@ -190,7 +191,7 @@ func maskTokenMembers(out, raw []byte) ([]byte, bool) {
 		Token      json.RawMessage `json:"token"`
 		AdminToken json.RawMessage `json:"admin_token"`
 	}
-	if err := json.Unmarshal(raw, &tokens); err != nil {
+	if err := wirejson.Unmarshal(raw, &tokens); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if !errors.As(err, &typeErr) { // well-formed, but not an object
 			return out, false

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -397,5 +398,42 @@ func TestStreamWritesOrLeavesThePreviousFile(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Fatalf("%d entries in the directory, want the file alone", len(entries))
+	}
+}
+
+// Rewrite leaves the newest content at the path each time, with the mode
+// asked for, creates its directory when missing, and on Linux creates no
+// file after the first rewrite: the sibling trades places with the file.
+func TestRewrite(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a", "b")
+	path := filepath.Join(dir, "history.json")
+	for i := range 4 {
+		want := fmt.Sprintf(`{"version":%d}`, i)
+		if err := atomicfile.Rewrite(path, []byte(want), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != want {
+			t.Fatalf("rewrite %d: file holds %q (%v), want %q", i, got, err, want)
+		}
+		st, err := os.Stat(path)
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("rewrite %d: mode %v (%v), want 0600", i, st.Mode().Perm(), err)
+		}
+		if i >= 1 && runtime.GOOS == "linux" {
+			prev, err := os.ReadFile(filepath.Join(dir, ".history.json.next"))
+			if err != nil || string(prev) != fmt.Sprintf(`{"version":%d}`, i-1) {
+				t.Fatalf("rewrite %d: the sibling holds %q (%v), want the previous content", i, prev, err)
+			}
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if n := e.Name(); n != "history.json" && n != ".history.json.next" {
+			t.Errorf("left behind: %s", n)
+		}
 	}
 }

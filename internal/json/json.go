@@ -37,9 +37,32 @@ const MaxDepth = 10000
 // errTooDeep is the error of an input nested deeper than MaxDepth.
 var errTooDeep = fmt.Errorf("json: nested deeper than %d levels", MaxDepth)
 
+// Tolerant is implemented by a message type that reads some inputs its
+// plain decoding refuses, rather than refusing them too: a table that
+// should be an array and came as null, an object or a string, say. Where
+// a type's own UnmarshalJSON would have the drop-in read the value twice
+// (once to find its end, once more in UnmarshalJSON), a Tolerant type is
+// decoded plainly, in one reading, and only an input that fails that is
+// read again by UnmarshalTolerant.
+type Tolerant interface {
+	// UnmarshalTolerant decodes data, which the type's plain decoding
+	// refused, into the value, replacing all of it.
+	UnmarshalTolerant(data []byte) error
+}
+
 // Unmarshal decodes data into v as encoding/json.Unmarshal does; the
-// json.RawMessage values in v are slices of data.
+// json.RawMessage values in v are slices of data. When v is [Tolerant]
+// and its plain decoding fails, Unmarshal returns what UnmarshalTolerant
+// does.
 func Unmarshal(data []byte, v any) error {
+	err := unmarshal(data, v)
+	if t, ok := v.(Tolerant); ok && err != nil && err != errTooDeep {
+		return t.UnmarshalTolerant(data)
+	}
+	return err
+}
+
+func unmarshal(data []byte, v any) error {
 	if tooDeep(data) {
 		return errTooDeep
 	}
@@ -87,3 +110,68 @@ func tooDeep(data []byte) bool {
 
 // special marks the bytes tooDeep looks at.
 var special = [256]bool{'"': true, '\\': true, '[': true, ']': true, '{': true, '}': true}
+
+// Prefix decodes the JSON value at the start of data into v and returns
+// the text that follows it, leading spaces removed. It refuses what
+// [Unmarshal] refuses but for the text after the value; [Tolerant] is not
+// consulted.
+func Prefix(data []byte, v any) (rest []byte, err error) {
+	if tooDeep(data) {
+		return nil, errTooDeep
+	}
+	return segjson.Parse(data, v, segjson.DontCopyRawMessage)
+}
+
+// RequestHead reads a JSON-RPC request object up to the value of its
+// params member: the jsonrpc, id and method members before it, and params,
+// the text from that value to the end of data. It reads token by token
+// and reports ok only for the plain form: an object whose members before
+// params are jsonrpc, id and method alone, each a string or (id) a number
+// or null, their names and strings written without escapes. Anything
+// else (no params, another member first, an escape) reports false: such a
+// request is read whole instead. What follows params is the caller's to
+// read.
+func RequestHead(data []byte) (jsonrpc, method string, id, params []byte, ok bool) {
+	tok := segjson.NewTokenizer(data)
+	if !tok.Next() || tok.Delim != '{' {
+		return "", "", nil, nil, false
+	}
+	for tok.Next() {
+		if !tok.IsKey || bytes.IndexByte(tok.Value, '\\') >= 0 {
+			return "", "", nil, nil, false
+		}
+		key := string(tok.Value)
+		if !tok.Next() || tok.Delim != ':' {
+			return "", "", nil, nil, false
+		}
+		if key == `"params"` {
+			return jsonrpc, method, id, bytes.TrimLeft(data[len(data)-tok.Remaining():], " \t\r\n"), true
+		}
+		if !tok.Next() || tok.Delim != 0 {
+			return "", "", nil, nil, false
+		}
+		v := tok.Value
+		switch kind := tok.Kind(); {
+		case key == `"id"` && (kind.Class() == segjson.Num || kind == segjson.Null || kind == segjson.Unescaped):
+			id = v
+		case key == `"jsonrpc"` && kind == segjson.Unescaped:
+			jsonrpc = string(v[1 : len(v)-1])
+		case key == `"method"` && kind == segjson.Unescaped:
+			method = string(v[1 : len(v)-1])
+		default:
+			return "", "", nil, nil, false
+		}
+		if !tok.Next() || tok.Delim != ',' {
+			return "", "", nil, nil, false
+		}
+	}
+	return "", "", nil, nil, false
+}
+
+// Parts is one JSON value given as consecutive pieces of its text, for a
+// client to send without joining them: a broadcast's fields, encoded once,
+// follow each recipient's own envelope. The pieces are not changed.
+type Parts [][]byte
+
+// Join returns the value's text in one slice.
+func (p Parts) Join() []byte { return bytes.Join(p, nil) }

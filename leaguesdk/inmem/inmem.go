@@ -32,6 +32,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/agentleague/league/internal/gopool"
 )
@@ -184,6 +185,11 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 // Flush implements [http.Flusher]; the answer is handed over whole when the
 // handler returns.
 func (w *responseWriter) Flush() {}
+
+// SetReadDeadline is what [http.ResponseController] calls to bound the
+// reading of a request's body; the body is in memory already, so there is
+// nothing to bound.
+func (w *responseWriter) SetReadDeadline(time.Time) error { return nil }
 
 func (w *responseWriter) response(req *http.Request) *http.Response {
 	w.WriteHeader(http.StatusOK)
