@@ -268,7 +268,10 @@ type historyStore struct {
 	snapDone sync.WaitGroup // the rewrite under way
 	// encoded holds matches[:len(encoded)] as history.json lays them out,
 	// so that a rewrite encodes only the records that came since the last
-	// one; it is emptied when a record is replaced.
+	// one; it is emptied when a record is replaced. It is kept only for a
+	// history of at most encodedLimit records: a longer one is rewritten
+	// seldom (when its new results are as many as it holds), and its
+	// encodings would double the memory a player's history takes.
 	encoded [][]byte
 }
 
@@ -635,6 +638,12 @@ func (s *historyStore) rewrite() {
 	s.mu.Unlock()
 }
 
+// encodedLimit is the longest history whose records' encodings a player
+// keeps between rewrites of history.json: a league of roundFlushLimit
+// players, whose histories are rewritten every round, gives each player
+// fewer records.
+const encodedLimit = roundFlushLimit
+
 // persist writes the whole history to history.json, durably, and then
 // drops the journal records it covers from pending.
 func (s *historyStore) persist(now time.Time) error {
@@ -670,7 +679,10 @@ func (s *historyStore) persist(now time.Time) error {
 	s.mu.Lock()
 	s.pending = slices.Delete(s.pending, 0, covered)
 	s.written = len(matches)
-	if len(s.encoded) < len(encoded) && len(s.matches) >= len(encoded) && &s.matches[0] == &matches[0] {
+	switch {
+	case len(encoded) > encodedLimit:
+		s.encoded = nil
+	case len(s.encoded) < len(encoded) && len(s.matches) >= len(encoded) && &s.matches[0] == &matches[0]:
 		s.encoded = encoded // no record was replaced meanwhile
 	}
 	s.mu.Unlock()

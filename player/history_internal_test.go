@@ -3,7 +3,11 @@ package player
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/agentleague/league/internal/atomicfile"
 )
 
 // history.json is written from the records' encodings kept since the last
@@ -41,6 +45,29 @@ func TestHistoryFileEncodesAsMarshalIndent(t *testing.T) {
 				t.Fatalf("%d encodings kept for %d records", len(enc), n)
 			}
 			cache = enc
+		}
+	}
+}
+
+// A player keeps the encodings of its records between rewrites only for a
+// history short enough to be rewritten every round; the file is the same
+// either way.
+func TestHistoryEncodingsKeptForShortHistories(t *testing.T) {
+	for _, n := range []int{encodedLimit, encodedLimit + 1} {
+		path := filepath.Join(t.TempDir(), "history.json")
+		s := &historyStore{path: path, id: "P01", league: "L1", now: time.Now}
+		for i := range n {
+			s.addLocked(MatchRecord{MatchID: fmt.Sprintf("R%dM1", i+1), LeagueID: "L1", OpponentID: "P02", Result: "WIN"})
+		}
+		if err := s.persist(time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if kept := len(s.encoded); (n <= encodedLimit) != (kept == n) || n > encodedLimit && kept != 0 {
+			t.Errorf("%d records: %d encodings kept", n, kept)
+		}
+		var f historyFile
+		if err := atomicfile.ReadJSON(path, &f); err != nil || len(f.Matches) != n {
+			t.Fatalf("%d records: the file holds %d (%v)", n, len(f.Matches), err)
 		}
 	}
 }
