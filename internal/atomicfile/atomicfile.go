@@ -161,13 +161,13 @@ func write(path string, perm os.FileMode, durable bool, fill func(w io.Writer) e
 // [WriteFile] does, for a file rewritten again and again: the new content
 // goes to a sibling, .<name>.next, kept from one rewrite to the next, which
 // then trades places with the file in one step (Linux's renameat2 with
-// RENAME_EXCHANGE); the sibling then holds the previous content, a whole
-// file, until the next rewrite overwrites it. No file is created after the
-// first rewrite: on a file system where creating files is slow (ext4 once
-// many files have been deleted, where it takes hundreds of microseconds) a
-// rewrite costs its writes and syncs alone. Where names cannot be
-// exchanged the sibling is renamed over the file instead. Rewrites of one
-// path must not run at once.
+// RENAME_EXCHANGE); the sibling, which then holds the previous content, is
+// emptied, so that no stale copy of a secret lingers in it. No file is
+// created after the first rewrite: on a file system where creating files
+// is slow (ext4 once many files have been deleted, where it takes hundreds
+// of microseconds) a rewrite costs its writes and syncs alone. Where names
+// cannot be exchanged the sibling is renamed over the file instead.
+// Rewrites of one path must not run at once.
 func Rewrite(path string, data []byte, perm os.FileMode) (err error) {
 	dir := filepath.Dir(path)
 	next := filepath.Join(dir, "."+filepath.Base(path)+".next")
@@ -193,11 +193,13 @@ func Rewrite(path string, data []byte, perm os.FileMode) (err error) {
 	if err != nil {
 		return err
 	}
-	if exchange(next, path) != nil {
+	if exchange(next, path) == nil {
+		// The previous content, whole, is the sibling's now: emptied, not
+		// kept (a crash before this leaves it until the next rewrite).
+		_ = os.Truncate(next, 0)
+	} else if err := os.Rename(next, path); err != nil {
 		// No file to trade places with yet, or no exchange here.
-		if err := os.Rename(next, path); err != nil {
-			return err
-		}
+		return err
 	}
 	return syncDir(dir)
 }
