@@ -19,6 +19,12 @@
 // input, not copies: the input must not be changed while they are in use.
 // An input nested deeper than [MaxDepth] is refused before it is read: the
 // drop-in has no limit of its own.
+//
+// Beside Unmarshal: [RequestHead] and [Prefix] let a server read a request
+// in one pass (the members before params token by token, then the message
+// where it stands in the body); [Tolerant] gives a message type a second,
+// tolerant reading of what its plain decoding refuses; [Parts] is a value
+// a client sends in pieces, unjoined (a broadcast's shared fields).
 package json
 
 import (
