@@ -57,10 +57,8 @@ func (p *payload) request(id int64, method string) [][]byte {
 	if p.parts == nil {
 		return [][]byte{appendRequest(nil, id, method, p.body)}
 	}
-	head := appendRequest(nil, id, method, []byte("null"))
-	head = head[:len(head)-len("null}")]
 	out := make([][]byte, 0, len(p.parts)+2)
-	out = append(append(append(out, head), p.parts...), []byte("}"))
+	out = append(append(append(out, appendRequestHead(nil, id, method)), p.parts...), []byte("}"))
 	return out
 }
 
@@ -70,12 +68,16 @@ func appendRequest(dst []byte, id int64, method string, params []byte) []byte {
 	if len(params) == 0 {
 		params = []byte("null")
 	}
+	return append(append(appendRequestHead(dst, id, method), params...), '}')
+}
+
+// appendRequestHead appends a JSON-RPC request up to its params' value:
+// `{"jsonrpc":"2.0","id":<id>,"method":<method>,"params":`.
+func appendRequestHead(dst []byte, id int64, method string) []byte {
 	m, _ := json.Marshal(method)
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = strconv.AppendInt(dst, id, 10)
 	dst = append(dst, `,"method":`...)
 	dst = append(dst, m...)
-	dst = append(dst, `,"params":`...)
-	dst = append(dst, params...)
-	return append(dst, '}')
+	return append(dst, `,"params":`...)
 }

@@ -499,6 +499,12 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	result, rpcErr := s.dispatch(r, *req.Method, req.ID, req.Params, notification)
+	answer(w, id, notification, result, rpcErr)
+}
+
+// answer answers a request: 202 with no body for a notification, else
+// its result or rpcErr under the JSON-RPC id id.
+func answer(w http.ResponseWriter, id json.RawMessage, notification bool, result any, rpcErr *RPCError) {
 	if notification {
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -559,13 +565,8 @@ func (s *Server) oneReading(w http.ResponseWriter, hr *http.Request, body []byte
 	if jsonrpc != "2.0" || method == "" {
 		return false
 	}
-	notification := len(id) == 0
 	result, rpcErr := s.serve(hr, rt, FormSpec, method, id, msg, string(t), in)
-	if notification {
-		w.WriteHeader(http.StatusAccepted)
-		return true
-	}
-	reply(w, id, result, rpcErr)
+	answer(w, id, len(id) == 0, result, rpcErr)
 	return true
 }
 

@@ -69,10 +69,7 @@ func Unmarshal(data []byte, v any) error {
 }
 
 func unmarshal(data []byte, v any) error {
-	if tooDeep(data) {
-		return errTooDeep
-	}
-	rest, err := segjson.Parse(data, v, segjson.DontCopyRawMessage)
+	rest, err := Prefix(data, v)
 	if len(rest) != 0 {
 		var syntax *segjson.SyntaxError
 		if !errors.As(err, &syntax) {
