@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	wirejson "github.com/agentleague/league/internal/json"
 )
 
 // Players of other implementations answer GAME_INVITATION and move calls
@@ -22,12 +24,17 @@ func (a *GameJoinAck) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	type plain GameJoinAck
-	w := struct {
+	type wire struct {
 		*plain
 		Accept   json.RawMessage `json:"accept"`
 		Accepted json.RawMessage `json:"accepted"`
-	}{plain: (*plain)(a)}
-	err := json.Unmarshal(b, &w)
+	}
+	var w wire
+	err := unmarshalAll(b, func() any {
+		*a = GameJoinAck{noAccept: true}
+		w = wire{plain: (*plain)(a)}
+		return &w
+	})
 	a.readAccept(w.Accept, w.Accepted)
 	return err
 }
@@ -84,15 +91,20 @@ func (r *ChooseParityResponse) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	type plain ChooseParityResponse
-	w := struct {
+	type wire struct {
 		*plain
 		ParityChoice json.RawMessage `json:"parity_choice"`
 		Choice       json.RawMessage `json:"choice"`
 		MoveData     *struct {
 			Choice json.RawMessage `json:"choice"`
 		} `json:"move_data"`
-	}{plain: (*plain)(r)}
-	err := json.Unmarshal(b, &w)
+	}
+	var w wire
+	err := unmarshalAll(b, func() any {
+		*r = ChooseParityResponse{noChoice: true}
+		w = wire{plain: (*plain)(r)}
+		return &w
+	})
 	raw := w.ParityChoice
 	if raw == nil {
 		raw = w.Choice
@@ -103,7 +115,7 @@ func (r *ChooseParityResponse) UnmarshalJSON(b []byte) error {
 	r.noChoice = isNull(raw)
 	if !r.noChoice {
 		var s string
-		if json.Unmarshal(raw, &s) != nil {
+		if wirejson.Unmarshal(raw, &s) != nil {
 			s = string(bytes.TrimSpace(raw))
 		}
 		r.ParityChoice = Parity(s)
@@ -126,6 +138,19 @@ func (r *ChooseParityResponse) Choice() (choice string, ok bool, err error) {
 			Message: "the response carries no choice (parity_choice or move_data.choice)"}
 	}
 	return "", false, nil
+}
+
+// unmarshalAll decodes b with the drop-in reader into the value fresh
+// returns (emptied). Where that fails (a member of an unexpected JSON
+// type, say), b is decoded again, into a value emptied again, by
+// encoding/json, which reads every other member and returns the first such
+// error, as the answer types' decoding promises: the drop-in stops at the
+// first error.
+func unmarshalAll(b []byte, fresh func() any) error {
+	if wirejson.Unmarshal(b, fresh()) == nil {
+		return nil
+	}
+	return json.Unmarshal(b, fresh())
 }
 
 // isObject reports whether b holds a JSON object.

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -42,6 +43,14 @@ func TestGameJoinAckDecodesEveryShape(t *testing.T) {
 			var a leaguesdk.GameJoinAck
 			if err := json.Unmarshal([]byte(tc.in), &a); (err != nil) != tc.decodeFails {
 				t.Fatalf("decode error %v, want failure %v", err, tc.decodeFails)
+			}
+			// The agents read answers with the drop-in: the same message.
+			var viaWire leaguesdk.GameJoinAck
+			if err := wirejson.Unmarshal([]byte(tc.in), &viaWire); (err != nil) != tc.decodeFails {
+				t.Fatalf("drop-in decode error %v, want failure %v", err, tc.decodeFails)
+			}
+			if !reflect.DeepEqual(viaWire, a) {
+				t.Fatalf("the drop-in read %+v, encoding/json %+v", viaWire, a)
 			}
 			accept, ok, err := a.Answer()
 			if accept != tc.accept || ok != tc.ok || leaguesdk.CodeOf(err) != tc.code || (tc.code == "") != (err == nil) {
@@ -88,6 +97,13 @@ func TestChooseParityResponseDecodesEveryShape(t *testing.T) {
 			var r leaguesdk.ChooseParityResponse
 			if err := json.Unmarshal([]byte(tc.in), &r); (err != nil) != tc.decodeFails {
 				t.Fatalf("decode error %v, want failure %v", err, tc.decodeFails)
+			}
+			var viaWire leaguesdk.ChooseParityResponse
+			if err := wirejson.Unmarshal([]byte(tc.in), &viaWire); (err != nil) != tc.decodeFails {
+				t.Fatalf("drop-in decode error %v, want failure %v", err, tc.decodeFails)
+			}
+			if !reflect.DeepEqual(viaWire, r) {
+				t.Fatalf("the drop-in read %+v, encoding/json %+v", viaWire, r)
 			}
 			choice, ok, err := r.Choice()
 			if choice != tc.choice || ok != tc.ok || leaguesdk.CodeOf(err) != tc.code || (tc.code == "") != (err == nil) {

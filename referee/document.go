@@ -9,8 +9,10 @@ import (
 // file holds it: indented for people to read and diff, ending with a
 // newline. A record that is not well-formed JSON is written as it is.
 func document(record []byte) []byte {
+	// Indent grows out to twice the record's length at once, room enough
+	// for a transcript's layout and its newline; a smaller buffer given
+	// first would be allocated and then dropped.
 	var out bytes.Buffer
-	out.Grow(len(record) + len(record)/4)
 	if json.Indent(&out, record, "", "  ") != nil {
 		return record
 	}
