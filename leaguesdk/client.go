@@ -318,8 +318,8 @@ func (c *Client) Close() {
 // once for many recipients, which must then be one JSON object. The call
 // ends by ctx's deadline, or after [ClientConfig.Timeout] when ctx has
 // none. Retryable failures are retried per the retry policy; a refused
-// wire form is retried once in each other form. Every failure is an [*Error] naming the code, the endpoint,
-// the method and the attempts made.
+// wire form is retried once in each other form. Every failure is an
+// [*Error] naming the code, the endpoint, the method and the attempts made.
 func (c *Client) Call(ctx context.Context, endpoint, method string, params, result any) error {
 	return c.call(ctx, endpoint, method, params, result, c.cfg.Retry)
 }
@@ -673,10 +673,10 @@ func (c *Client) send(ctx context.Context, ep *endpointState, method string, for
 	return nil
 }
 
-// exchange posts one JSON-RPC body, given in pieces, to the endpoint, with the headers of
-// the MCP session sess if it is not nil, and returns the answer's status,
-// headers and body (the data of its first event when it is an event
-// stream). Transport failures come back as *Error.
+// exchange posts one JSON-RPC body, given in pieces, to the endpoint, with
+// the headers of the MCP session sess if it is not nil, and returns the
+// answer's status, headers and body (the data of its first event when it
+// is an event stream). Transport failures come back as *Error.
 func (c *Client) exchange(ctx context.Context, ep *endpointState, body [][]byte, sess *mcpSession) (int, http.Header, []byte, error) {
 	if ep.urlErr != nil {
 		return 0, nil, nil, &Error{Code: CodeConnectionError, Message: "bad endpoint: " + ep.urlErr.Error(), Err: ep.urlErr}
