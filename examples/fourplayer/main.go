@@ -113,10 +113,6 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	return o, nil
 }
 
-// The demo's deadlines. The players answer at once, so these only matter
-// when something goes wrong; they are short so that a failure shows in
-// seconds rather than minutes. The standalone programs keep the protocol's
-// defaults.
 // refereeCapacity returns how many matches each referee runs at once: its
 // share of a round, so that a round's matches all run together, and never
 // fewer than the referee's default. A round of a big league then waits for
@@ -125,6 +121,22 @@ func refereeCapacity(players, referees int) int {
 	return max(referee.DefaultMaxConcurrentMatches, (players/2+referees-1)/max(referees, 1))
 }
 
+// refereeClient returns the HTTP client the referees of a league share:
+// each referee meets every player again and again, and a connection to a
+// player is dialled once for all of them. Their reports to the manager
+// come nearly together, one a match, as a round's matches end: it keeps as
+// many idle connections to one host as the referees run matches at once,
+// or every round's reports would dial the manager anew and leave as many
+// closed connections behind. There is no cap over all hosts.
+func refereeClient(players, referees int) *http.Client {
+	perHost := max(64, referees*refereeCapacity(players, referees))
+	return &http.Client{Transport: &http.Transport{MaxIdleConns: 0, MaxIdleConnsPerHost: perHost, IdleConnTimeout: 90 * time.Second}}
+}
+
+// The demo's deadlines. The players answer at once, so these only matter
+// when something goes wrong; they are short so that a failure shows in
+// seconds rather than minutes. The standalone programs keep the protocol's
+// defaults.
 const (
 	joinTimeout   = 2 * time.Second
 	moveTimeout   = 5 * time.Second
@@ -278,11 +290,8 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 			err = cerr
 		}
 	}()
-	// And one HTTP client: each referee meets every player again and
-	// again, and a connection to a player is dialled once for all of them;
-	// their reports to the manager, many at once, keep their connections
-	// too (no cap over all hosts, 64 idle to each).
-	refClient := &http.Client{Transport: &http.Transport{MaxIdleConns: 0, MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second}}
+	// And one HTTP client (see refereeClient).
+	refClient := refereeClient(o.players, o.referees)
 	defer refClient.CloseIdleConnections()
 
 	// The agents stop when runLeague returns (ctx ended: Ctrl-C; the
