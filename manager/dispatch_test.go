@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -203,5 +204,56 @@ func TestNoRefereeTakesTheMatch(t *testing.T) {
 	m.waitDone(t, 10*time.Second)
 	if r := m.Results(); len(r) != 1 || r[0].RefereeID != "REF02" {
 		t.Fatalf("results %+v", r)
+	}
+}
+
+// A referee given many matches at once keeps its connections from one
+// round to the next: the second round's start_match calls, as many at
+// once as the first's and more than 64 (the SDK client's default of idle
+// connections to one host), dial no new connection to it.
+func TestStartMatchCallsKeepTheirConnections(t *testing.T) {
+	const players, capacity = 200, 100 // a round of 100 matches, all on one referee at once
+	cfg := fastConfig(t, t.TempDir())
+	cfg.MinPlayers = players
+	m := startManager(t, cfg)
+	ref := newPeer(t)
+	// Each round's start_match calls are answered only once all of them
+	// have come, so that they are all open at once; the connections ever
+	// opened to the referee are counted then.
+	var mu sync.Mutex
+	arrived, release := 0, make(chan struct{})
+	var dialled []int64 // by the end of each round's start_match calls
+	ref.onStart = func(*leaguesdk.StartMatch) error {
+		mu.Lock()
+		wait := release
+		if arrived++; arrived%capacity == 0 {
+			dialled = append(dialled, ref.dialled.Load())
+			close(release)
+			release = make(chan struct{})
+		}
+		mu.Unlock()
+		select {
+		case <-wait:
+		case <-time.After(5 * time.Second):
+		}
+		return nil
+	}
+	token := registerReferee(t, m.MCP, "Ref 1", ref.URL, capacity, nil).AuthToken
+	autoReport(t, ref, m.MCP, "REF01", token, 0)
+	for i := range players {
+		registerPlayer(t, m.MCP, fmt.Sprintf("Agent %d", i+1), newPeer(t).URL, nil)
+	}
+	waitFor(t, 20*time.Second, "the start_match calls of two rounds", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(dialled) >= 2
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if dialled[0] != capacity {
+		t.Fatalf("round 1 opened %d connections to the referee, want %d (its start_match calls at once)", dialled[0], capacity)
+	}
+	if again := dialled[1] - dialled[0]; again != 0 {
+		t.Errorf("round 2 opened %d more connections to the referee, want none", again)
 	}
 }

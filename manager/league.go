@@ -16,6 +16,11 @@ import (
 // maxParallelCalls bounds the calls of one broadcast in flight at once.
 const maxParallelCalls = 64
 
+// maxIdlePerAgent is the most idle connections the manager keeps to one
+// agent: more than a referee's share of any round it plays at once (a
+// round of 2 048 players has 1 024 matches).
+const maxIdlePerAgent = 1024
+
 // runLeague waits for the start, plays every round not yet completed, and
 // completes the league.
 func (m *Manager) runLeague(ctx context.Context) error {

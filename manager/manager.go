@@ -289,9 +289,14 @@ func New(cfg Config) (*Manager, error) {
 		TLSConfig: cfg.ClientTLS,
 		// A connection kept to every agent: each round calls all of them.
 		MaxIdleConns: -1,
-		Retry:        leaguesdk.RetryPolicy{MaxRetries: 2, Delay: min(500*time.Millisecond, cfg.BroadcastTimeout/4)},
-		Logger:       m.log,
-		Observer:     cfg.Observer,
+		// And as many to one agent as it is called at once: a referee is
+		// given up to its max_concurrent_matches start_match calls
+		// together each round, and closing what a round opened past a
+		// smaller cap would have the next round dial them again.
+		MaxIdleConnsPerHost: maxIdlePerAgent,
+		Retry:               leaguesdk.RetryPolicy{MaxRetries: 2, Delay: min(500*time.Millisecond, cfg.BroadcastTimeout/4)},
+		Logger:              m.log,
+		Observer:            cfg.Observer,
 		// Set, it carries the calls (ClientTLS unused).
 		HTTPClient: cfg.HTTPClient,
 	})

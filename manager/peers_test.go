@@ -3,8 +3,11 @@ package manager_test
 import (
 	"context"
 	"encoding/json"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,7 +19,8 @@ import (
 // says. Tests use it to play referees and players that misbehave, or whose
 // every move the test decides.
 type peer struct {
-	URL string // its /mcp endpoint
+	URL     string       // its /mcp endpoint
+	dialled atomic.Int64 // connections opened to it
 
 	mu      sync.Mutex
 	got     map[leaguesdk.MessageType][]json.RawMessage
@@ -72,7 +76,13 @@ func newPeer(t testing.TB) *peer {
 		return &leaguesdk.StartMatchResponse{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStartMatchResponse, "referee:peer", "", in.ConversationID, time.Now()),
 			MatchID: in.MatchID, Status: leaguesdk.StatusAccepted}, nil
 	})
-	hs := httptest.NewServer(srv)
+	hs := httptest.NewUnstartedServer(srv)
+	hs.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			p.dialled.Add(1)
+		}
+	}
+	hs.Start()
 	t.Cleanup(hs.Close)
 	p.URL = hs.URL + "/mcp"
 	return p
