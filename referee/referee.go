@@ -292,9 +292,12 @@ func New(cfg Config) (*Referee, error) {
 	r.workers = gopool.New(0)
 	r.client = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient, TLSConfig: cfg.ClientTLS,
 		// Over a league a referee meets every player again and again: it
-		// keeps an idle connection or two to each, with no cap on their
-		// number, rather than dial the players it met longest ago anew.
-		MaxIdleConnsPerHost: 2, MaxIdleConns: -1, Logger: r.log, Observer: cfg.Observer})
+		// keeps its connections to each, with no cap on their number,
+		// rather than dial the players it met longest ago anew. To one
+		// host it keeps as many as it calls at once, two players a match:
+		// players served on one host (one process, one gateway) are not
+		// dialled anew with each wave of matches.
+		MaxIdleConnsPerHost: 2 * cfg.MaxConcurrentMatches, MaxIdleConns: -1, Logger: r.log, Observer: cfg.Observer})
 	r.manager = leaguesdk.NewClient(leaguesdk.ClientConfig{HTTPClient: cfg.HTTPClient, TLSConfig: cfg.ClientTLS,
 		MaxIdleConnsPerHost: cfg.MaxConcurrentMatches, Logger: r.log, Observer: cfg.Observer,
 		Breaker: leaguesdk.BreakerPolicy{Disabled: true}})

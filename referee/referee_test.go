@@ -375,6 +375,40 @@ func TestConcurrentMatches(t *testing.T) {
 	waitFor(t, 2*time.Second, func() bool { return e.ref.ActiveMatches() == 0 })
 }
 
+// Players served on one host keep their connections from one wave of
+// matches to the next: a referee running 10 matches at once calls 20
+// players of one endpoint together, and the second wave dials no more
+// connections than the first left open (with two idle connections to a
+// host, as before, it dialled 18 anew).
+func TestPlayersOnOneHostKeepTheirConnections(t *testing.T) {
+	const capacity = 10
+	mgr := newTestManager(t)
+	e := startReferee(t, mgr, func(c *referee.Config) { c.MaxConcurrentMatches = capacity })
+	host := newTestPlayer(t, behaviour{JoinDelay: 200 * time.Millisecond}) // the invitations of a wave overlap
+	wave := func(n int) {
+		t.Helper()
+		before := len(mgr.Reports())
+		for i := range capacity {
+			a, b := fmt.Sprintf("P%02d", 2*i+1), fmt.Sprintf("P%02d", 2*i+2)
+			if resp, err := e.start(t, e.match(host, host, a, b)); err != nil || resp.Status != leaguesdk.StatusAccepted {
+				t.Fatalf("wave %d: start_match: %+v, %v", n, resp, err)
+			}
+		}
+		mgr.waitReportCount(t, before+capacity, 10*time.Second)
+		waitFor(t, 2*time.Second, func() bool { return e.ref.ActiveMatches() == 0 })
+	}
+	wave(1)
+	first := host.connections()
+	wave(2)
+	again := host.connections() - first
+	if first < 2 || first > 2*capacity {
+		t.Fatalf("the first wave opened %d connections, want 2 to %d", first, 2*capacity)
+	}
+	if again > 2*capacity-first {
+		t.Errorf("the second wave opened %d connections anew after the first opened %d, want at most %d", again, first, 2*capacity-first)
+	}
+}
+
 // Referees given one HTTP client keep one connection to each player
 // between them: eight players, each in four matches, one after the other,
 // of two referees in turn, accept one connection each.
