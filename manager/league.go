@@ -17,8 +17,8 @@ import (
 const maxParallelCalls = 64
 
 // maxIdlePerAgent is the most idle connections the manager keeps to one
-// agent: more than a referee's share of any round it plays at once (a
-// round of 2 048 players has 1 024 matches).
+// agent: enough for a referee given every match of a round of up to
+// 2 048 players at once (1 024 matches).
 const maxIdlePerAgent = 1024
 
 // runLeague waits for the start, plays every round not yet completed, and
