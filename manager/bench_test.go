@@ -237,13 +237,15 @@ func leagueBench(b *testing.B, root string, players, referees int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		// And one HTTP client for their calls, as it has too.
-		refClient := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second}}
+		// And one HTTP client for their calls, as it has too, keeping a
+		// connection to the manager for each of a round's reports.
+		capacity := (players/2 + referees - 1) / referees
+		refClient := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: max(64, referees*capacity), IdleConnTimeout: 90 * time.Second}}
 		var stops []func()
 		for i := range referees {
 			ln := listen(b)
 			ref, err := referee.New(referee.Config{Name: fmt.Sprintf("Referee %d", i+1), League: mcp,
-				Endpoint: "http://" + ln.Addr().String() + "/mcp", MaxConcurrentMatches: (players/2 + referees - 1) / referees,
+				Endpoint: "http://" + ln.Addr().String() + "/mcp", MaxConcurrentMatches: capacity,
 				JoinTimeout: 2 * time.Second, MoveTimeout: 2 * time.Second, RetryDelay: 50 * time.Millisecond,
 				ReportTimeout: 2 * time.Second, ShutdownGrace: time.Second, Store: refStore, HTTPClient: refClient})
 			if err != nil {
