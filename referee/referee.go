@@ -151,7 +151,11 @@ type Config struct {
 	Rand io.Reader
 	// HTTPClient, when set, carries the referee's calls to players and
 	// the manager (ClientTLS is then unused). Default: a pooled client of
-	// leaguesdk.
+	// leaguesdk. Referees sharing one should let its transport keep, to
+	// one host, as many idle connections as they run matches at once
+	// ([http.Transport.MaxIdleConnsPerHost]): their reports to the manager
+	// come together as a round's matches end, and connections closed past
+	// the cap are dialled again the next round.
 	HTTPClient *http.Client
 }
 
