@@ -61,11 +61,16 @@ func BenchmarkCall(b *testing.B) {
 		Context:  leaguesdk.ParityContext{OpponentID: "P02", RoundID: 1},
 		Deadline: leaguesdk.FormatTime(now.Add(time.Hour)),
 	}
-	request, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": leaguesdk.MethodChooseParity, "params": call})
+	// The request and its reply as "libs" encodes them; "bare" sends and
+	// answers these bytes as they are.
+	encodeRequest := func() ([]byte, error) {
+		return json.Marshal(rpcRequest{"2.0", 1, leaguesdk.MethodChooseParity, call})
+	}
+	request, err := encodeRequest()
 	if err != nil {
 		b.Fatal(err)
 	}
-	reply, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": answer(call)})
+	reply, err := json.Marshal(rpcResult{"2.0", json.RawMessage("1"), answer(call)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -96,11 +101,7 @@ func BenchmarkCall(b *testing.B) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(struct {
-			JSONRPC string                          `json:"jsonrpc"`
-			ID      json.RawMessage                 `json:"id"`
-			Result  *leaguesdk.ChooseParityResponse `json:"result"`
-		}{"2.0", req.ID, answer(&req.Params)})
+		_ = json.NewEncoder(w).Encode(rpcResult{"2.0", req.ID, answer(&req.Params)})
 	}))
 	ctx := context.Background()
 	b.Run("sdk", func(b *testing.B) {
@@ -137,12 +138,7 @@ func BenchmarkCall(b *testing.B) {
 	}
 	b.Run("libs", func(b *testing.B) {
 		parallelCalls(b, func() error {
-			body, err := json.Marshal(struct {
-				JSONRPC string                      `json:"jsonrpc"`
-				ID      int                         `json:"id"`
-				Method  string                      `json:"method"`
-				Params  *leaguesdk.ChooseParityCall `json:"params"`
-			}{"2.0", 1, leaguesdk.MethodChooseParity, call})
+			body, err := encodeRequest()
 			if err != nil {
 				return err
 			}
@@ -174,6 +170,21 @@ func BenchmarkCall(b *testing.B) {
 			return err
 		})
 	})
+}
+
+// rpcRequest and rpcResult are the JSON-RPC request and reply of the
+// benchmark's call, encoded by encoding/json.
+type rpcRequest struct {
+	JSONRPC string                      `json:"jsonrpc"`
+	ID      int                         `json:"id"`
+	Method  string                      `json:"method"`
+	Params  *leaguesdk.ChooseParityCall `json:"params"`
+}
+
+type rpcResult struct {
+	JSONRPC string                          `json:"jsonrpc"`
+	ID      json.RawMessage                 `json:"id"`
+	Result  *leaguesdk.ChooseParityResponse `json:"result"`
 }
 
 // parallelCalls runs call from 4 goroutines per CPU until b is done and
