@@ -1,6 +1,6 @@
 module github.com/agentleague/league/deploy
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring v0.91.0

@@ -164,7 +164,7 @@ func TestNewcomerModulePlaysALeague(t *testing.T) {
 	}
 	root := moduleRoot(t)
 	dir := t.TempDir()
-	gomod := fmt.Sprintf("module example.com/newcomer\n\ngo 1.25.0\n\nrequire github.com/agentleague/league v0.0.0\n\nreplace github.com/agentleague/league => %s\n", root)
+	gomod := fmt.Sprintf("module example.com/newcomer\n\ngo 1.26.0\n\nrequire github.com/agentleague/league v0.0.0\n\nreplace github.com/agentleague/league => %s\n", root)
 	// This module's go.sum covers the dependencies it brings: the build
 	// needs neither the network nor the checksum database.
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
