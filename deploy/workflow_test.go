@@ -75,6 +75,9 @@ func TestCIWorkflowRunsTheCIScript(t *testing.T) {
 	if !strings.Contains(string(script), "OLDEST_GO=go"+oldest+".") {
 		t.Errorf(".ci/run does not test with Go %s, the go directive's release", oldest)
 	}
+	if !regexp.MustCompile(`(?m)^NEWEST_GO=go\d+\.\d+\.\d+$`).Match(script) {
+		t.Errorf(".ci/run names no newest Go release (NEWEST_GO=go1.N.P) to test with")
+	}
 
 	for id, job := range w.Jobs {
 		if want := []string{oldest + ".x", "stable"}; !slices.Equal(job.Strategy.Matrix.Go, want) {
