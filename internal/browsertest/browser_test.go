@@ -52,10 +52,10 @@ type page struct {
 	problems []string
 }
 
-// openPage starts the browser and loads url. Without a browser it skips
-// t, saying how to install one — except under CI (the CI environment
-// variable set), where the browser tests must run.
-func openPage(t *testing.T, url string) *page {
+// needBrowser returns the browser's path. Without a browser it skips t,
+// saying how to install one — except under CI (the CI environment variable
+// set), where the browser tests must run.
+func needBrowser(t *testing.T) string {
 	t.Helper()
 	path, err := findChromium()
 	if err != nil {
@@ -64,6 +64,13 @@ func openPage(t *testing.T, url string) *page {
 		}
 		t.Skipf("skipping the browser test: %v. Install it with `apt-get install -y chromium` (CI does, through .ci/install-browser).", err)
 	}
+	return path
+}
+
+// openPage starts the browser (see [needBrowser]) and loads url.
+func openPage(t *testing.T, url string) *page {
+	t.Helper()
+	path := needBrowser(t)
 	ctx, cancel := chromedp.NewContext(context.Background(), chromedp.WithAllocatorOptions(
 		chromedp.ExecPath(path),
 		chromedp.NoSandbox, // the tests may run as root, in a container
@@ -96,10 +103,11 @@ func openPage(t *testing.T, url string) *page {
 }
 
 // expect waits until the JavaScript expression is truthy, failing the test
-// with the page's text when it does not become so in time.
+// with the page's text when it does not become so in time. An exception
+// (an element not drawn yet) only means "not yet".
 func (p *page) expect(expr string) {
 	p.t.Helper()
-	_, err := chromedp.Run(p.ctx, chromedp.Poll[bool]("!!("+expr+")",
+	_, err := chromedp.Run(p.ctx, chromedp.Poll[bool]("(() => { try { return !!("+expr+"); } catch { return false; } })()",
 		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(expectTimeout)))
 	if err != nil {
 		p.t.Fatalf("waiting for %s: %v; the page showed:\n%s", expr, err, p.text())

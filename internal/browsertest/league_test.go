@@ -153,6 +153,7 @@ func (h *heldState) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // players on the first screen however long the schedule below them.
 func TestDashboardOfALiveLeague(t *testing.T) {
 	const players, matches = 20, 190
+	needBrowser(t)
 	l := startLeague(t, players)
 	held := &heldState{next: l.mgr.Handler(), asked: make(chan struct{}), release: make(chan struct{})}
 	front := httptest.NewServer(held)
@@ -203,6 +204,8 @@ func TestDashboardOfALiveLeague(t *testing.T) {
 	}
 	must(fmt.Sprintf(`document.querySelectorAll('#players tbody .badge.state[data-state="SHUTDOWN"]').length === %d`, players))
 	must(fmt.Sprintf(`document.querySelectorAll('#schedule [data-match-id][data-status="FINISHED"]').length === %d`, matches))
+	// Every round is over: each is one line, until the reader opens it.
+	must(`document.querySelectorAll("#schedule details.round").length === 19 && !document.querySelector("#schedule details.round[open]")`)
 
 	// The first screen, unscrolled: the whole standings and the players'
 	// table; the schedule below them.

@@ -195,4 +195,55 @@ func TestPageSaysWhenTheManagerIsUnreachable(t *testing.T) {
 	page := openPage(t, srv.URL+"/")
 	page.expect(`!document.getElementById("connection").hidden &&
 		document.getElementById("connection").innerText.includes("HTTP 503")`)
+	// Having had no answer, it says nothing of the league.
+	page.expect(`!document.getElementById("loading").hidden && document.getElementById("standings-empty").hidden &&
+		document.getElementById("schedule-empty").hidden`)
+}
+
+// TestScheduleOpensTheCurrentRoundAndKeepsTheReadersChoice serves a
+// schedule too long to show whole (28 matches of 8 players in 7 rounds):
+// only the current round is open, and a round the reader opens or closes
+// stays so while the page redraws.
+func TestScheduleOpensTheCurrentRoundAndKeepsTheReadersChoice(t *testing.T) {
+	var matches []any
+	for r := 1; r <= 7; r++ {
+		for i := 1; i <= 4; i++ {
+			status := "PENDING"
+			switch {
+			case r < 3:
+				status = "FINISHED"
+			case r == 3:
+				status = "RUNNING"
+			}
+			matches = append(matches, match(fmt.Sprintf("R%dM%d", r, i), r, fmt.Sprintf("P%02d", i), fmt.Sprintf("P%02d", i+4), status, nil))
+		}
+	}
+	state := &fakeState{}
+	state.set(map[string]any{
+		"league_id": "league_test", "game_type": "even_odd", "status": "RUNNING", "current_round": 3, "total_rounds": 7,
+		"referees": referees, "players": players(8), "matches": matches, "standings": []any{}, "champion": nil,
+		"updated_at": "2026-01-01T00:00:00Z", "totals": map[string]any{"scheduled": 28, "finished": 8, "running": 4},
+	})
+	mux := http.NewServeMux()
+	mux.Handle("GET /api/state", state)
+	mux.Handle("GET /", dashboard.Handler())
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	page := openPage(t, srv.URL+"/")
+	const openRounds = `[...document.querySelectorAll("#schedule details.round")].filter((d) => d.open).map((d) => d.dataset.roundId).join(",")`
+	page.expect(`document.querySelectorAll("#schedule details.round").length === 7`)
+	page.expect(openRounds + ` === "3"`)
+	page.expect(`document.getElementById("schedule-count").innerText === "(28 matches)"`)
+
+	// Open round 1, close round 3; mark a round to see the page redraw.
+	eval[bool](page, `(() => {
+		document.querySelector('#schedule details[data-round-id="1"] > summary').click();
+		document.querySelector('#schedule details[data-round-id="3"] > summary').click();
+		document.querySelector('#schedule details[data-round-id="5"]').dataset.mark = "before";
+		return true;
+	})()`)
+	page.expect(`!document.querySelector("#schedule [data-mark]")`)
+	page.expect(openRounds + ` === "1"`)
+	page.checkProblems()
 }
