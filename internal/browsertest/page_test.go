@@ -247,3 +247,50 @@ func TestScheduleOpensTheCurrentRoundAndKeepsTheReadersChoice(t *testing.T) {
 	page.expect(openRounds + ` === "1"`)
 	page.checkProblems()
 }
+
+// TestFirstScreenHoldsTheStandingsOfABigLeague serves the state of a league
+// of 1000 players: the standings panel still ends on the first screen, its
+// table scrolling in its own box, and the players' table starts there too.
+func TestFirstScreenHoldsTheStandingsOfABigLeague(t *testing.T) {
+	const n = 1000
+	var standings []any
+	for i := 1; i <= n; i++ {
+		standings = append(standings, map[string]any{"rank": i, "player_id": fmt.Sprintf("P%04d", i), "display_name": fmt.Sprintf("Player %d", i),
+			"played": 3, "wins": 1, "draws": 1, "losses": 1, "points": 4})
+	}
+	state := &fakeState{}
+	state.set(map[string]any{
+		"league_id": "league_big", "game_type": "even_odd", "status": "RUNNING", "current_round": 4, "total_rounds": n - 1,
+		"referees": referees, "players": players(n), "standings": standings, "champion": nil,
+		"updated_at": "2026-01-01T00:00:00Z", "matches_round": 4,
+		"totals":  map[string]any{"scheduled": n * (n - 1) / 2, "finished": 1500, "running": 12},
+		"matches": []any{match("R4M1", 4, "P0001", "P0002", "RUNNING", nil)},
+	})
+	mux := http.NewServeMux()
+	mux.Handle("GET /api/state", state)
+	mux.Handle("GET /", dashboard.Handler())
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	page := openPage(t, srv.URL+"/")
+	page.expect(fmt.Sprintf(`document.querySelectorAll("#standings tbody tr").length === %d`, n))
+	page.expect(fmt.Sprintf(`document.querySelectorAll("#players tbody tr").length === %d`, n))
+	layout := eval[struct {
+		ViewportHeight  float64 `json:"viewportHeight"`
+		StandingsBottom float64 `json:"standingsBottom"`
+		PlayersTop      float64 `json:"playersTop"`
+		Scrolls         bool    `json:"scrolls"`
+	}](page, `(() => {
+		const box = document.querySelector("#standings-panel .scroll");
+		return {
+			viewportHeight: window.innerHeight,
+			standingsBottom: document.getElementById("standings-panel").getBoundingClientRect().bottom,
+			playersTop: document.querySelector("#players tbody tr").getBoundingClientRect().top,
+			scrolls: box.scrollHeight > box.clientHeight,
+		};
+	})()`)
+	if layout.StandingsBottom > layout.ViewportHeight || layout.PlayersTop > layout.ViewportHeight || !layout.Scrolls {
+		t.Errorf("with %d players: %+v; want the standings panel to end and the players' table to start on the first screen, the standings scrolling in their box", n, layout)
+	}
+	page.checkProblems()
+}
