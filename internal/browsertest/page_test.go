@@ -254,8 +254,8 @@ func TestScheduleOpensTheCurrentRoundAndKeepsTheReadersChoice(t *testing.T) {
 func TestFirstScreenHoldsTheStandingsOfABigLeague(t *testing.T) {
 	const n = 1000
 	var standings []any
-	for i := 1; i <= n; i++ {
-		standings = append(standings, map[string]any{"rank": i, "player_id": fmt.Sprintf("P%04d", i), "display_name": fmt.Sprintf("Player %d", i),
+	for i, p := range players(n) {
+		standings = append(standings, map[string]any{"rank": i + 1, "player_id": p.(map[string]any)["player_id"],
 			"played": 3, "wins": 1, "draws": 1, "losses": 1, "points": 4})
 	}
 	state := &fakeState{}
@@ -264,7 +264,7 @@ func TestFirstScreenHoldsTheStandingsOfABigLeague(t *testing.T) {
 		"referees": referees, "players": players(n), "standings": standings, "champion": nil,
 		"updated_at": "2026-01-01T00:00:00Z", "matches_round": 4,
 		"totals":  map[string]any{"scheduled": n * (n - 1) / 2, "finished": 1500, "running": 12},
-		"matches": []any{match("R4M1", 4, "P0001", "P0002", "RUNNING", nil)},
+		"matches": []any{match("R4M1", 4, "P01", "P02", "RUNNING", nil)},
 	})
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/state", state)
