@@ -71,8 +71,16 @@ func needBrowser(t *testing.T) string {
 func openPage(t *testing.T, url string) *page {
 	t.Helper()
 	path := needBrowser(t)
+	// The browser keeps files of its own under TMPDIR (its singleton
+	// socket): in a folder the test removes once the browser has stopped,
+	// with a short path (a socket's path has at most 107 bytes).
+	tmp, err := os.MkdirTemp("", "chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := chromedp.NewContext(context.Background(), chromedp.WithAllocatorOptions(
 		chromedp.ExecPath(path),
+		chromedp.Env("TMPDIR="+tmp),
 		chromedp.NoSandbox, // the tests may run as root, in a container
 		chromedp.Flag("disable-quic", true),
 	))
@@ -80,6 +88,9 @@ func openPage(t *testing.T, url string) *page {
 	t.Cleanup(func() {
 		cancel() // stops the browser and waits until it has
 		<-read
+		if err := os.RemoveAll(tmp); err != nil {
+			t.Errorf("remove the browser's temporary files: %v", err)
+		}
 	})
 	p := &page{t: t, ctx: ctx}
 	messages := chromedp.Console(ctx) // starts the browser
