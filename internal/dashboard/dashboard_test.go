@@ -1,8 +1,6 @@
 package dashboard_test
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,14 +8,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/agentleague/league/internal/dashboard"
-	"github.com/agentleague/league/internal/dashboard/headless"
 )
 
 func get(t *testing.T, url string) (*http.Response, string) {
@@ -104,221 +98,6 @@ func TestPageIsSelfContainedWithRelativeURLs(t *testing.T) {
 		return nil
 	})
 	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// fakeState serves a league state that the test changes as it goes, the way
-// the manager's api/state changes while a league runs.
-type fakeState struct {
-	mu    sync.Mutex
-	state map[string]any
-}
-
-func (f *fakeState) set(s map[string]any) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.state = s
-}
-
-func (f *fakeState) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(f.state)
-}
-
-func players(n int) []any {
-	var ps []any
-	for i := 1; i <= n; i++ {
-		ps = append(ps, map[string]any{"player_id": fmt.Sprintf("P%02d", i), "display_name": fmt.Sprintf("Player %d", i), "endpoint": fmt.Sprintf("http://127.0.0.1:%d/mcp", 8100+i)})
-	}
-	return ps
-}
-
-var referees = []any{
-	map[string]any{"referee_id": "REF01", "display_name": "Ref One", "endpoint": "http://127.0.0.1:8001/mcp", "max_concurrent_matches": 2, "active_matches": 0},
-}
-
-func match(id string, round int, a, b, status string, result any) map[string]any {
-	return map[string]any{"match_id": id, "round_id": round, "game_type": "even_odd", "player_A_id": a, "player_B_id": b,
-		"status": status, "referee_id": "REF01", "referee_endpoint": "http://127.0.0.1:8001/mcp", "result": result}
-}
-
-// TestPageFollowsTheLeagueInABrowser loads the page once, mounted under a
-// prefix, and changes the state behind it: the same page, never reloaded,
-// must show the players as they register, the matches as they run, and the
-// champion at the end. Display names are shown as text, never as markup.
-func TestPageFollowsTheLeagueInABrowser(t *testing.T) {
-	browser := headless.ForTest(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-
-	state := &fakeState{}
-	hostile := `<img id="injected" src="x" onerror="document.title='pwned'">`
-	state.set(map[string]any{
-		"league_id": "league_test", "game_type": "even_odd", "status": "REGISTERING", "current_round": 0, "total_rounds": 0,
-		"referees": referees,
-		"players":  []any{map[string]any{"player_id": "P01", "display_name": hostile, "endpoint": "http://127.0.0.1:8101/mcp"}},
-		"matches":  []any{}, "standings": []any{}, "champion": nil, "updated_at": "2026-01-01T00:00:00Z",
-	})
-	mux := http.NewServeMux()
-	mux.Handle("GET /league/api/state", state)
-	mux.Handle("GET /league/", http.StripPrefix("/league", dashboard.Handler()))
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-
-	page, err := browser.Open(ctx, srv.URL+"/league/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	must := func(expr string) {
-		t.Helper()
-		page.Expect(ctx, t, expr)
-	}
-	must(`document.querySelector('#players tr[data-player-id="P01"]')`)
-	must(`document.querySelector('#referees tr[data-referee-id="REF01"]')`)
-	must(`document.body.dataset.status === "REGISTERING"`)
-	var injected struct {
-		Element bool   `json:"element"`
-		Title   string `json:"title"`
-		Text    string `json:"text"`
-	}
-	if err := page.Eval(ctx, `({element: !!document.getElementById("injected"), title: document.title,
-		text: document.querySelector('#players tr[data-player-id="P01"]').innerText})`, &injected); err != nil {
-		t.Fatal(err)
-	}
-	if injected.Element || injected.Title == "pwned" || !strings.Contains(injected.Text, "<img") {
-		t.Errorf("a display name was rendered as markup: %+v", injected)
-	}
-
-	state.set(map[string]any{
-		"league_id": "league_test", "game_type": "even_odd", "status": "RUNNING", "current_round": 1, "total_rounds": 3,
-		"referees": referees, "players": players(4),
-		"matches": []any{
-			match("R1M1", 1, "P01", "P02", "RUNNING", nil),
-			match("R1M2", 1, "P03", "P04", "FINISHED", map[string]any{"winner": "P03", "score": map[string]int{"P03": 3, "P04": 0}, "status": "WIN",
-				"details": map[string]any{"drawn_number": 4, "choices": map[string]string{"P03": "even", "P04": "odd"}}}),
-			match("R2M1", 2, "P01", "P03", "PENDING", nil),
-		},
-		"standings": []any{}, "champion": nil, "updated_at": "2026-01-01T00:00:01Z",
-	})
-	must(`document.querySelectorAll("#players tbody tr").length === 4`)
-	must(`document.querySelectorAll("#standings tbody tr[data-player-id]").length === 4`)
-	must(`document.querySelector('#schedule [data-match-id="R1M1"]').dataset.status === "RUNNING"`)
-	must(`document.querySelector('#schedule [data-match-id="R1M2"]').innerText.includes("P03 wins")`)
-	must(`document.querySelector('#schedule [data-match-id="R1M2"]').innerText.includes("even")`)
-	must(`document.querySelector('#schedule [data-match-id="R2M1"]').dataset.status === "PENDING"`)
-	must(`document.getElementById("champion").hidden`)
-
-	state.set(map[string]any{
-		"league_id": "league_test", "game_type": "even_odd", "status": "COMPLETED", "current_round": 3, "total_rounds": 3,
-		"referees": referees, "players": players(4), "matches": []any{},
-		"standings": []any{
-			map[string]any{"rank": 1, "player_id": "P03", "display_name": "Player 3", "played": 3, "wins": 3, "draws": 0, "losses": 0, "points": 9},
-			map[string]any{"rank": 2, "player_id": "P01", "display_name": "Player 1", "played": 3, "wins": 1, "draws": 1, "losses": 1, "points": 4},
-			map[string]any{"rank": 3, "player_id": "P02", "display_name": "Player 2", "played": 3, "wins": 1, "draws": 0, "losses": 2, "points": 3},
-			map[string]any{"rank": 4, "player_id": "P04", "display_name": "Player 4", "played": 3, "wins": 0, "draws": 1, "losses": 2, "points": 1},
-		},
-		"champion":   map[string]any{"player_id": "P03", "display_name": "Player 3", "points": 9},
-		"updated_at": "2026-01-01T00:00:02Z",
-	})
-	must(`document.getElementById("champion").dataset.playerId === "P03" && !document.getElementById("champion").hidden`)
-	must(`document.getElementById("champion").innerText.includes("Player 3")`)
-	must(`document.querySelector("#standings tbody tr").dataset.playerId === "P03"`)
-	must(`document.body.dataset.status === "COMPLETED"`)
-
-	if problems := page.Problems(); len(problems) > 0 {
-		t.Errorf("the page reported problems:\n%s", strings.Join(problems, "\n"))
-	}
-}
-
-// TestPageOfABigLeagueShowsOneRoundAtATime serves the state of a league
-// whose schedule comes one round at a time (matches_round): the page
-// shows that round, the totals and a choice of rounds, and asks for the
-// round the reader picks.
-func TestPageOfABigLeagueShowsOneRoundAtATime(t *testing.T) {
-	browser := headless.ForTest(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-
-	var mu sync.Mutex
-	asked := map[string]bool{}
-	stateOf := func(round int) map[string]any {
-		return map[string]any{
-			"league_id": "league_big", "game_type": "even_odd", "status": "RUNNING", "current_round": 2, "total_rounds": 25,
-			"referees": referees, "players": players(4), "standings": []any{}, "champion": nil,
-			"updated_at": "2026-01-01T00:00:00Z", "matches_round": round,
-			"totals":  map[string]any{"scheduled": 325, "finished": 14, "running": 13, "per_second": 2.5, "seconds_left": 124.4},
-			"matches": []any{match(fmt.Sprintf("R%dM1", round), round, "P01", "P02", "PENDING", nil)},
-		}
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query().Get("round")
-		mu.Lock()
-		asked[q] = true
-		mu.Unlock()
-		round := 2
-		if q != "" {
-			round, _ = strconv.Atoi(q)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(stateOf(round))
-	})
-	mux.Handle("GET /", dashboard.Handler())
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-
-	page, err := browser.Open(ctx, srv.URL+"/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	page.Expect(ctx, t, `!document.getElementById("schedule-paging").hidden`)
-	page.Expect(ctx, t, `document.querySelector('#schedule [data-match-id="R2M1"]') !== null`)
-	page.Expect(ctx, t, `document.getElementById("totals").innerText.includes("14 of 325 matches finished")`)
-	// At the top, in view whatever the size of the league: done of total,
-	// rate and time left, above the standings.
-	page.Expect(ctx, t, `document.getElementById("progress").innerText === "14 of 325 matches done · 13 running · 2.5 matches/s · about 2 min left"`)
-	page.Expect(ctx, t, `(() => { const p = document.getElementById("progress").getBoundingClientRect();
-		return p.bottom <= window.innerHeight && p.top < document.getElementById("standings").getBoundingClientRect().top; })()`)
-	page.Expect(ctx, t, `document.querySelectorAll("#round-select option").length === 25`)
-	if err := page.Eval(ctx, `(() => { const s = document.getElementById("round-select"); s.value = "7";
-		s.dispatchEvent(new Event("change")); return true; })()`, new(bool)); err != nil {
-		t.Fatal(err)
-	}
-	page.Expect(ctx, t, `document.querySelector('#schedule [data-match-id="R7M1"]') !== null`)
-	mu.Lock()
-	defer mu.Unlock()
-	if !asked["7"] {
-		t.Errorf("the page did not ask for round 7: %v", asked)
-	}
-	if problems := page.Problems(); len(problems) > 0 {
-		t.Errorf("the page reported problems:\n%s", strings.Join(problems, "\n"))
-	}
-}
-
-// TestPageSaysWhenTheManagerIsUnreachable checks the page keeps running and
-// tells the reader when api/state fails.
-func TestPageSaysWhenTheManagerIsUnreachable(t *testing.T) {
-	browser := headless.ForTest(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, _ *http.Request) {
-		http.Error(w, "down for a moment", http.StatusServiceUnavailable)
-	})
-	mux.Handle("GET /", dashboard.Handler())
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-
-	page, err := browser.Open(ctx, srv.URL+"/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := page.WaitFor(ctx, `!document.getElementById("connection").hidden &&
-		document.getElementById("connection").innerText.includes("HTTP 503")`); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,13 +1,11 @@
 // Package e2e holds the module's end-to-end tests: whole leagues of this
-// module's agents over real loopback HTTP, watched through the manager's
-// dashboard in headless Chromium, and joined by a player written as a
+// module's agents over real loopback HTTP, joined by a player written as a
 // separate module on the public API only (with the README's player built
 // beside it); and checks that the links of the README, of docs/ and of the
 // doc comments resolve. It has no code of its own; run its tests with
 //
 //	go test ./internal/e2e
 //
-// The browser test needs Chromium (apt-get install -y chromium) and is
-// skipped without it, except under CI. The newcomer test builds a program
-// and is skipped in -short mode.
+// The newcomer test builds a program and is skipped in -short mode. The
+// dashboard's browser test is in internal/browsertest, a module of its own.
 package e2e

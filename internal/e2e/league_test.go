@@ -83,9 +83,8 @@ func (l *league) run(what string, run func(context.Context) error) {
 	}()
 }
 
-// url is the manager's endpoint; base its root, where the dashboard is.
-func (l *league) url() string  { return "http://" + l.ln.Addr().String() + "/mcp" }
-func (l *league) base() string { return "http://" + l.ln.Addr().String() + "/" }
+// url is the manager's endpoint.
+func (l *league) url() string { return "http://" + l.ln.Addr().String() + "/mcp" }
 
 // addReferees starts n referees and waits until each has registered.
 func (l *league) addReferees(n int) {

@@ -16,6 +16,12 @@
   // chosenRound is the round the viewer picked, or 0 to follow the current one.
   let chosenRound = 0;
 
+  // A round of the schedule is shown open when it is the current one, or
+  // when the whole list is short; roundOpen keeps what the reader chose by
+  // clicking a round's title, by round id, across redraws.
+  const SHORT_SCHEDULE = 24;
+  const roundOpen = new Map();
+
   // el builds an element with attributes and text or child nodes.
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -117,10 +123,11 @@
     const body = $("standings").tBodies[0];
     body.replaceChildren(...rows.map((r) =>
       el("tr", { "data-player-id": r.player_id, class: r.player_id === champ ? "champion" : null },
-        el("td", {}, r.rank),
+        el("td", { class: "num" }, r.rank),
         el("td", { class: "who" }, label(r.player_id, names)),
-        el("td", {}, r.played), el("td", {}, r.wins), el("td", {}, r.draws), el("td", {}, r.losses),
-        el("td", { class: "points" }, r.points))));
+        el("td", { class: "num" }, r.played), el("td", { class: "num" }, r.wins),
+        el("td", { class: "num" }, r.draws), el("td", { class: "num" }, r.losses),
+        el("td", { class: "num points" }, r.points))));
     $("standings-empty").hidden = rows.length > 0;
   }
 
@@ -178,18 +185,24 @@
       byRound.get(m.round_id).push(m);
     }
     const rounds = [...byRound.keys()].sort((a, b) => a - b);
+    const short = (state.matches || []).length <= SHORT_SCHEDULE;
     $("schedule").replaceChildren(...rounds.map((r) => {
       const ms = byRound.get(r);
-      const done = ms.every((m) => m.status === "FINISHED");
+      const finished = ms.filter((m) => m.status === "FINISHED").length;
+      const done = finished === ms.length;
       const current = r === state.current_round && !done;
-      return el("section", {
-        class: "round" + (current ? " current" : ""), "data-round-id": r,
+      const open = roundOpen.has(r) ? roundOpen.get(r) : (short || current || !!state.matches_round);
+      return el("details", {
+        class: "round" + (current ? " current" : ""), "data-round-id": r, open: open ? "" : null,
         "data-status": done ? "COMPLETED" : (current ? "RUNNING" : "PENDING"),
       },
-      el("h3", {}, "Round " + r, done ? " ✓" : ""),
+      el("summary", {}, "Round " + r, done ? " ✓" : "",
+        " · " + finished + " of " + ms.length + " matches finished"),
       el("ul", {}, ...ms.map((m) => renderMatch(m, names))));
     }));
     $("schedule-empty").hidden = rounds.length > 0;
+    const t = state.totals || {};
+    $("schedule-count").textContent = t.scheduled ? "(" + t.scheduled + " matches)" : "";
   }
 
   // stateBadge shows an agent's lifecycle state (REGISTERED, ACTIVE,
@@ -213,11 +226,12 @@
         el("td", {}, r.referee_id), el("td", {}, r.display_name || ""),
         stateBadge(r.state),
         el("td", { class: "endpoint" }, r.endpoint || ""),
-        el("td", {}, (r.active_matches || 0) + " / " + (r.max_concurrent_matches || "?")))));
+        el("td", { class: "num" }, (r.active_matches || 0) + " / " + (r.max_concurrent_matches || "?")))));
     $("referee-count").textContent = "(" + refs.length + ")";
   }
 
   function render(state) {
+    $("loading").hidden = true;
     const names = playerNames(state);
     renderHeader(state);
     renderChampion(state);
@@ -249,6 +263,14 @@
     }
     setTimeout(tick, next);
   }
+
+  // A click on a round's title opens or closes it; the redraws keep that.
+  $("schedule").addEventListener("click", (e) => {
+    const summary = e.target.closest("summary");
+    if (!summary) return;
+    const round = summary.parentElement;
+    roundOpen.set(Number(round.dataset.roundId), !round.open);
+  });
 
   $("round-select").addEventListener("change", (e) => {
     chosenRound = Number(e.target.value) || 0;
