@@ -158,7 +158,7 @@ var schemaTypes = map[reflect.Type]*jsonschema.Schema{
 
 // schemaFor returns a JSON Schema of t's JSON form, as tools/list shows it.
 // The library infers the types; two of its choices are changed to match
-// how messages are received (PROTOCOL-PROFILE: received tolerantly): an
+// how messages are received (tolerantly, docs/protocol.md): an
 // object accepts properties it does not name, and the required properties
 // are those the message's validation requires (its validate tags), not every
 // field without omitempty.
