@@ -2,6 +2,8 @@ package manager_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -40,5 +42,22 @@ func TestLeagueUsageIsOneFigure(t *testing.T) {
 	atRest := manager.LeagueUsage(dir, cfg.LeagueID)
 	if atCompletion != atRest {
 		t.Errorf("the league's files take %s when it completes and %s once its agents have stopped", atCompletion, atRest)
+	}
+
+	// What a running agent keeps beside them does not count either way: a
+	// journal, and the temporary file of a write under way.
+	for _, path := range []string{
+		filepath.Join(dir, "data", "matches", cfg.LeagueID, ".journal", "instance.jsonl"),
+		filepath.Join(dir, "data", "leagues", cfg.LeagueID, ".standings.json.tmp-12345"),
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(`{"record":1}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if u := manager.LeagueUsage(dir, cfg.LeagueID); u != atRest {
+		t.Errorf("with a journal and a write under way the league's files take %s, want %s", u, atRest)
 	}
 }
