@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // MessageTypeOf returns the message type of a message value of this
@@ -142,87 +144,75 @@ func MessageTypes() []MessageType {
 	}
 }
 
-var (
-	rawMessageType = reflect.TypeOf(json.RawMessage(nil))
-	roundIDType    = reflect.TypeOf(RoundID(0))
-	optionalType   = reflect.TypeOf(OptionalString(""))
-)
+// schemaTypes are the types whose JSON form is not their Go kind's: a raw
+// message or an interface is any JSON value (described rather than left
+// empty, which the library writes as the schema true), a [RoundID]
+// is received as an integer or a numeric string, an [OptionalString] is
+// sent as null when empty.
+var schemaTypes = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[json.RawMessage](): {Description: "any JSON value"},
+	reflect.TypeFor[any]():             {Description: "any JSON value"},
+	reflect.TypeFor[RoundID]():         {Types: []string{"integer", "string"}},
+	reflect.TypeFor[OptionalString]():  {Types: []string{"string", "null"}},
+}
 
 // schemaFor returns a JSON Schema of t's JSON form, as tools/list shows it.
+// The library infers the types; two of its choices are changed to match
+// how messages are received (tolerantly, docs/protocol.md): an
+// object accepts properties it does not name, and the required properties
+// are those the message's validation requires (its validate tags), not every
+// field without omitempty.
 func schemaFor(t reflect.Type) json.RawMessage {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	s := map[string]any{"type": "object"}
-	if t != nil && t.Kind() == reflect.Struct {
-		s = schemaOf(t, 0)
+	s := &jsonschema.Schema{Type: "object"}
+	if t != nil {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() == reflect.Struct {
+			if inferred, err := jsonschema.ForType(t, &jsonschema.ForOptions{IgnoreInvalidTypes: true, TypeSchemas: schemaTypes}); err == nil {
+				s = inferred
+				tolerate(t, s)
+			}
+		}
 	}
 	b, _ := json.Marshal(s)
 	return b
 }
 
-func schemaOf(t reflect.Type, depth int) map[string]any {
+// tolerate walks s beside the type t it was inferred from: it lets every
+// object take properties it does not name and requires of it what the
+// validate tags require.
+func tolerate(t reflect.Type, s *jsonschema.Schema) {
+	if s == nil || schemaTypes[t] != nil {
+		return
+	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	switch t {
-	case rawMessageType:
-		return map[string]any{}
-	case roundIDType:
-		return map[string]any{"type": []string{"integer", "string"}}
-	case optionalType:
-		return map[string]any{"type": []string{"string", "null"}}
-	}
 	switch t.Kind() {
-	case reflect.String:
-		return map[string]any{"type": "string"}
-	case reflect.Bool:
-		return map[string]any{"type": "boolean"}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return map[string]any{"type": "integer"}
-	case reflect.Float32, reflect.Float64:
-		return map[string]any{"type": "number"}
 	case reflect.Slice, reflect.Array:
-		return map[string]any{"type": "array", "items": schemaOf(t.Elem(), depth+1)}
+		tolerate(t.Elem(), s.Items)
 	case reflect.Map:
-		return map[string]any{"type": "object", "additionalProperties": schemaOf(t.Elem(), depth+1)}
+		tolerate(t.Elem(), s.AdditionalProperties)
 	case reflect.Struct:
-		if depth > 8 {
-			return map[string]any{"type": "object"}
-		}
-		props := map[string]any{}
-		var required []string
-		addStructFields(t, depth, props, &required)
-		s := map[string]any{"type": "object", "properties": props}
-		if len(required) > 0 {
-			s["required"] = required
-		}
-		return s
-	}
-	return map[string]any{}
-}
-
-func addStructFields(t reflect.Type, depth int, props map[string]any, required *[]string) {
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			continue
-		}
-		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
-			addStructFields(f.Type, depth, props, required)
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		props[name] = schemaOf(f.Type, depth+1)
-		if rules := f.Tag.Get("validate"); rules == "required" || strings.HasPrefix(rules, "required,") {
-			*required = append(*required, name)
+		s.AdditionalProperties = nil
+		s.Required = nil
+		for _, f := range reflect.VisibleFields(t) {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.Anonymous || !f.IsExported() || name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			prop, ok := s.Properties[name]
+			if !ok {
+				continue
+			}
+			tolerate(f.Type, prop)
+			if rules := f.Tag.Get("validate"); rules == "required" || strings.HasPrefix(rules, "required,") {
+				s.Required = append(s.Required, name)
+			}
 		}
 	}
 }

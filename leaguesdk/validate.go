@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/go-playground/validator/v10"
+	"golang.org/x/mod/semver"
 )
 
 // validate is the one validator instance of the package. A validator caches
@@ -83,50 +84,21 @@ func ValidEndpoint(s string) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
-// compareVersions compares two dotted versions ("2.1.0") numerically and
-// returns -1, 0 or +1. A missing component counts as 0; a version that does
-// not parse is older than any that does.
+// compareVersions compares two protocol versions ("2.1.0") as semantic
+// versions and returns -1, 0 or +1. They are received tolerantly: a "v"
+// prefix and surrounding spaces are allowed, a missing minor or patch
+// counts as 0 ("2" is "2.0.0"), and a pre-release or build suffix is
+// ignored ("2.0.0-beta" is "2.0.0"); a version that does not parse is
+// older than any that does.
 func compareVersions(a, b string) int {
-	pa, oka := parseVersion(a)
-	pb, okb := parseVersion(b)
-	switch {
-	case !oka && !okb:
-		return 0
-	case !oka:
-		return -1
-	case !okb:
-		return 1
-	}
-	for i := 0; i < 3; i++ {
-		if pa[i] != pb[i] {
-			if pa[i] < pb[i] {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
+	return semver.Compare(releaseOf(a), releaseOf(b))
 }
 
-func parseVersion(s string) ([3]int, bool) {
-	var out [3]int
-	s = strings.TrimPrefix(strings.TrimSpace(s), "v")
-	if s == "" {
-		return out, false
-	}
-	s, _, _ = strings.Cut(s, "-")
-	parts := strings.Split(s, ".")
-	if len(parts) > 3 {
-		return out, false
-	}
-	for i, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 0 {
-			return out, false
-		}
-		out[i] = n
-	}
-	return out, true
+// releaseOf returns the canonical semantic version ("v2.0.0") of the
+// protocol version s without its pre-release, or "" if s is none.
+func releaseOf(s string) string {
+	v := semver.Canonical("v" + strings.TrimPrefix(strings.TrimSpace(s), "v"))
+	return strings.TrimSuffix(v, semver.Prerelease(v))
 }
 
 // Validate checks a message against the protocol: required fields (E003),

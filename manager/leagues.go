@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/internal/atomicfile"
 )
 
 // A data root holds many leagues: each league's files are found by its
@@ -66,12 +67,20 @@ func formatBytes(n int64) string {
 }
 
 // LeagueUsage returns how much the files of leagueID ([LeagueFiles]) take
-// under dataRoot. Files that do not exist count nothing.
+// under dataRoot. Files that do not exist count nothing, and neither do
+// what running agents keep beside the league's files: their journals (the
+// .journal directories, whose records the league's files hold, or will
+// hold once the agent stops) and the temporary files of writes under way.
+// A league thus measures the same when it completes, while its agents
+// still run, and after they have stopped.
 func LeagueUsage(dataRoot, leagueID string) Usage {
 	var u Usage
 	for _, path := range LeagueFiles(dataRoot, leagueID) {
 		_ = filepath.WalkDir(path, func(_ string, d fs.DirEntry, err error) error {
-			if err != nil || !d.Type().IsRegular() {
+			if err == nil && d.IsDir() && d.Name() == ".journal" {
+				return filepath.SkipDir
+			}
+			if err != nil || !d.Type().IsRegular() || atomicfile.IsTemp(d.Name()) {
 				return nil
 			}
 			if info, err := d.Info(); err == nil {

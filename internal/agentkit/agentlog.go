@@ -88,7 +88,7 @@ func (l *AgentLog) Logger(base *slog.Logger) *slog.Logger {
 	case base == nil || base.Handler() == slog.DiscardHandler:
 		return slog.New(&logHandler{log: l})
 	}
-	return slog.New(FanOut(&logHandler{log: l}, base.Handler()))
+	return slog.New(slog.NewMultiHandler(&logHandler{log: l}, base.Handler()))
 }
 
 // Open opens (appending) dataRoot/logs/agents/<agentID>.log.jsonl, writes

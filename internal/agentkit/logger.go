@@ -1,8 +1,6 @@
 package agentkit
 
 import (
-	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"time"
@@ -48,46 +46,4 @@ func MessageAttrs(m leaguesdk.Message) []slog.Attr {
 		slog.String("conversation_id", h.ConversationID),
 		slog.Any("data", m),
 	}
-}
-
-// FanOut returns a [slog.Handler] that passes every record to each of handlers.
-func FanOut(handlers ...slog.Handler) slog.Handler { return fanOut(handlers) }
-
-type fanOut []slog.Handler
-
-func (f fanOut) Enabled(ctx context.Context, l slog.Level) bool {
-	for _, h := range f {
-		if h.Enabled(ctx, l) {
-			return true
-		}
-	}
-	return false
-}
-
-func (f fanOut) Handle(ctx context.Context, r slog.Record) error {
-	var errs []error // only the errors: a slice of every handler's nil would cost an allocation per record
-	for _, h := range f {
-		if h.Enabled(ctx, r.Level) {
-			if err := h.Handle(ctx, r.Clone()); err != nil {
-				errs = append(errs, err)
-			}
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func (f fanOut) WithAttrs(attrs []slog.Attr) slog.Handler {
-	out := make(fanOut, len(f))
-	for i, h := range f {
-		out[i] = h.WithAttrs(attrs)
-	}
-	return out
-}
-
-func (f fanOut) WithGroup(name string) slog.Handler {
-	out := make(fanOut, len(f))
-	for i, h := range f {
-		out[i] = h.WithGroup(name)
-	}
-	return out
 }

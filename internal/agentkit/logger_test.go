@@ -123,24 +123,3 @@ func TestLoggerNeverWritesTokens(t *testing.T) {
 		t.Fatalf("redaction lost the rest of the line:\n%s", out)
 	}
 }
-
-func TestFanOut(t *testing.T) {
-	var a, b bytes.Buffer
-	h := FanOut(
-		NewLogger(&a, "P01", slog.LevelDebug).Handler(),
-		slog.NewJSONHandler(&b, &slog.HandlerOptions{Level: slog.LevelWarn}),
-	)
-	log := slog.New(h).With("k", "v").WithGroup("g")
-	log.Debug("only a", "x", 1)
-	log.Warn("both", "x", 2)
-	if n := len(jsonLines(t, a.Bytes())); n != 2 {
-		t.Fatalf("a has %d lines", n)
-	}
-	bl := jsonLines(t, b.Bytes())
-	if len(bl) != 1 || bl[0]["k"] != "v" || bl[0]["g"].(map[string]any)["x"] != float64(2) {
-		t.Fatalf("b: %s", b.String())
-	}
-	if !h.Enabled(context.Background(), slog.LevelDebug) {
-		t.Fatal("fan-out not enabled at debug")
-	}
-}

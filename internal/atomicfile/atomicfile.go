@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 )
 
 // WriteFile atomically replaces the file at path with data and gives it the
@@ -102,11 +103,22 @@ func Sync(paths ...string) error {
 	return nil
 }
 
+// tempInfix is in the name of every temporary file a write makes beside its
+// target (".<name>.tmp-<random>"), until it replaces the target or is
+// removed.
+const tempInfix = ".tmp-"
+
+// IsTemp reports whether name, a file's base name, is that of a write's
+// temporary file: a file in the making, not one of the data.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, tempInfix)
+}
+
 func write(path string, perm os.FileMode, durable bool, fill func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	// The directory nearly always exists: it is created only when the
 	// temporary file cannot be, rather than looked up before every write.
-	pattern := "." + filepath.Base(path) + ".tmp-*"
+	pattern := "." + filepath.Base(path) + tempInfix + "*"
 	tmp, err := os.CreateTemp(dir, pattern)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {

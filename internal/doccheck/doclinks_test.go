@@ -87,23 +87,11 @@ type pkgInfo struct {
 	path     string
 	doc      *doc.Package
 	comments []docComment
-	// members are the package's "Type.Field" and "Interface.Method"
-	// names: doc links to them resolve on pkg.go.dev and in go/doc from
-	// Go 1.26, but not in the go/doc of Go 1.25, which the module still
-	// supports.
-	members map[string]bool
 }
 
 // parser returns go/doc's doc comment parser for the package (package
-// names are those it imports) that also resolves p.members.
-func (p *pkgInfo) parser() *comment.Parser {
-	dp := p.doc.Parser()
-	lookup := dp.LookupSym
-	dp.LookupSym = func(recv, name string) bool {
-		return lookup(recv, name) || recv != "" && p.members[recv+"."+name]
-	}
-	return dp
-}
+// names are those it imports).
+func (p *pkgInfo) parser() *comment.Parser { return p.doc.Parser() }
 
 // docComment is one comment of a file.
 type docComment struct {
@@ -178,30 +166,7 @@ func (w *world) pkg(path string) *pkgInfo {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	p := &pkgInfo{path: path, doc: d, members: map[string]bool{}}
-	for _, t := range d.Types {
-		for _, spec := range t.Decl.Specs {
-			ts, ok := spec.(*ast.TypeSpec)
-			if !ok {
-				continue
-			}
-			var fields *ast.FieldList
-			switch x := ts.Type.(type) {
-			case *ast.StructType:
-				fields = x.Fields
-			case *ast.InterfaceType:
-				fields = x.Methods
-			}
-			if fields == nil {
-				continue
-			}
-			for _, f := range fields.List {
-				for _, n := range f.Names {
-					p.members[t.Name+"."+n.Name] = true
-				}
-			}
-		}
-	}
+	p := &pkgInfo{path: path, doc: d}
 	if strings.HasPrefix(path, "github.com/agentleague/league") {
 		for _, f := range files {
 			docs := docComments(f)

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,6 +90,20 @@ func main() {
 // markdown file at path.
 func goBlock(t *testing.T, path, heading string) []byte {
 	t.Helper()
+	return []byte(codeBlock(t, path, heading, "go") + "\n")
+}
+
+// shBlock returns the lines of the first shell block after the line
+// heading in the markdown file at path.
+func shBlock(t *testing.T, path, heading string) []string {
+	t.Helper()
+	return strings.Split(codeBlock(t, path, heading, "sh"), "\n")
+}
+
+// codeBlock returns the first code block in lang after the line heading in
+// the markdown file at path, without its last newline.
+func codeBlock(t *testing.T, path, heading, lang string) string {
+	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -99,16 +114,16 @@ func goBlock(t *testing.T, path, heading string) []byte {
 		t.Fatalf("%s has no %q section", path, heading)
 	}
 	text = text[i:]
-	start := strings.Index(text, "```go\n")
+	start := strings.Index(text, "```"+lang+"\n")
 	if start < 0 {
-		t.Fatalf("%s: no Go block after %q", path, heading)
+		t.Fatalf("%s: no %s block after %q", path, lang, heading)
 	}
-	text = text[start+len("```go\n"):]
+	text = text[start+len("```"+lang+"\n"):]
 	end := strings.Index(text, "\n```")
 	if end < 0 {
-		t.Fatalf("%s: unterminated Go block after %q", path, heading)
+		t.Fatalf("%s: unterminated %s block after %q", path, lang, heading)
 	}
-	return []byte(text[:end+1])
+	return text[:end]
 }
 
 // TestSmallestPlayersImportOnlyPlayer checks that the README's player and
@@ -134,6 +149,20 @@ func TestSmallestPlayersImportOnlyPlayer(t *testing.T) {
 		if len(ours) != 1 || ours[0] != "github.com/agentleague/league/player" {
 			t.Errorf("%s (%s) imports %v of this module, want only the player package", doc.path, doc.heading, ours)
 		}
+	}
+}
+
+// TestReadmePlayerIsTwentyLines: the README's "A player in twenty lines"
+// holds at most twenty lines of code (blank lines aside).
+func TestReadmePlayerIsTwentyLines(t *testing.T) {
+	n := 0
+	for _, line := range strings.Split(string(goBlock(t, filepath.Join(moduleRoot(t), "README.md"), "## A player in twenty lines")), "\n") {
+		if strings.TrimSpace(line) != "" {
+			n++
+		}
+	}
+	if n > 20 {
+		t.Errorf("the README's player in twenty lines has %d lines of code", n)
 	}
 }
 
@@ -164,42 +193,18 @@ func TestNewcomerModulePlaysALeague(t *testing.T) {
 	}
 	root := moduleRoot(t)
 	dir := t.TempDir()
-	gomod := fmt.Sprintf("module example.com/newcomer\n\ngo 1.26.0\n\nrequire github.com/agentleague/league v0.0.0\n\nreplace github.com/agentleague/league => %s\n", root)
-	// This module's go.sum covers the dependencies it brings: the build
-	// needs neither the network nor the checksum database.
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	files := map[string][]byte{
-		"go.mod":  []byte(gomod),
-		"go.sum":  sum,
 		"main.go": []byte(newcomerMain),
 		// The README's player and the guide's must build as they are.
 		"readme/main.go": goBlock(t, filepath.Join(root, "README.md"), "## A player in twenty lines"),
 		"guide/main.go":  goBlock(t, filepath.Join(root, "docs", "writing-a-player.md"), "## The smallest player"),
 	}
-	for name, content := range files {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, content, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	// The module is made by the README's commands for a module before the
+	// first release, the clone being this checkout.
+	makeModule(t, dir, shBlock(t, filepath.Join(root, "README.md"), "## Before the first release"), files)
 	bin := filepath.Join(dir, "newcomer")
-	goCmd := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("go", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOFLAGS="+os.Getenv("GOFLAGS")+" -mod=mod", "GOWORK=off", "GOTOOLCHAIN=local")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s in the newcomer's module: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	goCmd("vet", "./...")
-	goCmd("build", "-o", bin, ".")
+	goCmd(t, dir, "vet", "./...")
+	goCmd(t, dir, "build", "-o", bin, ".")
 
 	l := newLeague(t, 4)
 	l.addReferees(1)
@@ -286,5 +291,94 @@ func TestNewcomerModulePlaysALeague(t *testing.T) {
 	}
 	if got := strings.Count(all, "learned R"); got != 3 {
 		t.Errorf("the newcomer's strategy learned %d results, want 3:\n%s", got, all)
+	}
+}
+
+// TestGuideModuleBeforeTheFirstRelease runs the commands of the guide's
+// "Before the first release" in a folder of its own, with the guide's
+// smallest player as its main.go: the module they make builds.
+func TestGuideModuleBeforeTheFirstRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program; skipped in -short mode")
+	}
+	root := moduleRoot(t)
+	guide := filepath.Join(root, "docs", "writing-a-player.md")
+	dir := t.TempDir()
+	makeModule(t, dir, shBlock(t, guide, "## Before the first release"),
+		map[string][]byte{"main.go": goBlock(t, guide, "## The smallest player")})
+	goCmd(t, dir, "vet", "./...")
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "github.com/agentleague/league v0.0.0-00010101000000-000000000000") {
+		t.Errorf("go.mod after the guide's commands:\n%s", b)
+	}
+}
+
+// makeModule follows the commands of a document in dir as a newcomer
+// would, this checkout standing for the clone (../league): the clone, the
+// folder and go run are the test's own, the go mod commands run as
+// written, and files (with this module's go.sum, so that neither the
+// network nor the checksum database is needed) are written before go mod
+// tidy. A command it does not know fails the test, so that the document
+// says nothing the test does not do.
+func makeModule(t *testing.T, dir string, commands []string, files map[string][]byte) {
+	t.Helper()
+	root := moduleRoot(t)
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["go.sum"] = sum
+	tidied := false
+	for _, line := range commands {
+		words := strings.Fields(line)
+		switch {
+		case len(words) == 0 || words[0] == "#",
+			words[0] == "git" && len(words) > 1 && words[1] == "clone",
+			slices.Equal(words, strings.Fields("mkdir myplayer && cd myplayer")),
+			slices.Equal(words, []string{"go", "run", "."}):
+		case len(words) > 2 && words[0] == "go" && words[1] == "mod":
+			if words[2] == "tidy" {
+				writeFiles(t, dir, files)
+				tidied = true
+			}
+			for i, w := range words {
+				words[i] = strings.ReplaceAll(w, "=../league", "="+root)
+			}
+			goCmd(t, dir, words[1:]...)
+		case slices.Equal(words, []string{"go", "build", "./..."}):
+			goCmd(t, dir, words[1:]...)
+		default:
+			t.Fatalf("the document's command %q is not one the test knows", line)
+		}
+	}
+	if !tidied {
+		t.Fatal("the document's commands do not run go mod tidy")
+	}
+}
+
+func writeFiles(t *testing.T, dir string, files map[string][]byte) {
+	t.Helper()
+	for name, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// goCmd runs the go command in dir, offline, and fails the test if it fails.
+func goCmd(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS="+os.Getenv("GOFLAGS")+" -mod=mod", "GOWORK=off", "GOTOOLCHAIN=local", "GOPROXY=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %s in the newcomer's module: %v\n%s", strings.Join(args, " "), err, out)
 	}
 }
