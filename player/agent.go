@@ -24,13 +24,6 @@ type Agent struct {
 	srv      *leaguesdk.Server
 	handler  http.Handler
 	history  historyStore
-	// saves runs the end-of-round rewrites of history.json
-	// (saveHistoryInBackground); saving and saveAgain, under saveMu, say
-	// whether one runs and whether another is asked for.
-	saves     sync.WaitGroup
-	saveMu    sync.Mutex
-	saving    bool
-	saveAgain bool
 
 	runner     *agentkit.Lifecycle // Run, Shutdown and Close
 	registered chan struct{}
@@ -46,9 +39,6 @@ type Agent struct {
 	flat      map[string]bool        // matches whose invitation came in the lower-case dialect, by match id
 	standings standingsTable         // the latest table (standings.go)
 	lastRound int
-	// leaguePlayers is the most players the manager's messages showed
-	// the league to have (0 until one did).
-	leaguePlayers int
 	// myStanding is the player's row of the latest standings update.
 	myStanding *leaguesdk.StandingRow
 }
@@ -101,7 +91,6 @@ func New(cfg Config) (*Agent, error) {
 	})
 	a.addTools()
 	a.runner = agentkit.NewLifecycle("player", func() error {
-		a.saves.Wait()    // the end-of-round rewrite under way, if any
 		a.history.close() // history.json complete, the player's own Store closed
 		a.client.Close()
 		return a.agentLog.Close()

@@ -44,7 +44,6 @@ func (a *Agent) Deliver(ctx context.Context, msg leaguesdk.Message) (leaguesdk.M
 		if !a.fromManager(ctx, &m.Envelope) {
 			return a.ack(m, ""), nil
 		}
-		a.noteLeagueSize(len(m.Standings))
 		a.observe(ctx, int(m.RoundID), m.Standings)
 		return a.ack(m, ""), nil
 	case *leaguesdk.RoundCompleted:

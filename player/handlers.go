@@ -565,20 +565,6 @@ func (a *Agent) fromManager(ctx context.Context, env *leaguesdk.Envelope) bool {
 	return agentkit.FromManager(ctx, a.log, env, token, "player")
 }
 
-// noteLeagueSize keeps the most players the manager's messages showed the
-// league to have (onRoundCompleted decides by it).
-func (a *Agent) noteLeagueSize(players int) {
-	a.mu.Lock()
-	a.leaguePlayers = max(a.leaguePlayers, players)
-	a.mu.Unlock()
-}
-
-// roundFlushLimit is the largest league whose players write their whole
-// history.json at the end of every round: a file of fewer than 100
-// records, once a round. Bigger leagues write it now and then (the
-// store's rewrites) and when the league completes.
-const roundFlushLimit = 100
-
 // roundAnnouncement is ROUND_ANNOUNCEMENT as the player reads it: the
 // envelope and ids decoded and validated, the matches kept as they came,
 // one element each. The round's n/2 matches reach each of the n players;
@@ -645,7 +631,6 @@ func (a *Agent) onRound(ctx context.Context, in *roundAnnouncement) (*leaguesdk.
 	}
 	id, token := a.credentials()
 	withToken := token != "" // its manager's: the referees of its matches may be answered with the token
-	a.noteLeagueSize(2 * len(in.Matches))
 	me := id
 	var matches []leaguesdk.ScheduledMatch
 	if me != "" {
@@ -705,44 +690,11 @@ func (a *Agent) onRoundCompleted(ctx context.Context, in *leaguesdk.RoundComplet
 	if !a.fromManager(ctx, &in.Envelope) {
 		return a.ack(in, ""), nil
 	}
-	a.mu.Lock()
-	small := a.leaguePlayers <= roundFlushLimit
-	a.mu.Unlock()
-	if small {
-		// A small league's history.json is current at the end of each
-		// round: a file of fewer than a hundred records, once a round,
-		// written as the round completes rather than before the
-		// acknowledgement (the results are durable in the journal
-		// already; a durable rewrite in every player's acknowledgement
-		// would hold up the manager's next round).
-		a.saveHistoryInBackground()
-	}
+	// Nothing to write: the round's results are durable in the journal
+	// already, and history.json is made current at rest (LEAGUE_COMPLETED,
+	// stop), not every round.
 	a.log.LogAttrs(ctx, slog.LevelDebug, "round completed", slog.Int("round_id", int(in.RoundID)))
 	return a.ack(in, ""), nil
-}
-
-// saveHistoryInBackground has saveHistory run on a goroutine of its own:
-// once, or once more after the run under way when one is.
-func (a *Agent) saveHistoryInBackground() {
-	a.saveMu.Lock()
-	defer a.saveMu.Unlock()
-	if a.saving {
-		a.saveAgain = true
-		return
-	}
-	a.saving = true
-	a.saves.Go(func() {
-		for {
-			a.saveHistory(context.Background())
-			a.saveMu.Lock()
-			again := a.saveAgain
-			a.saving, a.saveAgain = again, false
-			a.saveMu.Unlock()
-			if !again {
-				return
-			}
-		}
-	})
 }
 
 // saveHistory writes history.json whole when results came since it was

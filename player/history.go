@@ -639,10 +639,8 @@ func (s *historyStore) rewrite() {
 }
 
 // encodedLimit is the longest history whose records' encodings a player
-// keeps between rewrites of history.json: a league of roundFlushLimit
-// players, whose histories are rewritten every round, gives each player
-// fewer records.
-const encodedLimit = roundFlushLimit
+// keeps between rewrites of history.json.
+const encodedLimit = 100
 
 // persist writes the whole history to history.json, durably, and then
 // drops the journal records it covers from pending.

@@ -151,7 +151,6 @@ func (a *Agent) onStandings(ctx context.Context, in *standingsUpdate) (*leaguesd
 	if !a.fromManager(ctx, &in.Envelope) {
 		return a.ack(in, ""), nil
 	}
-	a.noteLeagueSize(len(in.Standings))
 	id, _ := a.credentials()
 	round := int(in.RoundID)
 	attrs := []slog.Attr{slog.Int("round_id", round), slog.Int("rows", len(in.Standings))}

@@ -33,8 +33,8 @@
 // ("player:<id>" with -id, else the one the display name gives,
 // "player:agent_alpha"). The player's history in each league is kept in
 // <data>/data/players/<league_id>/<player_id>/history.json (the
-// "registered" line names it), current at the end of every round of a
-// league of up to 100 players and once the league has completed. SIGINT or
+// "registered" line names it), current once the league has completed and
+// when the player stops. SIGINT or
 // SIGTERM stops the player cleanly.
 package main
 
