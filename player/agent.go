@@ -157,7 +157,8 @@ func (a *Agent) credentials() (id, token string) {
 }
 
 // Run listens ([Config.Listener], or [Config.Addr]), serves the player and
-// registers it with the manager (see [Agent.Register]), then serves until ctx
+// registers it with the manager (see [Agent.Register]; not with
+// [Config.NoRegister]), then serves until ctx
 // ends, [Agent.Shutdown] or Close is called. When ctx ends it lets in-flight calls
 // finish for up to [Config.ShutdownGrace]. It returns nil after a clean
 // stop, a [*leaguesdk.RejectedError] when the manager refuses the player,
@@ -165,6 +166,10 @@ func (a *Agent) credentials() (id, token string) {
 // called once, and not after Close (it then returns an error at once); it
 // releases what [New] acquired when it returns, as Close does.
 func (a *Agent) Run(ctx context.Context) error {
+	work := a.Register
+	if a.cfg.NoRegister {
+		work = nil // serve only
+	}
 	return a.runner.Run(ctx, agentkit.Spec{
 		Listener: a.cfg.Listener, Addr: a.cfg.Addr, TLS: a.cfg.TLS, Handler: a.handler,
 		Grace: a.cfg.ShutdownGrace, Log: a.log,
@@ -173,7 +178,7 @@ func (a *Agent) Run(ctx context.Context) error {
 			a.log.Info("player serving", slog.String("endpoint", endpoint), slog.String("name", a.cfg.Name))
 			return nil
 		},
-		Work: a.Register,
+		Work: work,
 		Stopped: func(err error) {
 			if err == nil {
 				a.log.Info("player stopped")
