@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/manager"
+	"github.com/agentleague/league/manager/managermetrics"
 	"github.com/agentleague/league/metrics"
 	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/player/strategies"
@@ -683,6 +684,6 @@ func newManager(o options, ln net.Listener, out *progress, warnings *slog.Logger
 	if err != nil {
 		return nil, err
 	}
-	mtr.WatchManager(mgr)
+	managermetrics.Watch(mtr, mgr)
 	return mgr, nil
 }
