@@ -23,7 +23,7 @@ type Agent struct {
 	client   *leaguesdk.Client
 	srv      *leaguesdk.Server
 	handler  http.Handler
-	history  historyStore
+	history  *memory
 
 	runner     *agentkit.Lifecycle // Run, Shutdown and Close
 	registered chan struct{}
@@ -53,6 +53,7 @@ func New(cfg Config) (*Agent, error) {
 	a := &Agent{
 		cfg:        cfg,
 		registered: make(chan struct{}),
+		history:    newMemory(),
 		endpoint:   cfg.Endpoint,
 		matches:    map[string]*matchState{},
 		announced:  map[string]bool{},
@@ -91,14 +92,16 @@ func New(cfg Config) (*Agent, error) {
 	})
 	a.addTools()
 	a.runner = agentkit.NewLifecycle("player", func() error {
-		a.history.close() // history.json complete, the player's own Store closed
+		a.history.records.Close() // history.json complete, the player's own store closed
 		a.client.Close()
 		return a.agentLog.Close()
 	})
-	if a.handler, err = agentkit.WithRoutes(a.srv, cfg.Routes); err != nil {
+	routed, err := agentkit.WithRoutes(a.srv, cfg.Routes)
+	if err != nil {
 		_ = a.runner.Close()
 		return nil, fmt.Errorf("player: %w", err)
 	}
+	a.handler = handler{Handler: routed, a: a}
 	return a, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/internal/playerstore"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -107,7 +108,7 @@ type Config struct {
 	// results share fsyncs. The caller closes it after the players stop.
 	// Default nil: the player opens a Store of its own on DataRoot when
 	// it registers and closes it when [Agent.Run] returns.
-	Store *Store
+	Store *playerstore.Store[MatchRecord]
 	// NoRegister makes [Agent.Run] serve without registering: the player
 	// answers whoever calls it (as a bare [Agent.Handler] does, in the name
 	// of the player id each call addresses) and keeps its history in memory
@@ -208,7 +209,7 @@ func (cfg Config) withDefaults() (Config, error) {
 		cfg.GameTypes = []string{leaguesdk.GameEvenOdd}
 	}
 	if cfg.DataRoot == "" && cfg.Store != nil {
-		cfg.DataRoot = cfg.Store.root
+		cfg.DataRoot = cfg.Store.Root()
 	}
 	if cfg.DataRoot == "" {
 		cfg.DataRoot = DefaultDataRoot

@@ -501,7 +501,7 @@ func (a *Agent) onGameOver(ctx context.Context, in *leaguesdk.GameOver) (*league
 	}
 	// A GAME_OVER of a later attempt (a replay) supersedes the recorded
 	// one; one of the same or an earlier attempt is a repeat.
-	if known := a.history.attempt(leagueID, in.MatchID); known >= leaguesdk.AttemptOf(in.Attempt) {
+	if known := a.history.records.Attempt(leagueID, in.MatchID); known >= leaguesdk.AttemptOf(in.Attempt) {
 		agentkit.LogOutcome(ctx, a.log, "repeated GAME_OVER ignored", slog.String("match_id", in.MatchID), slog.Int("attempt", leaguesdk.AttemptOf(in.Attempt)))
 		return a.ack(in, in.MatchID), nil
 	} else if known > 0 {
@@ -510,7 +510,7 @@ func (a *Agent) onGameOver(ctx context.Context, in *leaguesdk.GameOver) (*league
 	}
 	now := a.cfg.Now()
 	rec := recordOf(me, st, in, leagueID, now)
-	added, err := a.history.add(rec, now)
+	added, err := a.history.records.Add(rec, now)
 	if err != nil {
 		a.log.Error("history not saved", slog.String("match_id", in.MatchID), slog.String("error", err.Error()))
 	}
@@ -700,7 +700,7 @@ func (a *Agent) onRoundCompleted(ctx context.Context, in *leaguesdk.RoundComplet
 // saveHistory writes history.json whole when results came since it was
 // last written, so that the file holds every result acknowledged.
 func (a *Agent) saveHistory(ctx context.Context) {
-	if err := a.history.flush(); err != nil {
+	if err := a.history.records.Flush(); err != nil {
 		a.log.LogAttrs(ctx, slog.LevelError, "history.json not written", slog.String("error", err.Error()))
 	}
 }

@@ -24,6 +24,27 @@ const (
 	Odd  = leaguesdk.Odd
 )
 
+// Role is a player's side in a match, [PlayerA] or [PlayerB]: the type of
+// [ParityCall.Role]. It is [leaguesdk.Role], named here so that a strategy
+// needs no other package than this one.
+type Role = leaguesdk.Role
+
+// The two roles of a match; equal to [leaguesdk.PlayerA] and
+// [leaguesdk.PlayerB].
+const (
+	PlayerA = leaguesdk.PlayerA
+	PlayerB = leaguesdk.PlayerB
+)
+
+// PlayerRecord is a player's record in the league so far, as a referee
+// sends it with a call: the type of [ParityCall.Standings]. It is
+// [leaguesdk.PlayerRecord], named here for the same reason.
+type PlayerRecord = leaguesdk.PlayerRecord
+
+// StandingRow is one row of the league table a [StandingsObserver] is
+// given. It is [leaguesdk.StandingRow], named here for the same reason.
+type StandingRow = leaguesdk.StandingRow
+
 // Strategy decides a player's parity in the even/odd game. It is the one
 // thing a player author writes.
 //
@@ -65,9 +86,9 @@ type ParityCall struct {
 	OpponentID string
 	// Role is this player's role in the match (PLAYER_A or PLAYER_B), as
 	// the invitation or the round announcement gave it.
-	Role leaguesdk.Role
+	Role Role
 	// Standings is this player's record so far, as the referee sent it.
-	Standings leaguesdk.PlayerRecord
+	Standings PlayerRecord
 	// Deadline is when the referee stops waiting for the answer: the
 	// call's deadline, or the [Agent]'s ChoiceTimeout after the call arrived
 	// when the call names none. The strategy's context ends earlier.
@@ -94,7 +115,7 @@ type Learner interface {
 // decodes its own row and nothing else); rows that do not decode are left
 // out of it.
 type StandingsObserver interface {
-	ObserveStandings(ctx context.Context, roundID int, table []leaguesdk.StandingRow)
+	ObserveStandings(ctx context.Context, roundID int, table []StandingRow)
 }
 
 // Mover is implemented by strategies that play games other than even/odd,
