@@ -63,11 +63,10 @@ type Config struct {
 	// of each league lives in
 	// DataRoot/data/players/<league_id>/<player_id>/history.json, with the
 	// player's registration and token (mode 0600), so that a player
-	// started again registers as itself, and the results since the file
-	// was last written in the journal of a [Store] (see Store). A history
-	// file that cannot be read is logged and left untouched; the player
-	// then keeps its history in memory only. Default: the Store's data
-	// root when Store is set, else "./league-data".
+	// started again registers as itself (package player/store says how).
+	// A history file that cannot be read is logged and left untouched; the
+	// player then keeps its history in memory only. Default: the Store's
+	// data root when Store is set, else "./league-data".
 	DataRoot string
 	// Logger receives the agent's log, for people to read (a text handler
 	// on stderr, say): at info, short lines of what the player does
@@ -103,11 +102,12 @@ type Config struct {
 	// Operator and test settings. A player author needs none of them:
 	// their zero values are the defaults a league's players run with.
 
-	// Store, when set, keeps the player's history, in the Store's data
-	// root, with the histories of the other players that share it: their
-	// results share fsyncs. The caller closes it after the players stop.
-	// Default nil: the player opens a Store of its own on DataRoot when
-	// it registers and closes it when [Agent.Run] returns.
+	// Store, when set, is a store of package player/store (store.Open)
+	// that keeps the player's history, in the store's data root, with the
+	// histories of the other players that share it: their results share
+	// fsyncs. The caller closes it after the players stop. Default nil:
+	// the player opens a store of its own on DataRoot when it registers
+	// and closes it when [Agent.Run] returns.
 	Store *playerstore.Store[MatchRecord]
 	// NoRegister makes [Agent.Run] serve without registering: the player
 	// answers whoever calls it (as a bare [Agent.Handler] does, in the name
