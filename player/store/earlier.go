@@ -26,7 +26,7 @@ type LeagueHistory struct {
 // dataRoot in leagues other than leagueID, the league it plays now, oldest
 // first. They are its own: found by its display name, not by a player id,
 // which each league gives anew. An Agent's History and
-// player.ParityCall.History hold only the league it plays now; a strategy
+// [player.ParityCall.History] hold only the league it plays now; a strategy
 // that wants to learn from its earlier leagues reads them with this (it
 // reads every history file under the data root, so once, not at every
 // call):

@@ -14,7 +14,7 @@
 // file and the journal are read back when the player registers again,
 // after a crash too.
 //
-// A player given no Store (player.Config.Store) opens one of its own on
+// A player given no Store ([player.Config.Store]) opens one of its own on
 // its data root: nothing here is needed to play. Players of one process
 // that share a Store share its fsyncs: the results of players whose
 // matches end together are made durable together.
@@ -48,13 +48,13 @@ import (
 // players of a Store also share the reading of the registrations saved in
 // the data root's history files.
 //
-// Hand a Store to players through player.Config.Store, and call its
+// Hand a Store to players through [player.Config.Store], and call its
 // Close(), which writes every player's history.json and removes the
 // journal, after they have stopped. A Store is safe for concurrent use.
 type Store = playerstore.Store[player.MatchRecord]
 
 // Open opens a Store on dataRoot (the data root of the league's data
-// layer, as in player.Config.DataRoot), first recovering the journals of
+// layer, as in [player.Config.DataRoot]), first recovering the journals of
 // stores that crashed there.
 func Open(dataRoot string) (*Store, error) {
 	return playerstore.Open(dataRoot, kind())
