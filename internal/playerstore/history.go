@@ -433,7 +433,7 @@ func (s *History[R]) addLocked(m R) bool {
 
 // Add records m unless a record of the same league and match exists, and
 // returns once it is durable. A record of a later attempt (see
-// leaguesdk.GameOver) replaces the one it supersedes in place. It reports
+// [leaguesdk.GameOver]) replaces the one it supersedes in place. It reports
 // whether m was recorded.
 func (s *History[R]) Add(m R, now time.Time) (bool, error) {
 	s.mu.Lock()
