@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/internal/decide"
 	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/leaguesdk"
 )
@@ -328,21 +329,21 @@ func (a *Agent) onChooseParity(ctx context.Context, in *leaguesdk.ChooseParityCa
 	}, nil
 }
 
-func (a *Agent) parityDecision(call ParityCall) decision {
+func (a *Agent) parityDecision(call ParityCall) decide.Decision {
 	asString := func(s Strategy) func(ctx context.Context) (string, error) {
 		return func(ctx context.Context) (string, error) {
 			p, err := s.ChooseParity(ctx, call)
 			return string(p), err
 		}
 	}
-	return decision{
-		what:     "parity",
-		matchID:  call.MatchID,
-		deadline: call.Deadline,
-		primary:  asString(a.cfg.Strategy),
-		fallback: asString(a.cfg.Fallback),
-		valid:    func(s string) bool { return Parity(s).Valid() },
-		last:     func() string { return string(a.lastResortParity()) },
+	return decide.Decision{
+		What:     "parity",
+		MatchID:  call.MatchID,
+		Deadline: call.Deadline,
+		Primary:  asString(a.cfg.Strategy),
+		Fallback: asString(a.cfg.Fallback),
+		Valid:    func(s string) bool { return Parity(s).Valid() },
+		Last:     func() string { return string(a.lastResortParity()) },
 	}
 }
 
@@ -397,16 +398,16 @@ func (a *Agent) onMove(ctx context.Context, in *leaguesdk.GameMoveCall) (*league
 		}
 		return opts[i], nil
 	}
-	d := decision{what: "move", matchID: in.MatchID, deadline: call.Deadline, valid: valid,
-		primary: randomOption, fallback: randomOption}
+	d := decide.Decision{What: "move", MatchID: in.MatchID, Deadline: call.Deadline, Valid: valid,
+		Primary: randomOption, Fallback: randomOption}
 	if parity {
 		pd := a.parityDecision(call.ParityCall)
-		d.primary, d.fallback = pd.primary, pd.fallback
+		d.Primary, d.Fallback = pd.Primary, pd.Fallback
 	}
 	if m, ok := a.cfg.Strategy.(Mover); ok {
-		d.primary = func(ctx context.Context) (string, error) { return m.Move(ctx, call) }
+		d.Primary = func(ctx context.Context) (string, error) { return m.Move(ctx, call) }
 	}
-	d.last = func() string {
+	d.Last = func() string {
 		if s, err := randomOption(ctx); err == nil && s != "" {
 			return s
 		}
