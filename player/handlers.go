@@ -3,7 +3,6 @@ package player
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -11,8 +10,8 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/internal/broadcast"
 	"github.com/agentleague/league/internal/decide"
-	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -566,67 +565,7 @@ func (a *Agent) fromManager(ctx context.Context, env *leaguesdk.Envelope) bool {
 	return agentkit.FromManager(ctx, a.log, env, token, "player")
 }
 
-// roundAnnouncement is ROUND_ANNOUNCEMENT as the player reads it: the
-// envelope and ids decoded and validated, the matches kept as they came,
-// one element each. The round's n/2 matches reach each of the n players;
-// a player decodes and checks the matches that name it, not the others.
-type roundAnnouncement struct {
-	leaguesdk.Envelope
-	LeagueID string            `json:"league_id" validate:"required"`
-	RoundID  leaguesdk.RoundID `json:"round_id" validate:"required"`
-	Matches  rawTable          `json:"matches"`
-}
-
-// UnmarshalTolerant reads an announcement whose matches are not an array:
-// its envelope and ids as usual, no matches.
-func (r *roundAnnouncement) UnmarshalTolerant(b []byte) error {
-	var h broadcastHead
-	if err := wirejson.Unmarshal(b, &h); err != nil {
-		return err
-	}
-	*r = roundAnnouncement{Envelope: h.Envelope, LeagueID: h.LeagueID, RoundID: h.RoundID}
-	return nil
-}
-
-// matchesOf decodes and validates the announced matches that may name the
-// player id: those whose bytes hold its id, or every one when none does (a
-// peer escaping its strings differently). A match that names the player
-// and does not validate refuses the announcement.
-func (r *roundAnnouncement) matchesOf(id string) ([]leaguesdk.ScheduledMatch, error) {
-	_, bare := leaguesdk.SplitSender(id)
-	var out []leaguesdk.ScheduledMatch
-	holding := r.Matches.holding([]byte(bare))
-	for _, scan := range []bool{true, false} {
-		for i, raw := range r.Matches {
-			if _, held := slices.BinarySearch(holding, i); scan != held {
-				continue
-			}
-			var m leaguesdk.ScheduledMatch
-			if err := json.Unmarshal(raw, &m); err != nil {
-				return nil, &leaguesdk.Error{Code: leaguesdk.CodeMissingRequiredField, Field: fmt.Sprintf("matches[%d]", i),
-					Message: fmt.Sprintf("matches[%d] does not decode: %v", i, err), Err: err}
-			}
-			if !sameID(m.PlayerAID, id) && !sameID(m.PlayerBID, id) {
-				continue
-			}
-			if err := leaguesdk.Validate(&m); err != nil {
-				var e *leaguesdk.Error
-				if errors.As(err, &e) {
-					field := fmt.Sprintf("matches[%d].%s", i, e.Field)
-					e.Message, e.Field = strings.Replace(e.Message, e.Field, field, 1), field
-				}
-				return nil, err
-			}
-			out = append(out, m)
-		}
-		if len(out) > 0 {
-			break
-		}
-	}
-	return out, nil
-}
-
-func (a *Agent) onRound(ctx context.Context, in *roundAnnouncement) (*leaguesdk.Ack, error) {
+func (a *Agent) onRound(ctx context.Context, in *broadcast.RoundAnnouncement) (*leaguesdk.Ack, error) {
 	if !a.fromManager(ctx, &in.Envelope) {
 		return a.ack(in, ""), nil
 	}
@@ -636,7 +575,7 @@ func (a *Agent) onRound(ctx context.Context, in *roundAnnouncement) (*leaguesdk.
 	var matches []leaguesdk.ScheduledMatch
 	if me != "" {
 		var err error
-		if matches, err = in.matchesOf(me); err != nil {
+		if matches, err = in.MatchesOf(me, sameID); err != nil {
 			return nil, err
 		}
 	}
