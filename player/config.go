@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/internal/decide"
 	"github.com/agentleague/league/internal/playerstore"
 	"github.com/agentleague/league/leaguesdk"
 )
@@ -214,7 +215,7 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.DataRoot == "" {
 		cfg.DataRoot = DefaultDataRoot
 	}
-	cfg.Rand = newLockedReader(cfg.Rand)
+	cfg.Rand = decide.LockedReader(cfg.Rand)
 	if cfg.Strategy == nil {
 		cfg.Strategy = Random(cfg.Rand)
 	}

@@ -349,7 +349,7 @@ func (a *Agent) parityDecision(call ParityCall) decide.Decision {
 // lastResortParity is the choice that cannot fail: random, or Even when
 // even the random source fails.
 func (a *Agent) lastResortParity() Parity {
-	p, err := randomParity(a.cfg.Rand)
+	p, err := decide.RandomParity(a.cfg.Rand)
 	if err != nil {
 		return Even
 	}
@@ -388,10 +388,10 @@ func (a *Agent) onMove(ctx context.Context, in *leaguesdk.GameMoveCall) (*league
 	}
 	randomOption := func(context.Context) (string, error) {
 		if len(opts) == 0 {
-			p, err := randomParity(a.cfg.Rand)
+			p, err := decide.RandomParity(a.cfg.Rand)
 			return string(p), err
 		}
-		i, err := randomIndex(a.cfg.Rand, len(opts))
+		i, err := decide.RandomIndex(a.cfg.Rand, len(opts))
 		if err != nil {
 			return "", err
 		}

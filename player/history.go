@@ -1,9 +1,11 @@
 package player
 
 import (
+	"iter"
 	"slices"
 	"unique"
 
+	"github.com/agentleague/league/internal/histindex"
 	"github.com/agentleague/league/internal/playerstore"
 )
 
@@ -84,8 +86,8 @@ type History struct {
 	counts  [2]int32
 	counted bool
 	// index, in a snapshot of an Agent's history, finds the records of
-	// each opponent without reading the others (history_index.go).
-	index *opponentIndex
+	// each opponent without reading the others.
+	index *histindex.Index
 }
 
 // NewHistory returns a history of the given records, for instance to test
@@ -138,7 +140,8 @@ func (h History) Stats() Stats {
 // Against returns the matches played against opponentID.
 func (h History) Against(opponentID string) History {
 	if !h.narrowed && h.index != nil {
-		return h.index.against(h.matches, opponentID, len(h.matches))
+		at, counts := h.index.Against(opponentID, len(h.matches))
+		return History{matches: h.matches, narrowed: true, at: at, counts: counts, counted: true}
 	}
 	out := History{matches: h.matches, narrowed: true}
 	for i := range h.Len() {
@@ -160,7 +163,7 @@ func (h History) OpponentChoices() (even, odd int) {
 	case h.counted:
 		return int(h.counts[0]), int(h.counts[1])
 	case !h.narrowed && h.index != nil:
-		return h.index.opponentChoices(len(h.matches))
+		return h.index.Choices(len(h.matches))
 	}
 	for m := range h.records() {
 		switch m.OpponentChoice {
@@ -214,15 +217,20 @@ func recordKind() playerstore.Kind[MatchRecord] {
 // opponents that History.Against reads, kept in step by the store's hooks.
 type memory struct {
 	records *playerstore.History[MatchRecord]
-	index   *opponentIndex // under the records' lock (hooks, View)
+	index   *histindex.Index // under the records' lock (hooks, View)
 }
 
 func newMemory() *memory {
-	h := &memory{index: &opponentIndex{}}
+	h := &memory{index: &histindex.Index{}}
 	h.records = playerstore.NewHistory(recordKind(), playerstore.Hooks[MatchRecord]{
-		Prepare:  (*MatchRecord).intern,
-		Added:    func(m *MatchRecord, i int) { h.index.add(m, i) },
-		Replaced: func(all []MatchRecord) { h.index = newOpponentIndex(all) },
+		Prepare: (*MatchRecord).intern,
+		Added:   func(m *MatchRecord, i int) { h.index.Add(m.OpponentID, string(m.OpponentChoice), i) },
+		Replaced: func(all []MatchRecord) {
+			h.index = &histindex.Index{}
+			for i := range all {
+				h.index.Add(all[i].OpponentID, string(all[i].OpponentChoice), i)
+			}
+		},
 	})
 	return h
 }
@@ -232,4 +240,23 @@ func (h *memory) snapshot() History {
 	var out History
 	h.records.View(func(ms []MatchRecord) { out = History{matches: ms, index: h.index} })
 	return out
+}
+
+// records yields the history's records, oldest first.
+func (h History) records() iter.Seq[*MatchRecord] {
+	return func(yield func(*MatchRecord) bool) {
+		if !h.narrowed {
+			for i := range h.matches {
+				if !yield(&h.matches[i]) {
+					return
+				}
+			}
+			return
+		}
+		for _, i := range h.at {
+			if !yield(&h.matches[i]) {
+				return
+			}
+		}
+	}
 }

@@ -2,13 +2,11 @@ package player
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"encoding/json"
 	"io"
-	"sync"
 	"time"
 
+	"github.com/agentleague/league/internal/decide"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -146,49 +144,8 @@ type MoveCall struct {
 // default strategy and default fallback. The returned strategy is safe for
 // concurrent use even when r is not.
 func Random(r io.Reader) Strategy {
-	src := newLockedReader(r)
+	src := decide.LockedReader(r)
 	return StrategyFunc(func(context.Context, ParityCall) (Parity, error) {
-		return randomParity(src)
+		return decide.RandomParity(src)
 	})
-}
-
-// lockedReader serialises reads so that a reader that is not safe for
-// concurrent use (a seeded generator in a test) can serve concurrent matches.
-type lockedReader struct {
-	mu sync.Mutex
-	r  io.Reader
-}
-
-func newLockedReader(r io.Reader) *lockedReader {
-	if lr, ok := r.(*lockedReader); ok {
-		return lr
-	}
-	if r == nil {
-		r = rand.Reader
-	}
-	return &lockedReader{r: r}
-}
-
-func (l *lockedReader) Read(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return io.ReadFull(l.r, p)
-}
-
-// randomIndex returns a uniformly chosen index below n (n > 0).
-func randomIndex(r io.Reader, n int) (int, error) {
-	var b [8]byte
-	if _, err := io.ReadFull(r, b[:]); err != nil {
-		return 0, err
-	}
-	// The modulo bias is below 2^-56 for any n a game can have.
-	return int(binary.LittleEndian.Uint64(b[:]) % uint64(n)), nil
-}
-
-func randomParity(r io.Reader) (Parity, error) {
-	i, err := randomIndex(r, 2)
-	if err != nil {
-		return "", err
-	}
-	return [2]Parity{Even, Odd}[i], nil
 }
