@@ -1,6 +1,7 @@
 package player
 
 import (
+	"cmp"
 	"crypto/tls"
 	"io"
 	"log/slog"
@@ -200,21 +201,15 @@ func (cfg Config) withDefaults() (Config, error) {
 	if err := check.Err(); err != nil {
 		return cfg, err
 	}
-	if cfg.Version == "" {
-		cfg.Version = leaguesdk.Version
-	}
-	if cfg.Addr == "" {
-		cfg.Addr = DefaultAddr
-	}
+	cfg.Version = cmp.Or(cfg.Version, leaguesdk.Version)
+	cfg.Addr = cmp.Or(cfg.Addr, DefaultAddr)
 	if len(cfg.GameTypes) == 0 {
 		cfg.GameTypes = []string{leaguesdk.GameEvenOdd}
 	}
 	if cfg.DataRoot == "" && cfg.Store != nil {
 		cfg.DataRoot = cfg.Store.Root()
 	}
-	if cfg.DataRoot == "" {
-		cfg.DataRoot = DefaultDataRoot
-	}
+	cfg.DataRoot = cmp.Or(cfg.DataRoot, DefaultDataRoot)
 	cfg.Rand = decide.LockedReader(cfg.Rand)
 	if cfg.Strategy == nil {
 		cfg.Strategy = Random(cfg.Rand)
@@ -229,9 +224,7 @@ func (cfg Config) withDefaults() (Config, error) {
 	agentkit.Default(&cfg.RegisterTimeout, leaguesdk.DefaultRegistrationTimeout)
 	agentkit.Default(&cfg.QueryTimeout, leaguesdk.DefaultQueryTimeout)
 	agentkit.Default(&cfg.ShutdownGrace, DefaultShutdownGrace)
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg.Logger = cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler))
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

@@ -15,18 +15,11 @@ type handler struct {
 	a *Agent
 }
 
-// Deliver hands msg to the player as if it had come on the wire, without
-// encoding it or a server, and returns the reply the player sends on the
-// wire: the same handlers as POST /mcp, with the same deadline safety and
-// fallback, [History], [Learner] and [StandingsObserver]. It serves what a
-// referee or a manager sends a player during a league (GAME_INVITATION,
-// CHOOSE_PARITY_CALL, GAME_MOVE_CALL, GAME_OVER, GAME_ERROR,
-// LEAGUE_STANDINGS_UPDATE, ROUND_COMPLETED, LEAGUE_COMPLETED); msg is
-// validated as on the wire, and an invalid message, or one of another
-// type, is refused with a [*leaguesdk.Error]. The player need not be
-// registered: it then answers as the player the referee addresses, as a
-// bare [Agent.Handler] does. ROUND_ANNOUNCEMENT is not among them: a
-// referee's invitation tells the player what it needs of a match.
+// Deliver hands msg, a referee's or the manager's message to a player
+// (ROUND_ANNOUNCEMENT excepted: an invitation tells the player what it
+// needs of a match), to the player's own handlers, validated as on the
+// wire but not encoded, and returns the reply it would send. An
+// unregistered player answers as the player the message addresses.
 func (h handler) Deliver(ctx context.Context, msg leaguesdk.Message) (leaguesdk.Message, error) {
 	a := h.a
 	if err := leaguesdk.Validate(msg); err != nil {

@@ -42,12 +42,10 @@
 //
 // The history holds one record per match: a repeated GAME_OVER is recorded
 // once, and the GAME_OVER of a replay (a greater attempt, see
-// docs/protocol.md) replaces the earlier result, so that the history ends
-// equal to the league's record. It is kept on disk under [Config.DataRoot],
-// durable before each result is acknowledged, with the player's
-// registration, so that a player started again registers as itself and
-// finds its history: package [github.com/agentleague/league/player/store]
-// says how, and reads a player's earlier leagues.
+// docs/protocol.md) replaces the earlier result. It is durable on disk
+// under [Config.DataRoot] before a result is acknowledged, and a player
+// started again registers as itself and finds it: package
+// [github.com/agentleague/league/player/store] says how.
 //
 // The player's token goes only where it must: to its manager, and to the
 // referee of a match the manager announced to it while that match runs.

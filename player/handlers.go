@@ -1,6 +1,7 @@
 package player
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -349,11 +350,10 @@ func (a *Agent) parityDecision(call ParityCall) decide.Decision {
 // lastResortParity is the choice that cannot fail: random, or Even when
 // even the random source fails.
 func (a *Agent) lastResortParity() Parity {
-	p, err := decide.RandomParity(a.cfg.Rand)
-	if err != nil {
-		return Even
+	if p, err := decide.RandomParity(a.cfg.Rand); err == nil {
+		return p
 	}
-	return p
+	return Even
 }
 
 func (a *Agent) onMove(ctx context.Context, in *leaguesdk.GameMoveCall) (*leaguesdk.GameMoveResponse, error) {
@@ -534,19 +534,11 @@ func resultLine(me string, rec MatchRecord) string {
 	mine, theirs := string(rec.MyChoice), string(rec.OpponentChoice)
 	switch {
 	case rec.DrawnNumber > 0:
-		line += fmt.Sprintf(" (%s vs %s, %d)", or(mine, "no choice"), or(theirs, "no choice"), rec.DrawnNumber)
+		line += fmt.Sprintf(" (%s vs %s, %d)", cmp.Or(mine, "no choice"), cmp.Or(theirs, "no choice"), rec.DrawnNumber)
 	case rec.Reason != "":
 		line += " (" + rec.Reason + ")"
 	}
 	return line
-}
-
-// or returns s, or alt when s is empty.
-func or(s, alt string) string {
-	if s == "" {
-		return alt
-	}
-	return s
 }
 
 func (a *Agent) onGameError(ctx context.Context, in *leaguesdk.GameError) (*leaguesdk.Ack, error) {
@@ -637,14 +629,6 @@ func (a *Agent) onRoundCompleted(ctx context.Context, in *leaguesdk.RoundComplet
 	return a.ack(in, ""), nil
 }
 
-// saveHistory writes history.json whole when results came since it was
-// last written, so that the file holds every result acknowledged.
-func (a *Agent) saveHistory(ctx context.Context) {
-	if err := a.history.records.Flush(); err != nil {
-		a.log.LogAttrs(ctx, slog.LevelError, "history.json not written", slog.String("error", err.Error()))
-	}
-}
-
 func (a *Agent) onLeagueCompleted(ctx context.Context, in *leaguesdk.LeagueCompleted) (*leaguesdk.Ack, error) {
 	if !a.fromManager(ctx, &in.Envelope) {
 		return a.ack(in, ""), nil
@@ -658,7 +642,9 @@ func (a *Agent) onLeagueCompleted(ctx context.Context, in *leaguesdk.LeagueCompl
 	}
 	// The league is at rest: history.json holds every result before the
 	// acknowledgement says so.
-	a.saveHistory(ctx)
+	if err := a.history.records.Flush(); err != nil {
+		a.log.LogAttrs(ctx, slog.LevelError, "history.json not written", slog.String("error", err.Error()))
+	}
 	id, _ := a.credentials()
 	s := a.History().Stats()
 	msg := fmt.Sprintf("league %s completed: %s won %d, drew %d, lost %d: %d points", in.LeagueID, id, s.Wins, s.Draws, s.Losses, s.Points)

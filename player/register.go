@@ -30,12 +30,7 @@ func (a *Agent) Register(ctx context.Context) error {
 	}
 	// A player registered before from this endpoint (its token is kept
 	// with its history) registers again with its token, and so as itself.
-	var saved string
-	if a.cfg.Store != nil {
-		saved = a.cfg.Store.Token(a.cfg.Name, a.cfg.League, endpoint) // read once for all the players of the store
-	} else {
-		saved = playerstore.Token(a.cfg.DataRoot, a.cfg.Name, a.cfg.League, endpoint)
-	}
+	saved := playerstore.SavedToken(a.cfg.Store, a.cfg.DataRoot, a.cfg.Name, a.cfg.League, endpoint)
 	req := &leaguesdk.LeagueRegisterRequest{
 		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterRequest, a.sender(), saved, "", a.cfg.Now()),
 		PlayerMeta: leaguesdk.PlayerMeta{

@@ -383,21 +383,18 @@ func (s *Store[R]) goRewrite(rewrite func()) bool {
 	return true
 }
 
-// Token returns the token of the registration saved under the store's data
-// root for the player called name with the manager at league from
-// endpoint, or "" when there is none. The players of a store share the
-// reading of the files.
-func (s *Store[R]) Token(name, league, endpoint string) string {
-	return s.regs.token(name, league, endpoint)
-}
-
 // Root returns the store's data root.
 func (s *Store[R]) Root() string { return s.root }
 
-// Token returns the token of the registration saved under dataRoot for the
-// player called name with the manager at league from endpoint, or "" when
-// there is none.
-func Token(dataRoot, name, league, endpoint string) string {
+// SavedToken returns the token of the registration saved under the data
+// root for the player called name with the manager at league from
+// endpoint, or "" when there is none: under store's data root, sharing the
+// reading of the files with the store's other players, or, when store is
+// nil, under dataRoot.
+func SavedToken[R any](store *Store[R], dataRoot, name, league, endpoint string) string {
+	if store != nil {
+		return store.regs.token(name, league, endpoint)
+	}
 	r := savedRegistrations{root: dataRoot}
 	return r.token(name, league, endpoint)
 }
