@@ -20,6 +20,7 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/manager"
 	"github.com/agentleague/league/player"
+	pstore "github.com/agentleague/league/player/store"
 	"github.com/agentleague/league/referee"
 )
 
@@ -259,7 +260,7 @@ func leagueBench(b *testing.B, root string, players, referees int) {
 		}
 		// One history store for all the players, as examples/fourplayer
 		// has: their results share fsyncs.
-		store, err := player.OpenStore(tempDir())
+		store, err := pstore.Open(tempDir())
 		if err != nil {
 			b.Fatal(err)
 		}

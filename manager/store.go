@@ -35,24 +35,13 @@ const (
 )
 
 // WriteObserver is implemented by a [Config.Observer] that also wants to be
-// told about the manager's durable writes.
-type WriteObserver interface {
-	// ObserveWrite is told about each durable write (one fsync).
-	ObserveWrite(WriteEvent)
-}
+// told about the manager's durable writes. It is [leaguesdk.WriteObserver],
+// so that an observer (package metrics) need not import the manager.
+type WriteObserver = leaguesdk.WriteObserver
 
 // WriteEvent is one durable write: a group commit of a journal or an
-// atomic file replacement.
-type WriteEvent struct {
-	// File names what was written ("assignments", "standings").
-	File string
-	// Records is the number of records the write made durable.
-	Records int
-	// Bytes is the number of bytes written.
-	Bytes int
-	// Took is the time of the write and its fsync.
-	Took time.Duration
-}
+// atomic file replacement ([leaguesdk.WriteEvent]).
+type WriteEvent = leaguesdk.WriteEvent
 
 // store knows where the league's files live under the data root. Every
 // write goes through internal/atomicfile.

@@ -5,7 +5,10 @@
 // and make, and the manager about its durable writes. A [*Metrics] is such
 // an Observer; give it to an agent's Config.Observer, serve [Metrics.Handler] at
 // GET /metrics (Config.Routes), and, for the manager and the referee, let
-// it read their progress with [Metrics.WatchManager] and [Metrics.WatchReferee].
+// it read their progress with managermetrics.Watch (package
+// manager/managermetrics) and [Metrics.WatchReferee]. The package imports
+// no agent: a player program that counts its calls links neither the
+// manager nor the referee.
 //
 //	m := metrics.New()
 //	ref, err := referee.New(referee.Config{
@@ -24,11 +27,11 @@
 //	writes_total{file}, write_records_total{file}, write_duration_seconds{file}
 //	                                        durable writes (fsyncs), the records they held, their time
 //	matches_running, matches_finished, matches_scheduled, round_current, rounds_total,
-//	players_registered, referees_registered  the manager's progress (WatchManager)
-//	matches_waiting                         the current round's matches waiting for a referee (WatchManager)
+//	players_registered, referees_registered  the manager's progress (managermetrics.Watch)
+//	matches_waiting                         the current round's matches waiting for a referee (managermetrics.Watch)
 //	referee_capacity, referee_free_capacity matches the referees able to take one may run at once,
-//	                                        and how many more they can take now (WatchManager)
-//	agents{kind,state}                      registered players and referees by lifecycle state (WatchManager)
+//	                                        and how many more they can take now (managermetrics.Watch)
+//	agents{kind,state}                      registered players and referees by lifecycle state (managermetrics.Watch)
 //	status{status}                          1 for the league's status: REGISTERING, RUNNING, COMPLETED
 //	referee_matches_running                 a referee's matches in play (WatchReferee)
 //	heap_live_bytes                         the process's heap reachable at the last garbage collection
@@ -43,19 +46,16 @@ package metrics
 
 import (
 	"net/http"
-	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/agentleague/league/leaguesdk"
-	"github.com/agentleague/league/manager"
-	"github.com/agentleague/league/referee"
 )
 
 // Metrics is a Prometheus registry with the league's series. It
-// implements [leaguesdk.Observer] and [manager.WriteObserver] and is safe for
+// implements [leaguesdk.Observer] and [leaguesdk.WriteObserver] and is safe for
 // concurrent use.
 type Metrics struct {
 	reg          *prometheus.Registry
@@ -120,75 +120,21 @@ func (m *Metrics) ObserveCall(e leaguesdk.CallEvent) {
 	m.latency.WithLabelValues(side, e.Method).Observe(e.Took.Seconds())
 }
 
-// ObserveWrite implements [manager.WriteObserver].
-func (m *Metrics) ObserveWrite(e manager.WriteEvent) {
+// ObserveWrite implements [leaguesdk.WriteObserver].
+func (m *Metrics) ObserveWrite(e leaguesdk.WriteEvent) {
 	m.writes.WithLabelValues(e.File).Inc()
 	m.writeRecords.WithLabelValues(e.File).Add(float64(e.Records))
 	m.writeTime.WithLabelValues(e.File).Observe(e.Took.Seconds())
 }
 
-// WatchManager adds gauges of the manager's progress, read at each scrape.
-func (m *Metrics) WatchManager(mgr *manager.Manager) {
-	m.reg.MustRegister(progressCollector{mgr})
+// MatchCounter is what [Metrics.WatchReferee] reads: a *referee.Referee.
+type MatchCounter interface {
+	// ActiveMatches returns the matches in play.
+	ActiveMatches() int
 }
 
 // WatchReferee adds a gauge of the referee's matches in play.
-func (m *Metrics) WatchReferee(r *referee.Referee) {
+func (m *Metrics) WatchReferee(r MatchCounter) {
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "league_referee_matches_running",
 		Help: "Matches this referee is playing now."}, func() float64 { return float64(r.ActiveMatches()) }))
-}
-
-var (
-	descRunning   = prometheus.NewDesc("league_matches_running", "Matches with a referee now.", nil, nil)
-	descFinished  = prometheus.NewDesc("league_matches_finished", "Matches with a recorded result.", nil, nil)
-	descScheduled = prometheus.NewDesc("league_matches_scheduled", "Matches in the schedule.", nil, nil)
-	descRound     = prometheus.NewDesc("league_round_current", "The round being played.", nil, nil)
-	descRounds    = prometheus.NewDesc("league_rounds_total", "Rounds in the schedule.", nil, nil)
-	descPlayers   = prometheus.NewDesc("league_players_registered", "Players registered.", nil, nil)
-	descReferees  = prometheus.NewDesc("league_referees_registered", "Referees registered.", nil, nil)
-	descStatus    = prometheus.NewDesc("league_status", "1 for the league's current status.", []string{"status"}, nil)
-	descWaiting   = prometheus.NewDesc("league_matches_waiting",
-		"Matches of the current round waiting for a referee: neither finished nor with a referee.", nil, nil)
-	descCapacity = prometheus.NewDesc("league_referee_capacity",
-		"Matches the referees able to take one may run at once (sum of their max_concurrent_matches).", nil, nil)
-	descFree = prometheus.NewDesc("league_referee_free_capacity",
-		"Matches the referees able to take one can take now, beyond those they run.", nil, nil)
-	descAgents = prometheus.NewDesc("league_agents",
-		"Registered agents by kind (player, referee) and lifecycle state.", []string{"kind", "state"}, nil)
-)
-
-// agentStates are the lifecycle states league_agents always reports, so
-// that a state nobody is in reads 0 rather than absent.
-var agentStates = []manager.AgentState{manager.StateRegistered, manager.StateActive,
-	manager.StateSuspended, manager.StateShutdown}
-
-// progressCollector reads Manager.Progress once per scrape.
-type progressCollector struct{ mgr *manager.Manager }
-
-func (c progressCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descRunning, descFinished, descScheduled, descRound, descRounds,
-		descPlayers, descReferees, descStatus, descWaiting, descCapacity, descFree, descAgents} {
-		ch <- d
-	}
-}
-
-func (c progressCollector) Collect(ch chan<- prometheus.Metric) {
-	p := c.mgr.Progress()
-	for d, v := range map[*prometheus.Desc]int{descRunning: p.Running, descFinished: p.Finished,
-		descScheduled: p.Matches, descRound: p.CurrentRound, descRounds: p.TotalRounds,
-		descPlayers: p.Players, descReferees: p.Referees, descWaiting: p.Waiting,
-		descCapacity: p.Capacity, descFree: p.FreeCapacity} {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v))
-	}
-	for kind, states := range map[string]map[manager.AgentState]int{"player": p.PlayerStates, "referee": p.RefereeStates} {
-		for _, st := range agentStates {
-			ch <- prometheus.MustNewConstMetric(descAgents, prometheus.GaugeValue, float64(states[st]), kind, string(st))
-		}
-		for st, n := range states {
-			if !slices.Contains(agentStates, st) {
-				ch <- prometheus.MustNewConstMetric(descAgents, prometheus.GaugeValue, float64(n), kind, string(st))
-			}
-		}
-	}
-	ch <- prometheus.MustNewConstMetric(descStatus, prometheus.GaugeValue, 1, string(p.Status))
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/manager"
+	"github.com/agentleague/league/manager/managermetrics"
 	"github.com/agentleague/league/metrics"
 	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/player/strategies"
@@ -115,7 +116,7 @@ func serveManager(t *testing.T, run func(func(context.Context) error), mm *metri
 	if err != nil {
 		t.Fatal(err)
 	}
-	mm.WatchManager(mgr)
+	managermetrics.Watch(mm, mgr)
 	run(mgr.Run)
 	return mgr, "http://" + ln.Addr().String()
 }

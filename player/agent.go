@@ -23,14 +23,7 @@ type Agent struct {
 	client   *leaguesdk.Client
 	srv      *leaguesdk.Server
 	handler  http.Handler
-	history  historyStore
-	// saves runs the end-of-round rewrites of history.json
-	// (saveHistoryInBackground); saving and saveAgain, under saveMu, say
-	// whether one runs and whether another is asked for.
-	saves     sync.WaitGroup
-	saveMu    sync.Mutex
-	saving    bool
-	saveAgain bool
+	history  *memory
 
 	runner     *agentkit.Lifecycle // Run, Shutdown and Close
 	registered chan struct{}
@@ -46,9 +39,6 @@ type Agent struct {
 	flat      map[string]bool        // matches whose invitation came in the lower-case dialect, by match id
 	standings standingsTable         // the latest table (standings.go)
 	lastRound int
-	// leaguePlayers is the most players the manager's messages showed
-	// the league to have (0 until one did).
-	leaguePlayers int
 	// myStanding is the player's row of the latest standings update.
 	myStanding *leaguesdk.StandingRow
 }
@@ -63,6 +53,7 @@ func New(cfg Config) (*Agent, error) {
 	a := &Agent{
 		cfg:        cfg,
 		registered: make(chan struct{}),
+		history:    newMemory(),
 		endpoint:   cfg.Endpoint,
 		matches:    map[string]*matchState{},
 		announced:  map[string]bool{},
@@ -101,15 +92,16 @@ func New(cfg Config) (*Agent, error) {
 	})
 	a.addTools()
 	a.runner = agentkit.NewLifecycle("player", func() error {
-		a.saves.Wait()    // the end-of-round rewrite under way, if any
-		a.history.close() // history.json complete, the player's own Store closed
+		a.history.records.Close() // history.json complete, the player's own store closed
 		a.client.Close()
 		return a.agentLog.Close()
 	})
-	if a.handler, err = agentkit.WithRoutes(a.srv, cfg.Routes); err != nil {
+	routed, err := agentkit.WithRoutes(a.srv, cfg.Routes)
+	if err != nil {
 		_ = a.runner.Close()
 		return nil, fmt.Errorf("player: %w", err)
 	}
+	a.handler = handler{Handler: routed, a: a}
 	return a, nil
 }
 
@@ -168,7 +160,8 @@ func (a *Agent) credentials() (id, token string) {
 }
 
 // Run listens ([Config.Listener], or [Config.Addr]), serves the player and
-// registers it with the manager (see [Agent.Register]), then serves until ctx
+// registers it with the manager (see [Agent.Register]; not with
+// [Config.NoRegister]), then serves until ctx
 // ends, [Agent.Shutdown] or Close is called. When ctx ends it lets in-flight calls
 // finish for up to [Config.ShutdownGrace]. It returns nil after a clean
 // stop, a [*leaguesdk.RejectedError] when the manager refuses the player,
@@ -176,6 +169,10 @@ func (a *Agent) credentials() (id, token string) {
 // called once, and not after Close (it then returns an error at once); it
 // releases what [New] acquired when it returns, as Close does.
 func (a *Agent) Run(ctx context.Context) error {
+	work := a.Register
+	if a.cfg.NoRegister {
+		work = nil // serve only
+	}
 	return a.runner.Run(ctx, agentkit.Spec{
 		Listener: a.cfg.Listener, Addr: a.cfg.Addr, TLS: a.cfg.TLS, Handler: a.handler,
 		Grace: a.cfg.ShutdownGrace, Log: a.log,
@@ -184,7 +181,7 @@ func (a *Agent) Run(ctx context.Context) error {
 			a.log.Info("player serving", slog.String("endpoint", endpoint), slog.String("name", a.cfg.Name))
 			return nil
 		},
-		Work: a.Register,
+		Work: work,
 		Stopped: func(err error) {
 			if err == nil {
 				a.log.Info("player stopped")

@@ -1,6 +1,7 @@
 package player
 
 import (
+	"cmp"
 	"crypto/tls"
 	"io"
 	"log/slog"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/internal/decide"
+	"github.com/agentleague/league/internal/playerstore"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -24,10 +27,33 @@ const (
 )
 
 // Config configures an [Agent]. The zero value of every field but Name and
-// League means the documented default.
+// League means the documented default. The fields an author sets come
+// first; the settings of operators and tests follow in a block of their
+// own.
 type Config struct {
 	// Name is the player's display name ("Agent Alpha"). Required.
 	Name string
+	// League is the league manager's endpoint
+	// ("http://127.0.0.1:8000/mcp"). Required.
+	League string
+	// Strategy chooses the parity. Default: [Random](Rand).
+	Strategy Strategy
+	// Fallback answers when [Strategy] fails (error, panic, invalid choice,
+	// or no answer before the safety margin). Default: [Random](Rand). When
+	// the fallback fails too, the [Agent] answers a random choice itself.
+	Fallback Strategy
+	// Addr is the address [Agent.Run] listens on when Listener is nil.
+	// Default "127.0.0.1:8101".
+	Addr string
+	// Listener, when set, is the listener [Agent.Run] serves on (tests and
+	// examples pass one on port 0). Otherwise Run listens on Addr.
+	Listener net.Listener
+	// Endpoint is the contact endpoint sent to the manager, the URL at
+	// which referees reach this player. Default: http(s)://<listen
+	// address>/mcp, with an unspecified host (0.0.0.0, ::) replaced by
+	// 127.0.0.1. Set it when other machines must reach the player, or when
+	// the [Agent.Handler] is mounted in your own server.
+	Endpoint string
 	// ID is the player id the player asks for ("P01"): until the manager
 	// accepts it, every message it sends carries the sender player:<ID>.
 	// Managers that key players by sender, with a line-up of ids known in
@@ -35,25 +61,26 @@ type Config struct {
 	// its reply wins. Letters, digits, "_", "-" and "." only, at most 64
 	// bytes. Default "": the sender is made from Name ("player:agent_alpha").
 	ID string
+	// DataRoot is the data root of the league's data layer; the history
+	// of each league lives in
+	// DataRoot/data/players/<league_id>/<player_id>/history.json, with the
+	// player's registration and token (mode 0600), so that a player
+	// started again registers as itself (package player/store says how).
+	// A history file that cannot be read is logged and left untouched; the
+	// player then keeps its history in memory only. Default: the Store's
+	// data root when Store is set, else "./league-data".
+	DataRoot string
+	// Logger receives the agent's log, for people to read (a text handler
+	// on stderr, say): at info, short lines of what the player does
+	// ("P02 won R1M1 against P01 (even vs odd, 4)"); each call's ids and
+	// timings, and whole messages, at debug. Default: discard. The agent
+	// log file gets every record as well, unless NoAgentLog is set.
+	Logger *slog.Logger
+	// GameTypes are the games the player plays. Default ["even_odd"].
+	GameTypes []string
 	// Version is the player's own version, sent at registration and
 	// reported to MCP clients. Default [leaguesdk.Version].
 	Version string
-	// League is the league manager's endpoint
-	// ("http://127.0.0.1:8000/mcp"). Required.
-	League string
-
-	// Listener, when set, is the listener [Agent.Run] serves on (tests and
-	// examples pass one on port 0). Otherwise Run listens on Addr.
-	Listener net.Listener
-	// Addr is the address [Agent.Run] listens on when Listener is nil.
-	// Default "127.0.0.1:8101".
-	Addr string
-	// Endpoint is the contact endpoint sent to the manager, the URL at
-	// which referees reach this player. Default: http(s)://<listen
-	// address>/mcp, with an unspecified host (0.0.0.0, ::) replaced by
-	// 127.0.0.1. Set it when other machines must reach the player, or when
-	// the [Agent.Handler] is mounted in your own server.
-	Endpoint string
 	// TLS, when set, makes [Agent.Run] serve HTTPS only with it (its Certificates,
 	// and ClientCAs with ClientAuth for mutual TLS); the default Endpoint
 	// then starts with https://. Default nil: plain HTTP.
@@ -64,6 +91,33 @@ type Config struct {
 	// [leaguesdk.TLSFiles] builds both from PEM files. Default nil: the
 	// system roots, no client certificate.
 	ClientTLS *tls.Config
+	// SafetyMargin is how long before a call's deadline the strategy's
+	// context ends, leaving time for the fallback and the reply. It is
+	// capped at a quarter of the time left when the call arrives, so that
+	// short deadlines still leave the strategy most of the time.
+	// Default 2 s.
+	SafetyMargin time.Duration
+	// ShutdownGrace is how long [Agent.Run] lets in-flight calls finish when
+	// its context ends. Default 5 s.
+	ShutdownGrace time.Duration
+
+	// Operator and test settings. A player author needs none of them:
+	// their zero values are the defaults a league's players run with.
+
+	// Store, when set, is a store of package player/store (store.Open)
+	// that keeps the player's history, in the store's data root, with the
+	// histories of the other players that share it: their results share
+	// fsyncs. The caller closes it after the players stop. Default nil:
+	// the player opens a store of its own on DataRoot when it registers
+	// and closes it when [Agent.Run] returns.
+	Store *playerstore.Store[MatchRecord]
+	// NoRegister makes [Agent.Run] serve without registering: the player
+	// answers whoever calls it (as a bare [Agent.Handler] does, in the name
+	// of the player id each call addresses) and keeps its history in memory
+	// only. For a harness that drives players itself: an arena's external
+	// players, a conformance kit, tests. League may then be empty.
+	// Default false: Run registers.
+	NoRegister bool
 	// HTTPClient, when set, carries the player's calls to the manager
 	// (ClientTLS is then unused): inmem.Network's client, say, to reach
 	// a manager of the same process without a socket. Default: a
@@ -75,38 +129,6 @@ type Config struct {
 	// Routes adds HTTP handlers beside the player's own, keyed by
 	// [http.ServeMux] pattern (for example "GET /metrics"). Default: none.
 	Routes map[string]http.Handler
-	// GameTypes are the games the player plays. Default ["even_odd"].
-	GameTypes []string
-	// DataRoot is the data root of the league's data layer; the history
-	// of each league lives in
-	// DataRoot/data/players/<league_id>/<player_id>/history.json, with the
-	// player's registration and token (mode 0600), so that a player
-	// started again registers as itself, and the results since the file
-	// was last written in the journal of a [Store] (see Store). A history
-	// file that cannot be read is logged and left untouched; the player
-	// then keeps its history in memory only. Default: the Store's data
-	// root when Store is set, else "./league-data".
-	DataRoot string
-	// Store, when set, keeps the player's history, in the Store's data
-	// root, with the histories of the other players that share it: their
-	// results share fsyncs. The caller closes it after the players stop.
-	// Default nil: the player opens a Store of its own on DataRoot when
-	// it registers and closes it when [Agent.Run] returns.
-	Store *Store
-
-	// Strategy chooses the parity. Default: [Random](Rand).
-	Strategy Strategy
-	// Fallback answers when [Strategy] fails (error, panic, invalid choice,
-	// or no answer before the safety margin). Default: [Random](Rand). When
-	// the fallback fails too, the [Agent] answers a random choice itself.
-	Fallback Strategy
-
-	// SafetyMargin is how long before a call's deadline the strategy's
-	// context ends, leaving time for the fallback and the reply. It is
-	// capped at a quarter of the time left when the call arrives, so that
-	// short deadlines still leave the strategy most of the time.
-	// Default 2 s.
-	SafetyMargin time.Duration
 	// ChoiceTimeout is the deadline assumed for a parity or move call that
 	// names none, counted from its arrival. Default 30 s.
 	ChoiceTimeout time.Duration
@@ -126,16 +148,6 @@ type Config struct {
 	// QueryTimeout bounds each league query of a context without a
 	// deadline. Default 10 s.
 	QueryTimeout time.Duration
-	// ShutdownGrace is how long [Agent.Run] lets in-flight calls finish when
-	// its context ends. Default 5 s.
-	ShutdownGrace time.Duration
-
-	// Logger receives the agent's log, for people to read (a text handler
-	// on stderr, say): at info, short lines of what the player does
-	// ("P02 won R1M1 against P01 (even vs odd, 4)"); each call's ids and
-	// timings, and whole messages, at debug. Default: discard. The agent
-	// log file gets every record as well, unless NoAgentLog is set.
-	Logger *slog.Logger
 	// NoAgentLog turns off the agent log file. By default (false) the
 	// player writes JSON lines (timestamp, level, agent_id, message,
 	// tokens redacted) to DataRoot/logs/agents/<player_id>.log.jsonl. The
@@ -170,9 +182,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.ID != "" && !validID(cfg.ID) {
 		check.Add("the player id (ID) %q is not valid: use 1 to 64 letters, digits, \"_\", \"-\" or \".\"", cfg.ID)
 	}
-	if cfg.League == "" {
+	if cfg.League == "" && !cfg.NoRegister {
 		check.Add("the manager's endpoint (League) is required")
-	} else if !leaguesdk.ValidEndpoint(cfg.League) {
+	} else if cfg.League != "" && !leaguesdk.ValidEndpoint(cfg.League) {
 		check.Add("the manager's endpoint (League) %q is not an http(s) URL", cfg.League)
 	}
 	if cfg.Endpoint != "" && !leaguesdk.ValidEndpoint(cfg.Endpoint) {
@@ -189,22 +201,16 @@ func (cfg Config) withDefaults() (Config, error) {
 	if err := check.Err(); err != nil {
 		return cfg, err
 	}
-	if cfg.Version == "" {
-		cfg.Version = leaguesdk.Version
-	}
-	if cfg.Addr == "" {
-		cfg.Addr = DefaultAddr
-	}
+	cfg.Version = cmp.Or(cfg.Version, leaguesdk.Version)
+	cfg.Addr = cmp.Or(cfg.Addr, DefaultAddr)
 	if len(cfg.GameTypes) == 0 {
 		cfg.GameTypes = []string{leaguesdk.GameEvenOdd}
 	}
 	if cfg.DataRoot == "" && cfg.Store != nil {
-		cfg.DataRoot = cfg.Store.root
+		cfg.DataRoot = cfg.Store.Root()
 	}
-	if cfg.DataRoot == "" {
-		cfg.DataRoot = DefaultDataRoot
-	}
-	cfg.Rand = newLockedReader(cfg.Rand)
+	cfg.DataRoot = cmp.Or(cfg.DataRoot, DefaultDataRoot)
+	cfg.Rand = decide.LockedReader(cfg.Rand)
 	if cfg.Strategy == nil {
 		cfg.Strategy = Random(cfg.Rand)
 	}
@@ -218,9 +224,7 @@ func (cfg Config) withDefaults() (Config, error) {
 	agentkit.Default(&cfg.RegisterTimeout, leaguesdk.DefaultRegistrationTimeout)
 	agentkit.Default(&cfg.QueryTimeout, leaguesdk.DefaultQueryTimeout)
 	agentkit.Default(&cfg.ShutdownGrace, DefaultShutdownGrace)
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg.Logger = cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler))
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

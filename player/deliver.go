@@ -2,30 +2,26 @@ package player
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/agentleague/league/leaguesdk"
 )
 
-// Deliver hands msg to the player as if it had come on the wire, without
-// encoding it or a server, and returns the reply the player sends on the
-// wire: the same handlers as POST /mcp, with the same deadline safety and
-// fallback, [History], [Learner] and [StandingsObserver]. It serves what a
-// referee or a manager sends a player during a league:
-// [*leaguesdk.GameInvitation], [*leaguesdk.ChooseParityCall],
-// [*leaguesdk.GameMoveCall], [*leaguesdk.GameOver], [*leaguesdk.GameError],
-// [*leaguesdk.LeagueStandingsUpdate], [*leaguesdk.RoundCompleted] and
-// [*leaguesdk.LeagueCompleted]. msg is validated as on the wire; an invalid
-// message, or one of another type, is refused with a [*leaguesdk.Error]. The player need not
-// be registered: it then answers as the player the referee addresses (the
-// message's player_id), as a bare [Agent.Handler] does.
-//
-// Deliver is how a program plays Go strategies in its own process, many
-// matches a second, with the real player's behaviour (package arena does);
-// the messages it passes are those of the protocol, which the same program
-// can send over HTTP to players written in any language.
-// ROUND_ANNOUNCEMENT is not among them: a referee's invitation tells the
-// player what it needs of a match.
-func (a *Agent) Deliver(ctx context.Context, msg leaguesdk.Message) (leaguesdk.Message, error) {
+// handler is the Agent's HTTP handler ([Agent.Handler]). Its Deliver is
+// the in-process hook of package player/arena, reached by a type
+// assertion: no part of the author's API.
+type handler struct {
+	http.Handler
+	a *Agent
+}
+
+// Deliver hands msg, a referee's or the manager's message to a player
+// (ROUND_ANNOUNCEMENT excepted: an invitation tells the player what it
+// needs of a match), to the player's own handlers, validated as on the
+// wire but not encoded, and returns the reply it would send. An
+// unregistered player answers as the player the message addresses.
+func (h handler) Deliver(ctx context.Context, msg leaguesdk.Message) (leaguesdk.Message, error) {
+	a := h.a
 	if err := leaguesdk.Validate(msg); err != nil {
 		return nil, err
 	}
@@ -44,7 +40,6 @@ func (a *Agent) Deliver(ctx context.Context, msg leaguesdk.Message) (leaguesdk.M
 		if !a.fromManager(ctx, &m.Envelope) {
 			return a.ack(m, ""), nil
 		}
-		a.noteLeagueSize(len(m.Standings))
 		a.observe(ctx, int(m.RoundID), m.Standings)
 		return a.ack(m, ""), nil
 	case *leaguesdk.RoundCompleted:

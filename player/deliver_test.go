@@ -35,11 +35,11 @@ func TestDeliverPlaysAMatchInProcessWithThePlayersHistoryAndLearner(t *testing.T
 		return leaguesdk.NewEnvelope(t, "referee:ref", "", "conv-1", time.Now())
 	}
 	for i, match := range []string{"R1M1", "R2M1", "R3M1"} {
-		if _, err := a.Deliver(ctx, &leaguesdk.GameInvitation{Envelope: env(leaguesdk.MsgGameInvitation), MatchID: match,
+		if _, err := inProcess(a).Deliver(ctx, &leaguesdk.GameInvitation{Envelope: env(leaguesdk.MsgGameInvitation), MatchID: match,
 			RoleInMatch: leaguesdk.PlayerA, OpponentID: "P02", PlayerID: "P01", GameType: leaguesdk.GameEvenOdd}); err != nil {
 			t.Fatal(err)
 		}
-		reply, err := a.Deliver(ctx, &leaguesdk.ChooseParityCall{Envelope: env(leaguesdk.MsgChooseParityCall), MatchID: match,
+		reply, err := inProcess(a).Deliver(ctx, &leaguesdk.ChooseParityCall{Envelope: env(leaguesdk.MsgChooseParityCall), MatchID: match,
 			PlayerID: "P01", Deadline: leaguesdk.FormatTime(time.Now().Add(time.Minute))})
 		if err != nil {
 			t.Fatal(err)
@@ -54,7 +54,7 @@ func TestDeliverPlaysAMatchInProcessWithThePlayersHistoryAndLearner(t *testing.T
 		over := &leaguesdk.GameOver{Envelope: env(leaguesdk.MsgGameOver), MatchID: match, GameResult: leaguesdk.GameResult{
 			Status: leaguesdk.ResultDraw, DrawnNumber: 3, Choices: map[string]leaguesdk.Parity{"P01": want, "P02": leaguesdk.Odd}}}
 		for range 2 { // a repeated GAME_OVER is recorded once
-			if _, err := a.Deliver(ctx, over); err != nil {
+			if _, err := inProcess(a).Deliver(ctx, over); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -75,13 +75,13 @@ func TestDeliverRefusesAMessageAPlayerIsNotSent(t *testing.T) {
 	}
 	defer a.Close()
 	var e *leaguesdk.Error
-	_, err = a.Deliver(context.Background(), &leaguesdk.StartMatch{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStartMatch,
+	_, err = inProcess(a).Deliver(context.Background(), &leaguesdk.StartMatch{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStartMatch,
 		leaguesdk.LeagueManagerSender, "", "c", time.Now()), LeagueID: "l", RoundID: 1, MatchID: "R1M1", GameType: "even_odd",
 		PlayerAID: "P01", PlayerBID: "P02", PlayerAEndpoint: "http://a/mcp", PlayerBEndpoint: "http://b/mcp"})
 	if !errors.As(err, &e) {
 		t.Errorf("START_MATCH: got %v, want a *leaguesdk.Error", err)
 	}
-	if _, err := a.Deliver(context.Background(), &leaguesdk.ChooseParityCall{MatchID: "R1M1"}); !errors.As(err, &e) {
+	if _, err := inProcess(a).Deliver(context.Background(), &leaguesdk.ChooseParityCall{MatchID: "R1M1"}); !errors.As(err, &e) {
 		t.Errorf("a call without its envelope: got %v, want a *leaguesdk.Error", err)
 	}
 }
@@ -94,19 +94,19 @@ func TestASnapshotOfTheHistoryKeepsItsRecordsAgainstAnOpponent(t *testing.T) {
 	defer a.Close()
 	over := func(match string) {
 		t.Helper()
-		if _, err := a.Deliver(context.Background(), &leaguesdk.GameOver{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgGameOver,
+		if _, err := inProcess(a).Deliver(context.Background(), &leaguesdk.GameOver{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgGameOver,
 			"referee:ref", "", "c", time.Now()), MatchID: match, GameResult: leaguesdk.GameResult{Status: leaguesdk.ResultDraw,
 			Choices: map[string]leaguesdk.Parity{"P01": leaguesdk.Even, "P02": leaguesdk.Even}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := a.Deliver(context.Background(), &leaguesdk.GameInvitation{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgGameInvitation,
+	if _, err := inProcess(a).Deliver(context.Background(), &leaguesdk.GameInvitation{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgGameInvitation,
 		"referee:ref", "", "c", time.Now()), MatchID: "R1M1", OpponentID: "P02", PlayerID: "P01"}); err != nil {
 		t.Fatal(err)
 	}
 	over("R1M1")
 	before := a.History()
-	if _, err := a.Deliver(context.Background(), &leaguesdk.GameInvitation{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgGameInvitation,
+	if _, err := inProcess(a).Deliver(context.Background(), &leaguesdk.GameInvitation{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgGameInvitation,
 		"referee:ref", "", "c", time.Now()), MatchID: "R2M1", OpponentID: "P02", PlayerID: "P01"}); err != nil {
 		t.Fatal(err)
 	}
@@ -118,3 +118,12 @@ func TestASnapshotOfTheHistoryKeepsItsRecordsAgainstAnOpponent(t *testing.T) {
 		t.Errorf("the earlier snapshot counts %d even choices, want 1", even)
 	}
 }
+
+// deliverer is the in-process hook of an Agent's handler, which package
+// player/arena uses.
+type deliverer interface {
+	Deliver(ctx context.Context, msg leaguesdk.Message) (leaguesdk.Message, error)
+}
+
+// inProcess returns the in-process hook of a's handler.
+func inProcess(a *player.Agent) deliverer { return a.Handler().(deliverer) }

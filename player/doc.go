@@ -22,6 +22,13 @@
 //		log.Fatal(err)
 //	}
 //
+// A strategy needs this package only: a [ParityCall] carries the match, the
+// opponent, the player's [Role] and [PlayerRecord], the deadline and the
+// player's [History]. Strategies that learn implement [Learner] or
+// [StandingsObserver]; strategies for games other than even/odd implement
+// [Mover]. Ready strategies to use and to learn from are in the
+// player/strategies package.
+//
 // The Agent does the protocol: it registers (retrying while the manager is
 // not up yet, stopping with a [*leaguesdk.RejectedError] when the manager refuses),
 // answers every invitation at once, asks the strategy for each choice,
@@ -33,28 +40,12 @@
 // error, panics, returns something other than [Even] or [Odd], or is late, the
 // Agent answers in time with [Config.Fallback] and logs why.
 //
-// The player's memory is its history in the league it plays, kept in
-// <DataRoot>/data/players/<league_id>/<player_id>/history.json (player ids
-// are given anew in each league; [EarlierLeagues] reads a player's own
-// earlier leagues). Each result is first a line of a [Store]'s journal, on
-// disk before its GAME_OVER is acknowledged; history.json, the whole
-// history, is rewritten atomically now and then (when the results since
-// the last rewrite are as many as the file holds), at the end of each
-// round of a league of at most 100 players, before LEAGUE_COMPLETED is
-// acknowledged, and when the player stops. Players in one process share one Store
-// ([Config.Store]): the results of players whose matches end together share
-// one fsync; a player given none opens its own. The file and the journal
-// are read back when the player registers again, after a crash too. The
-// history is shown to the strategy as [ParityCall.History]. It holds one record per match: a repeated GAME_OVER
-// is recorded once, and the GAME_OVER of a replay (a greater attempt, see
-// docs/protocol.md) replaces the earlier result, so that the history ends
-// equal to the league's record. Strategies that learn implement [Learner] or
-// [StandingsObserver]; strategies for games other than even/odd implement
-// [Mover]. Ready strategies to use and to learn from are in the
-// player/strategies package. The same file keeps the player's registration,
-// token included, and is therefore written with mode 0600: a player started
-// again with the same DataRoot, name, manager and contact endpoint presents
-// its token and gets its id back.
+// The history holds one record per match: a repeated GAME_OVER is recorded
+// once, and the GAME_OVER of a replay (a greater attempt, see
+// docs/protocol.md) replaces the earlier result. It is durable on disk
+// under [Config.DataRoot] before a result is acknowledged, and a player
+// started again registers as itself and finds it: package
+// [github.com/agentleague/league/player/store] says how.
 //
 // The player's token goes only where it must: to its manager, and to the
 // referee of a match the manager announced to it while that match runs.

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http/httptest"
 	"os"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -90,42 +89,4 @@ func ExampleAgent_Run() {
 	// Output:
 	// registered as P01
 	// stopped: <nil>
-}
-
-// Players run in one process share one Store: the results of players
-// whose matches end at the same time are made durable by one fsync.
-func ExampleOpenStore() {
-	manager := exampleManager()
-	defer manager.Close()
-	dataRoot, err := os.MkdirTemp("", "league-data")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dataRoot)
-
-	store, err := player.OpenStore(dataRoot)
-	if err != nil {
-		log.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	var running sync.WaitGroup
-	for _, name := range []string{"Agent Alpha", "Agent Beta", "Agent Gamma"} {
-		a, err := player.New(player.Config{Name: name, League: manager.URL + "/mcp", Addr: "127.0.0.1:0", Store: store})
-		if err != nil {
-			log.Fatal(err)
-		}
-		running.Go(func() { _ = a.Run(ctx) })
-		<-a.Registered()
-		fmt.Println(name, "registered as", a.ID())
-	}
-	stop()
-	running.Wait()
-	// After the players: every history.json complete, the journal removed.
-	if err := store.Close(); err != nil {
-		log.Fatal(err)
-	}
-	// Output:
-	// Agent Alpha registered as P01
-	// Agent Beta registered as P02
-	// Agent Gamma registered as P03
 }

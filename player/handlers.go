@@ -1,9 +1,9 @@
 package player
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
-	wirejson "github.com/agentleague/league/internal/json"
+	"github.com/agentleague/league/internal/broadcast"
+	"github.com/agentleague/league/internal/decide"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -328,32 +329,31 @@ func (a *Agent) onChooseParity(ctx context.Context, in *leaguesdk.ChooseParityCa
 	}, nil
 }
 
-func (a *Agent) parityDecision(call ParityCall) decision {
+func (a *Agent) parityDecision(call ParityCall) decide.Decision {
 	asString := func(s Strategy) func(ctx context.Context) (string, error) {
 		return func(ctx context.Context) (string, error) {
 			p, err := s.ChooseParity(ctx, call)
 			return string(p), err
 		}
 	}
-	return decision{
-		what:     "parity",
-		matchID:  call.MatchID,
-		deadline: call.Deadline,
-		primary:  asString(a.cfg.Strategy),
-		fallback: asString(a.cfg.Fallback),
-		valid:    func(s string) bool { return Parity(s).Valid() },
-		last:     func() string { return string(a.lastResortParity()) },
+	return decide.Decision{
+		What:     "parity",
+		MatchID:  call.MatchID,
+		Deadline: call.Deadline,
+		Primary:  asString(a.cfg.Strategy),
+		Fallback: asString(a.cfg.Fallback),
+		Valid:    func(s string) bool { return Parity(s).Valid() },
+		Last:     func() string { return string(a.lastResortParity()) },
 	}
 }
 
 // lastResortParity is the choice that cannot fail: random, or Even when
 // even the random source fails.
 func (a *Agent) lastResortParity() Parity {
-	p, err := randomParity(a.cfg.Rand)
-	if err != nil {
-		return Even
+	if p, err := decide.RandomParity(a.cfg.Rand); err == nil {
+		return p
 	}
-	return p
+	return Even
 }
 
 func (a *Agent) onMove(ctx context.Context, in *leaguesdk.GameMoveCall) (*leaguesdk.GameMoveResponse, error) {
@@ -388,25 +388,25 @@ func (a *Agent) onMove(ctx context.Context, in *leaguesdk.GameMoveCall) (*league
 	}
 	randomOption := func(context.Context) (string, error) {
 		if len(opts) == 0 {
-			p, err := randomParity(a.cfg.Rand)
+			p, err := decide.RandomParity(a.cfg.Rand)
 			return string(p), err
 		}
-		i, err := randomIndex(a.cfg.Rand, len(opts))
+		i, err := decide.RandomIndex(a.cfg.Rand, len(opts))
 		if err != nil {
 			return "", err
 		}
 		return opts[i], nil
 	}
-	d := decision{what: "move", matchID: in.MatchID, deadline: call.Deadline, valid: valid,
-		primary: randomOption, fallback: randomOption}
+	d := decide.Decision{What: "move", MatchID: in.MatchID, Deadline: call.Deadline, Valid: valid,
+		Primary: randomOption, Fallback: randomOption}
 	if parity {
 		pd := a.parityDecision(call.ParityCall)
-		d.primary, d.fallback = pd.primary, pd.fallback
+		d.Primary, d.Fallback = pd.Primary, pd.Fallback
 	}
 	if m, ok := a.cfg.Strategy.(Mover); ok {
-		d.primary = func(ctx context.Context) (string, error) { return m.Move(ctx, call) }
+		d.Primary = func(ctx context.Context) (string, error) { return m.Move(ctx, call) }
 	}
-	d.last = func() string {
+	d.Last = func() string {
 		if s, err := randomOption(ctx); err == nil && s != "" {
 			return s
 		}
@@ -501,7 +501,7 @@ func (a *Agent) onGameOver(ctx context.Context, in *leaguesdk.GameOver) (*league
 	}
 	// A GAME_OVER of a later attempt (a replay) supersedes the recorded
 	// one; one of the same or an earlier attempt is a repeat.
-	if known := a.history.attempt(leagueID, in.MatchID); known >= leaguesdk.AttemptOf(in.Attempt) {
+	if known := a.history.records.Attempt(leagueID, in.MatchID); known >= leaguesdk.AttemptOf(in.Attempt) {
 		agentkit.LogOutcome(ctx, a.log, "repeated GAME_OVER ignored", slog.String("match_id", in.MatchID), slog.Int("attempt", leaguesdk.AttemptOf(in.Attempt)))
 		return a.ack(in, in.MatchID), nil
 	} else if known > 0 {
@@ -510,7 +510,7 @@ func (a *Agent) onGameOver(ctx context.Context, in *leaguesdk.GameOver) (*league
 	}
 	now := a.cfg.Now()
 	rec := recordOf(me, st, in, leagueID, now)
-	added, err := a.history.add(rec, now)
+	added, err := a.history.records.Add(rec, now)
 	if err != nil {
 		a.log.Error("history not saved", slog.String("match_id", in.MatchID), slog.String("error", err.Error()))
 	}
@@ -534,19 +534,11 @@ func resultLine(me string, rec MatchRecord) string {
 	mine, theirs := string(rec.MyChoice), string(rec.OpponentChoice)
 	switch {
 	case rec.DrawnNumber > 0:
-		line += fmt.Sprintf(" (%s vs %s, %d)", or(mine, "no choice"), or(theirs, "no choice"), rec.DrawnNumber)
+		line += fmt.Sprintf(" (%s vs %s, %d)", cmp.Or(mine, "no choice"), cmp.Or(theirs, "no choice"), rec.DrawnNumber)
 	case rec.Reason != "":
 		line += " (" + rec.Reason + ")"
 	}
 	return line
-}
-
-// or returns s, or alt when s is empty.
-func or(s, alt string) string {
-	if s == "" {
-		return alt
-	}
-	return s
 }
 
 func (a *Agent) onGameError(ctx context.Context, in *leaguesdk.GameError) (*leaguesdk.Ack, error) {
@@ -565,92 +557,17 @@ func (a *Agent) fromManager(ctx context.Context, env *leaguesdk.Envelope) bool {
 	return agentkit.FromManager(ctx, a.log, env, token, "player")
 }
 
-// noteLeagueSize keeps the most players the manager's messages showed the
-// league to have (onRoundCompleted decides by it).
-func (a *Agent) noteLeagueSize(players int) {
-	a.mu.Lock()
-	a.leaguePlayers = max(a.leaguePlayers, players)
-	a.mu.Unlock()
-}
-
-// roundFlushLimit is the largest league whose players write their whole
-// history.json at the end of every round: a file of fewer than 100
-// records, once a round. Bigger leagues write it now and then (the
-// store's rewrites) and when the league completes.
-const roundFlushLimit = 100
-
-// roundAnnouncement is ROUND_ANNOUNCEMENT as the player reads it: the
-// envelope and ids decoded and validated, the matches kept as they came,
-// one element each. The round's n/2 matches reach each of the n players;
-// a player decodes and checks the matches that name it, not the others.
-type roundAnnouncement struct {
-	leaguesdk.Envelope
-	LeagueID string            `json:"league_id" validate:"required"`
-	RoundID  leaguesdk.RoundID `json:"round_id" validate:"required"`
-	Matches  rawTable          `json:"matches"`
-}
-
-// UnmarshalTolerant reads an announcement whose matches are not an array:
-// its envelope and ids as usual, no matches.
-func (r *roundAnnouncement) UnmarshalTolerant(b []byte) error {
-	var h broadcastHead
-	if err := wirejson.Unmarshal(b, &h); err != nil {
-		return err
-	}
-	*r = roundAnnouncement{Envelope: h.Envelope, LeagueID: h.LeagueID, RoundID: h.RoundID}
-	return nil
-}
-
-// matchesOf decodes and validates the announced matches that may name the
-// player id: those whose bytes hold its id, or every one when none does (a
-// peer escaping its strings differently). A match that names the player
-// and does not validate refuses the announcement.
-func (r *roundAnnouncement) matchesOf(id string) ([]leaguesdk.ScheduledMatch, error) {
-	_, bare := leaguesdk.SplitSender(id)
-	var out []leaguesdk.ScheduledMatch
-	holding := r.Matches.holding([]byte(bare))
-	for _, scan := range []bool{true, false} {
-		for i, raw := range r.Matches {
-			if _, held := slices.BinarySearch(holding, i); scan != held {
-				continue
-			}
-			var m leaguesdk.ScheduledMatch
-			if err := json.Unmarshal(raw, &m); err != nil {
-				return nil, &leaguesdk.Error{Code: leaguesdk.CodeMissingRequiredField, Field: fmt.Sprintf("matches[%d]", i),
-					Message: fmt.Sprintf("matches[%d] does not decode: %v", i, err), Err: err}
-			}
-			if !sameID(m.PlayerAID, id) && !sameID(m.PlayerBID, id) {
-				continue
-			}
-			if err := leaguesdk.Validate(&m); err != nil {
-				var e *leaguesdk.Error
-				if errors.As(err, &e) {
-					field := fmt.Sprintf("matches[%d].%s", i, e.Field)
-					e.Message, e.Field = strings.Replace(e.Message, e.Field, field, 1), field
-				}
-				return nil, err
-			}
-			out = append(out, m)
-		}
-		if len(out) > 0 {
-			break
-		}
-	}
-	return out, nil
-}
-
-func (a *Agent) onRound(ctx context.Context, in *roundAnnouncement) (*leaguesdk.Ack, error) {
+func (a *Agent) onRound(ctx context.Context, in *broadcast.RoundAnnouncement) (*leaguesdk.Ack, error) {
 	if !a.fromManager(ctx, &in.Envelope) {
 		return a.ack(in, ""), nil
 	}
 	id, token := a.credentials()
 	withToken := token != "" // its manager's: the referees of its matches may be answered with the token
-	a.noteLeagueSize(2 * len(in.Matches))
 	me := id
 	var matches []leaguesdk.ScheduledMatch
 	if me != "" {
 		var err error
-		if matches, err = in.matchesOf(me); err != nil {
+		if matches, err = in.MatchesOf(me, sameID); err != nil {
 			return nil, err
 		}
 	}
@@ -705,52 +622,11 @@ func (a *Agent) onRoundCompleted(ctx context.Context, in *leaguesdk.RoundComplet
 	if !a.fromManager(ctx, &in.Envelope) {
 		return a.ack(in, ""), nil
 	}
-	a.mu.Lock()
-	small := a.leaguePlayers <= roundFlushLimit
-	a.mu.Unlock()
-	if small {
-		// A small league's history.json is current at the end of each
-		// round: a file of fewer than a hundred records, once a round,
-		// written as the round completes rather than before the
-		// acknowledgement (the results are durable in the journal
-		// already; a durable rewrite in every player's acknowledgement
-		// would hold up the manager's next round).
-		a.saveHistoryInBackground()
-	}
+	// Nothing to write: the round's results are durable in the journal
+	// already, and history.json is made current at rest (LEAGUE_COMPLETED,
+	// stop), not every round.
 	a.log.LogAttrs(ctx, slog.LevelDebug, "round completed", slog.Int("round_id", int(in.RoundID)))
 	return a.ack(in, ""), nil
-}
-
-// saveHistoryInBackground has saveHistory run on a goroutine of its own:
-// once, or once more after the run under way when one is.
-func (a *Agent) saveHistoryInBackground() {
-	a.saveMu.Lock()
-	defer a.saveMu.Unlock()
-	if a.saving {
-		a.saveAgain = true
-		return
-	}
-	a.saving = true
-	a.saves.Go(func() {
-		for {
-			a.saveHistory(context.Background())
-			a.saveMu.Lock()
-			again := a.saveAgain
-			a.saving, a.saveAgain = again, false
-			a.saveMu.Unlock()
-			if !again {
-				return
-			}
-		}
-	})
-}
-
-// saveHistory writes history.json whole when results came since it was
-// last written, so that the file holds every result acknowledged.
-func (a *Agent) saveHistory(ctx context.Context) {
-	if err := a.history.flush(); err != nil {
-		a.log.LogAttrs(ctx, slog.LevelError, "history.json not written", slog.String("error", err.Error()))
-	}
 }
 
 func (a *Agent) onLeagueCompleted(ctx context.Context, in *leaguesdk.LeagueCompleted) (*leaguesdk.Ack, error) {
@@ -766,7 +642,9 @@ func (a *Agent) onLeagueCompleted(ctx context.Context, in *leaguesdk.LeagueCompl
 	}
 	// The league is at rest: history.json holds every result before the
 	// acknowledgement says so.
-	a.saveHistory(ctx)
+	if err := a.history.records.Flush(); err != nil {
+		a.log.LogAttrs(ctx, slog.LevelError, "history.json not written", slog.String("error", err.Error()))
+	}
 	id, _ := a.credentials()
 	s := a.History().Stats()
 	msg := fmt.Sprintf("league %s completed: %s won %d, drew %d, lost %d: %d points", in.LeagueID, id, s.Wins, s.Draws, s.Losses, s.Points)

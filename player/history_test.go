@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
+	pstore "github.com/agentleague/league/player/store"
 )
 
 // learner records what the agent teaches it.
@@ -302,11 +303,11 @@ func TestHistoryIsOneAgentsInOneLeague(t *testing.T) {
 			t.Errorf("%s's history.json = %s (%v), want %d matches of it", league, raw, err, want)
 		}
 	}
-	earlier, err := player.EarlierLeagues(root, "Odd Olive", "league_three")
+	earlier, err := pstore.EarlierLeagues(root, "Odd Olive", "league_three")
 	if err != nil || len(earlier) != 1 || earlier[0].LeagueID != "league_one" || earlier[0].History.Len() != 3 || earlier[0].PlayerID != "P02" {
 		t.Errorf("EarlierLeagues(Odd Olive) = %+v, %v; want league_one's 3 matches", earlier, err)
 	}
-	if earlier, err := player.EarlierLeagues(root, "Agent Beta", "league_two"); err != nil || len(earlier) != 0 {
+	if earlier, err := pstore.EarlierLeagues(root, "Agent Beta", "league_two"); err != nil || len(earlier) != 0 {
 		t.Errorf("EarlierLeagues(Agent Beta) = %+v, %v; want none: the other P02's are not its own", earlier, err)
 	}
 }

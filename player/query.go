@@ -52,7 +52,7 @@ func queryData[T any](ctx context.Context, a *Agent, qt leaguesdk.QueryType) (*T
 }
 
 // Standings asks the manager for the league table (GET_STANDINGS).
-func (a *Agent) Standings(ctx context.Context) ([]leaguesdk.StandingRow, error) {
+func (a *Agent) Standings(ctx context.Context) ([]StandingRow, error) {
 	d, err := queryData[leaguesdk.StandingsData](ctx, a, leaguesdk.QueryStandings)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/internal/playerstore"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -29,11 +30,7 @@ func (a *Agent) Register(ctx context.Context) error {
 	}
 	// A player registered before from this endpoint (its token is kept
 	// with its history) registers again with its token, and so as itself.
-	regs := &savedRegistrations{root: a.cfg.DataRoot}
-	if a.cfg.Store != nil {
-		regs = &a.cfg.Store.regs // read once for all the players of the store
-	}
-	saved := regs.token(a.cfg.Name, a.cfg.League, endpoint)
+	saved := playerstore.SavedToken(a.cfg.Store, a.cfg.DataRoot, a.cfg.Name, a.cfg.League, endpoint)
 	req := &leaguesdk.LeagueRegisterRequest{
 		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterRequest, a.sender(), saved, "", a.cfg.Now()),
 		PlayerMeta: leaguesdk.PlayerMeta{
@@ -89,8 +86,8 @@ func (a *Agent) registerReply(resp *leaguesdk.LeagueRegisterResponse) error {
 	a.id, a.token, a.leagueID = id, resp.AuthToken, resp.LeagueID
 	endpoint := a.endpoint
 	a.mu.Unlock()
-	reg := registration{League: a.cfg.League, LeagueID: resp.LeagueID, Endpoint: endpoint, AuthToken: resp.AuthToken}
-	setAside, err := a.history.open(a.cfg.Store, a.cfg.DataRoot, id, a.cfg.Name, reg, a.cfg.Now)
+	reg := playerstore.Registration{League: a.cfg.League, LeagueID: resp.LeagueID, Endpoint: endpoint, AuthToken: resp.AuthToken}
+	setAside, err := a.history.records.Open(a.cfg.Store, a.cfg.DataRoot, id, a.cfg.Name, reg, a.cfg.Now)
 	if err != nil {
 		// The player can still play; it only plays without its memory.
 		a.log.Error("history not loaded", slog.String("error", err.Error()))
@@ -103,6 +100,6 @@ func (a *Agent) registerReply(resp *leaguesdk.LeagueRegisterResponse) error {
 	}
 	a.regOnce.Do(func() { close(a.registered) })
 	a.log.Info("registered", slog.String("player_id", id), slog.String("league_id", resp.LeagueID),
-		slog.Int("history_matches", a.history.snapshot().Len()), slog.String("history", a.history.file()))
+		slog.Int("history_matches", a.history.snapshot().Len()), slog.String("history", a.history.records.File()))
 	return nil
 }

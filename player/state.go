@@ -1,5 +1,7 @@
 package player
 
+import "slices"
+
 // State is what the player is doing, as it sees itself.
 type State string
 
@@ -16,15 +18,7 @@ const (
 // rank orders the states: with several matches at once the player shows
 // the most advanced.
 func (s State) rank() int {
-	switch s {
-	case StateInvited:
-		return 1
-	case StatePlaying:
-		return 2
-	case StateAwaitingResult:
-		return 3
-	}
-	return 0
+	return max(0, slices.Index([]State{StateIdle, StateInvited, StatePlaying, StateAwaitingResult}, s))
 }
 
 // state returns where one match stands for the player.

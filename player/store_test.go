@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
+	pstore "github.com/agentleague/league/player/store"
 )
 
 // lineup returns the display names and ids of n players, "Player 1"/P01…
@@ -39,7 +40,7 @@ func startLineup(t *testing.T, n int) (m *testManager, names []string, ids map[s
 
 // openStore opens a Store on dataRoot and closes it at the end of the
 // test, after the agents started later have stopped.
-func openStore(t *testing.T, open func() (*player.Store, error)) *player.Store {
+func openStore(t *testing.T, open func() (*pstore.Store, error)) *pstore.Store {
 	t.Helper()
 	s, err := open()
 	if err != nil {
@@ -131,7 +132,7 @@ func TestStoreGameOversOfPlayersShareOneFsync(t *testing.T) {
 	m, names, ids := startLineup(t, 5)
 	var syncs atomic.Int64
 	held, release := make(chan struct{}), make(chan struct{})
-	store := openStore(t, func() (*player.Store, error) {
+	store := openStore(t, func() (*pstore.Store, error) {
 		return player.OpenStoreWithSync(t.TempDir(), func(f *os.File) error {
 			if syncs.Add(1) == 1 {
 				close(held)
@@ -188,7 +189,7 @@ func TestStoreGameOversOfPlayersShareOneFsync(t *testing.T) {
 func TestStoreCompactionKeepsOnlyWhatNoHistoryFileHolds(t *testing.T) {
 	m, names, ids := startLineup(t, 3)
 	root := t.TempDir()
-	store := openStore(t, func() (*player.Store, error) { return player.OpenStore(root) })
+	store := openStore(t, func() (*pstore.Store, error) { return pstore.Open(root) })
 	player.SetStoreCompactEvery(store, 16)
 	var agents []*player.Agent
 	for _, name := range names {
@@ -285,7 +286,7 @@ func TestPlayersSharingStoreCrashChild(t *testing.T) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	store, err := player.OpenStore(data)
+	store, err := pstore.Open(data)
 	if err != nil {
 		fmt.Println("store:", err)
 		os.Exit(2)
@@ -443,7 +444,7 @@ func TestStoreMergesTheJournalOfACrashedStore(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	store := openStore(t, func() (*player.Store, error) { return player.OpenStore(root) })
+	store := openStore(t, func() (*pstore.Store, error) { return pstore.Open(root) })
 	if got := readHistoryFile(t, root, "P01"); fmt.Sprint(got) != "[R1M1/0/WIN R2M1/2/LOSS R3M1/0/WIN]" {
 		t.Fatalf("P01's history.json after recovery = %v", got)
 	}
@@ -465,8 +466,8 @@ func TestStoreMergesTheJournalOfACrashedStore(t *testing.T) {
 func TestStoresSharingADataRootLeaveEachOthersJournalAlone(t *testing.T) {
 	m, names, _ := startLineup(t, 2)
 	root := t.TempDir()
-	storeA := openStore(t, func() (*player.Store, error) { return player.OpenStore(root) })
-	storeB := openStore(t, func() (*player.Store, error) { return player.OpenStore(root) })
+	storeA := openStore(t, func() (*pstore.Store, error) { return pstore.Open(root) })
+	storeB := openStore(t, func() (*pstore.Store, error) { return pstore.Open(root) })
 	a := runAgent(t, player.Config{Name: names[0], League: m.URL, Store: storeA})
 	b := runAgent(t, player.Config{Name: names[1], League: m.URL, Store: storeB})
 	c := newClient(t)
@@ -491,7 +492,7 @@ func TestStoresSharingADataRootLeaveEachOthersJournalAlone(t *testing.T) {
 	check("two live stores")
 	// A third store on the root recovers crashed journals only: the two
 	// live ones stay as they are.
-	storeC := openStore(t, func() (*player.Store, error) { return player.OpenStore(root) })
+	storeC := openStore(t, func() (*pstore.Store, error) { return pstore.Open(root) })
 	check("a third store opened")
 	if err := storeC.Close(); err != nil {
 		t.Fatal(err)
@@ -516,7 +517,7 @@ func TestStoreWithoutFileLocksWritesEachResultDurably(t *testing.T) {
 	m := &testManager{}
 	startManager(t, m)
 	root := t.TempDir()
-	store := openStore(t, func() (*player.Store, error) { return player.OpenStoreWithoutLocks(root), nil })
+	store := openStore(t, func() (*pstore.Store, error) { return player.OpenStoreWithoutLocks(root), nil })
 	a := runAgent(t, player.Config{League: m.URL, Store: store})
 	c := newClient(t)
 	for r := 1; r <= 3; r++ {

@@ -2,13 +2,11 @@ package player
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"encoding/json"
 	"io"
-	"sync"
 	"time"
 
+	"github.com/agentleague/league/internal/decide"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -23,6 +21,27 @@ const (
 	Even = leaguesdk.Even
 	Odd  = leaguesdk.Odd
 )
+
+// Role is a player's side in a match, [PlayerA] or [PlayerB]: the type of
+// [ParityCall.Role]. It is [leaguesdk.Role], named here so that a strategy
+// needs no other package than this one.
+type Role = leaguesdk.Role
+
+// The two roles of a match; equal to [leaguesdk.PlayerA] and
+// [leaguesdk.PlayerB].
+const (
+	PlayerA = leaguesdk.PlayerA
+	PlayerB = leaguesdk.PlayerB
+)
+
+// PlayerRecord is a player's record in the league so far, as a referee
+// sends it with a call: the type of [ParityCall.Standings]. It is
+// [leaguesdk.PlayerRecord], named here for the same reason.
+type PlayerRecord = leaguesdk.PlayerRecord
+
+// StandingRow is one row of the league table a [StandingsObserver] is
+// given. It is [leaguesdk.StandingRow], named here for the same reason.
+type StandingRow = leaguesdk.StandingRow
 
 // Strategy decides a player's parity in the even/odd game. It is the one
 // thing a player author writes.
@@ -65,9 +84,9 @@ type ParityCall struct {
 	OpponentID string
 	// Role is this player's role in the match (PLAYER_A or PLAYER_B), as
 	// the invitation or the round announcement gave it.
-	Role leaguesdk.Role
+	Role Role
 	// Standings is this player's record so far, as the referee sent it.
-	Standings leaguesdk.PlayerRecord
+	Standings PlayerRecord
 	// Deadline is when the referee stops waiting for the answer: the
 	// call's deadline, or the [Agent]'s ChoiceTimeout after the call arrived
 	// when the call names none. The strategy's context ends earlier.
@@ -94,7 +113,7 @@ type Learner interface {
 // decodes its own row and nothing else); rows that do not decode are left
 // out of it.
 type StandingsObserver interface {
-	ObserveStandings(ctx context.Context, roundID int, table []leaguesdk.StandingRow)
+	ObserveStandings(ctx context.Context, roundID int, table []StandingRow)
 }
 
 // Mover is implemented by strategies that play games other than even/odd,
@@ -125,49 +144,8 @@ type MoveCall struct {
 // default strategy and default fallback. The returned strategy is safe for
 // concurrent use even when r is not.
 func Random(r io.Reader) Strategy {
-	src := newLockedReader(r)
+	src := decide.LockedReader(r)
 	return StrategyFunc(func(context.Context, ParityCall) (Parity, error) {
-		return randomParity(src)
+		return decide.RandomParity(src)
 	})
-}
-
-// lockedReader serialises reads so that a reader that is not safe for
-// concurrent use (a seeded generator in a test) can serve concurrent matches.
-type lockedReader struct {
-	mu sync.Mutex
-	r  io.Reader
-}
-
-func newLockedReader(r io.Reader) *lockedReader {
-	if lr, ok := r.(*lockedReader); ok {
-		return lr
-	}
-	if r == nil {
-		r = rand.Reader
-	}
-	return &lockedReader{r: r}
-}
-
-func (l *lockedReader) Read(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return io.ReadFull(l.r, p)
-}
-
-// randomIndex returns a uniformly chosen index below n (n > 0).
-func randomIndex(r io.Reader, n int) (int, error) {
-	var b [8]byte
-	if _, err := io.ReadFull(r, b[:]); err != nil {
-		return 0, err
-	}
-	// The modulo bias is below 2^-56 for any n a game can have.
-	return int(binary.LittleEndian.Uint64(b[:]) % uint64(n)), nil
-}
-
-func randomParity(r io.Reader) (Parity, error) {
-	i, err := randomIndex(r, 2)
-	if err != nil {
-		return "", err
-	}
-	return [2]Parity{Even, Odd}[i], nil
 }

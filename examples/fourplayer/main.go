@@ -20,8 +20,10 @@ import (
 
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/manager"
+	"github.com/agentleague/league/manager/managermetrics"
 	"github.com/agentleague/league/metrics"
 	"github.com/agentleague/league/player"
+	pstore "github.com/agentleague/league/player/store"
 	"github.com/agentleague/league/player/strategies"
 	"github.com/agentleague/league/referee"
 )
@@ -270,7 +272,7 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 	// One history store for every player: the results of the players
 	// whose matches end together share one fsync. It closes after the
 	// players have stopped.
-	store, err := player.OpenStore(o.data)
+	store, err := pstore.Open(o.data)
 	if err != nil {
 		return err
 	}
@@ -683,6 +685,6 @@ func newManager(o options, ln net.Listener, out *progress, warnings *slog.Logger
 	if err != nil {
 		return nil, err
 	}
-	mtr.WatchManager(mgr)
+	managermetrics.Watch(mtr, mgr)
 	return mgr, nil
 }

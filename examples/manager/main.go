@@ -75,6 +75,7 @@ import (
 
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/manager"
+	"github.com/agentleague/league/manager/managermetrics"
 	"github.com/agentleague/league/metrics"
 )
 
@@ -221,7 +222,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if *insecure {
 		out.printf("WARNING: -insecure: agents' messages are not authenticated\n")
 	}
-	mtr.WatchManager(m)
+	managermetrics.Watch(mtr, m)
 	err = m.Run(ctx)
 	out.printf("league manager stopped (status %s); league %s's files take %s under %s\n",
 		m.Status(), m.LeagueID(), manager.LeagueUsage(*dataRoot, m.LeagueID()), *dataRoot)

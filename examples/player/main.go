@@ -13,6 +13,8 @@
 //	-strategy  random | always_even | always_odd | history | llm | llm_chat (random)
 //	-endpoint  contact endpoint advertised to the manager (default http://<host>:<port>/mcp; https:// with -tls-cert)
 //	-data      data root (./league-data)
+//	-no-register  serve without registering with a manager: for a harness that calls the player
+//	           itself (an arena's -player, a conformance kit); -league is then unused
 //	-trace     record each call's ids and every message, whole, in the agent log file (default: short lines of what the player does)
 //	-tls-cert FILE   PEM certificate: serve HTTPS only (with -tls-key), advertise https://; also the client certificate under mutual TLS
 //	-tls-key FILE    PEM private key of -tls-cert
@@ -33,8 +35,8 @@
 // ("player:<id>" with -id, else the one the display name gives,
 // "player:agent_alpha"). The player's history in each league is kept in
 // <data>/data/players/<league_id>/<player_id>/history.json (the
-// "registered" line names it), current at the end of every round of a
-// league of up to 100 players and once the league has completed. SIGINT or
+// "registered" line names it), current once the league has completed and
+// when the player stops. SIGINT or
 // SIGTERM stops the player cleanly.
 package main
 
@@ -82,6 +84,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	var tlsFiles leaguesdk.TLSFiles
 	tlsFiles.RegisterFlags(fs)
 	dataRoot := fs.String("data", "./league-data", "data root")
+	noRegister := fs.Bool("no-register", false, "serve without registering with a manager (for an arena's -player or a conformance kit)")
 	trace := fs.Bool("trace", false, "record every message sent and received, whole, in the agent log file (debug level)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -122,6 +125,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		ClientTLS:     clientTLS,
 		DataRoot:      *dataRoot,
 		AgentLogLevel: agentLogLevel,
+		NoRegister:    *noRegister,
 		Strategy:      strategy,
 		Logger:        log,
 		Observer:      mtr,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentleague/league/player"
+	pstore "github.com/agentleague/league/player/store"
 )
 
 // A player stopped and started again registers as itself: it keeps its
@@ -41,7 +42,7 @@ func TestRestartedPlayerRegistersAsItself(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		store, err := player.OpenStore(data)
+		store, err := pstore.Open(data)
 		if err != nil {
 			t.Fatal(err)
 		}

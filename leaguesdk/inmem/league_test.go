@@ -16,6 +16,7 @@ import (
 	"github.com/agentleague/league/leaguesdk/inmem"
 	"github.com/agentleague/league/manager"
 	"github.com/agentleague/league/player"
+	pstore "github.com/agentleague/league/player/store"
 	"github.com/agentleague/league/player/strategies"
 	"github.com/agentleague/league/referee"
 )
@@ -49,7 +50,7 @@ func startLeague(ctx context.Context, n *inmem.Network, dataRoot string, referee
 	n.Handle("manager", mgr.Handler())
 	// One store for the players' histories and one for the referees'
 	// transcripts: the results that come together share fsyncs.
-	playerStore, err := player.OpenStore(dataRoot)
+	playerStore, err := pstore.Open(dataRoot)
 	if err != nil {
 		return nil, err
 	}

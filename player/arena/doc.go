@@ -17,7 +17,7 @@
 //	report.WriteTable(os.Stdout)
 //
 // Each Go strategy is played by a [player.Agent] of this process, through
-// [player.Agent.Deliver]: the referee's messages reach it without a socket
+// the in-process hook of its handler: the referee's messages reach it without a socket
 // or any encoding, and it answers with its deadline safety and fallback,
 // keeps its History and calls its Learner and StandingsObserver, as in a
 // league. A URL is played over HTTP with the same messages. The games are

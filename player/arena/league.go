@@ -15,6 +15,7 @@ import (
 	"github.com/agentleague/league/leaguesdk/inmem"
 	"github.com/agentleague/league/manager"
 	"github.com/agentleague/league/player"
+	pstore "github.com/agentleague/league/player/store"
 	"github.com/agentleague/league/referee"
 )
 
@@ -130,7 +131,7 @@ func playLeague(ctx context.Context, cfg Config, strats []player.Strategy, names
 		_ = mgr.Close()
 		return nil, nil, fmt.Errorf("arena: %w", err)
 	}
-	playerStore, err := player.OpenStore(root)
+	playerStore, err := pstore.Open(root)
 	if err != nil {
 		_ = mgr.Close()
 		_ = refStore.Close()

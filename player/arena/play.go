@@ -30,9 +30,17 @@ type seat struct {
 	id       string
 	name     string
 	agent    *player.Agent     // in process
+	deliver  deliverer         // agent's in-process hook
 	observer bool              // agent's strategy is a player.StandingsObserver
 	url      string            // over HTTP
 	client   *leaguesdk.Client // over HTTP
+}
+
+// deliverer is the in-process hook of a player.Agent's handler: it hands a
+// message to the agent's own handlers without encoding it, as if it had
+// come on the wire (package player documents it on its handler type).
+type deliverer interface {
+	Deliver(ctx context.Context, msg leaguesdk.Message) (leaguesdk.Message, error)
 }
 
 // source returns a reader of random bytes seeded from seed and the keys,
@@ -92,9 +100,9 @@ func newSeats(cfg Config, names []string) ([]*seat, func(), error) {
 		_, s.observer = strategy.(player.StandingsObserver)
 		s.agent, err = player.New(player.Config{
 			Name: names[i], ID: s.id,
-			// Never called: an arena player is not registered with a
-			// manager; it answers as the player the arena addresses.
-			League:     "http://arena.invalid/mcp",
+			// An arena player is not registered with a manager; it
+			// answers as the player the arena addresses.
+			NoRegister: true,
 			Strategy:   strategy,
 			Rand:       source(cfg.Seed, uint64(i), 2),
 			NoAgentLog: true,
@@ -103,6 +111,11 @@ func newSeats(cfg Config, names []string) ([]*seat, func(), error) {
 		if err != nil {
 			closeAll()
 			return nil, nil, fmt.Errorf("arena: entry %q: %w", names[i], err)
+		}
+		var ok bool
+		if s.deliver, ok = s.agent.Handler().(deliverer); !ok {
+			closeAll()
+			return nil, nil, fmt.Errorf("arena: entry %q: the player's handler takes no messages in process", names[i])
 		}
 	}
 	return seats, closeAll, nil
@@ -125,10 +138,10 @@ func entryStrategy(cfg Config, i int) (player.Strategy, error) {
 }
 
 // ask sends msg to the seat and returns its reply as an Out: in process
-// through player.Agent.Deliver, else over HTTP within timeout.
+// through the agent handler's Deliver, else over HTTP within timeout.
 func ask[Out any](ctx context.Context, s *seat, msg leaguesdk.Message, timeout time.Duration) (*Out, error) {
 	if s.agent != nil {
-		reply, err := s.agent.Deliver(ctx, msg)
+		reply, err := s.deliver.Deliver(ctx, msg)
 		if err != nil {
 			return nil, err
 		}

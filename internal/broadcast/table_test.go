@@ -1,4 +1,4 @@
-package player
+package broadcast
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ func TestHoldingFindsWhatARowByRowSearchFinds(t *testing.T) {
 		msg = append(msg, row...)
 	}
 	msg = append(msg, `]}`...)
-	u := new(standingsUpdate)
+	u := new(StandingsUpdate)
 	if err := json.Unmarshal(msg, u); err != nil {
 		t.Fatal(err)
 	}
@@ -45,22 +45,22 @@ func TestHoldingFindsWhatARowByRowSearchFinds(t *testing.T) {
 				each = append(each, i)
 			}
 		}
-		if got := table.holding([]byte(needle)); !slices.Equal(got, each) {
-			t.Errorf("holding(%s) = %v, row by row %v", needle, got, each)
+		if got := table.Holding([]byte(needle)); !slices.Equal(got, each) {
+			t.Errorf("Holding(%s) = %v, row by row %v", needle, got, each)
 		}
 	}
-	if row, ok := table.standing("P07"); !ok || row.PlayerID != "P07" || row.DisplayName != "P00 P10" {
-		t.Errorf("standing(P07) = %+v, %v", row, ok)
+	if row, ok := table.Standing("P07"); !ok || row.PlayerID != "P07" || row.DisplayName != "P00 P10" {
+		t.Errorf("Standing(P07) = %+v, %v", row, ok)
 	}
-	if _, ok := table.standing("P60"); ok {
-		t.Error("standing(P60) found a row")
+	if _, ok := table.Standing("P60"); ok {
+		t.Error("Standing(P60) found a row")
 	}
 }
 
 // A message naming its table twice keeps the last one, as encoding/json
 // does, and an empty or absent table has no rows.
 func TestTableNamedTwiceKeepsTheLast(t *testing.T) {
-	u := new(standingsUpdate)
+	u := new(StandingsUpdate)
 	msg := `{"standings":[{"player_id":"P01"},{"player_id":"P02"}],"league_id":"L","Standings":[ {"player_id":"P03"} ]}`
 	if err := json.Unmarshal([]byte(msg), u); err != nil {
 		t.Fatal(err)
@@ -69,11 +69,11 @@ func TestTableNamedTwiceKeepsTheLast(t *testing.T) {
 		t.Errorf("table %s (%d rows), league %q; want the last table, one row", u.Standings, len(u.Standings), u.LeagueID)
 	}
 	for _, msg := range []string{`{"standings":[]}`, `{"standings":null}`, `{"league_id":"L"}`} {
-		u := new(standingsUpdate)
+		u := new(StandingsUpdate)
 		if err := json.Unmarshal([]byte(msg), u); err != nil {
 			t.Fatal(err)
 		}
-		if len(u.Standings) != 0 || u.Standings.rows() == nil {
+		if len(u.Standings) != 0 || u.Standings.Rows() == nil {
 			t.Errorf("%s: %d rows", msg, len(u.Standings))
 		}
 	}
@@ -85,7 +85,7 @@ func TestHoldingAgreesWithARowByRowSearch(t *testing.T) {
 	body := []byte(`{"standings":[{"player_id":"P1"} , {"player_id":"P10","display_name":"P1"},7,"P1",` +
 		`{"player_id":"P2"},{"x":"P1"}]}`)
 	var decoded struct {
-		Standings rawTable `json:"standings"`
+		Standings Table `json:"standings"`
 	}
 	if err := wirejson.Unmarshal(body, &decoded); err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestHoldingAgreesWithARowByRowSearch(t *testing.T) {
 	if _, ok := decoded.Standings.span(); !ok {
 		t.Fatal("rows decoded from one body are not seen as one span")
 	}
-	var apart rawTable
+	var apart Table
 	for _, row := range decoded.Standings {
 		apart = append(apart, json.RawMessage(bytes.Clone(row)))
 	}
@@ -107,9 +107,9 @@ func TestHoldingAgreesWithARowByRowSearch(t *testing.T) {
 				want = append(want, i)
 			}
 		}
-		for name, table := range map[string]rawTable{"one body": decoded.Standings, "apart": apart} {
-			if got := table.holding([]byte(needle)); !slices.Equal(got, want) {
-				t.Errorf("%s: holding(%s) = %v, want %v", name, needle, got, want)
+		for name, table := range map[string]Table{"one body": decoded.Standings, "apart": apart} {
+			if got := table.Holding([]byte(needle)); !slices.Equal(got, want) {
+				t.Errorf("%s: Holding(%s) = %v, want %v", name, needle, got, want)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package player
+package playerstore
 
 import (
 	"context"
@@ -53,9 +53,10 @@ const compactEvery = 4096
 // its token there): each file is read once for all of them, not once per
 // player that registers.
 //
-// Open one with [OpenStore], hand it to the players through [Config.Store],
+// Open one with [Open], hand it to the players (player.Config.Store),
 // and Close it after they have stopped. A Store is safe for concurrent use.
-type Store struct {
+type Store[R any] struct {
+	kind         Kind[R]
 	root         string
 	instance     string
 	j            *journal.Journal // nil where file locks are not available
@@ -63,7 +64,7 @@ type Store struct {
 	compactEvery int
 
 	mu         sync.Mutex
-	players    map[*historyStore]struct{} // histories bound to the store
+	players    map[*History[R]]struct{} // histories bound to the store
 	closed     bool
 	since      int // records appended since the last compaction
 	kept       int // records the last compaction kept
@@ -73,29 +74,48 @@ type Store struct {
 	regs savedRegistrations // the registrations saved under root
 }
 
-// storeRecord is one line of a store's journal: a player's match record
-// and the player's id.
+// storeRecord is the head of one line of a store's journal: the player's
+// id before the fields of its match record.
 type storeRecord struct {
 	PlayerID string `json:"player_id"`
 	// LeagueDir is the league's directory under data/players (leagueDir)
 	// when the record's league_id does not name it; empty otherwise.
 	LeagueDir string `json:"league_dir,omitempty"`
-	MatchRecord
 }
 
-// OpenStore opens a history store on dataRoot (the data root of the
-// league's data layer, as in [Config.DataRoot]), first recovering the
-// journals of stores that crashed there.
-func OpenStore(dataRoot string) (*Store, error) {
-	return openStore(dataRoot, journal.Config{})
+// encode returns the journal line of m: one JSON object with the head's
+// members first, then m's.
+func (h storeRecord) encode(m any) ([]byte, error) {
+	head, err := json.Marshal(h)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	if len(rec) < 2 || rec[0] != '{' {
+		return nil, fmt.Errorf("a match record encodes as %.20s, not an object", rec)
+	}
+	if len(rec) == 2 { // {}
+		return head, nil
+	}
+	return append(append(head[:len(head)-1], ','), rec[1:]...), nil
 }
 
-func openStore(dataRoot string, jcfg journal.Config) (*Store, error) {
+// Open opens a history store of records of kind on dataRoot (the data
+// root of the league's data layer), first recovering the journals of
+// stores that crashed there.
+func Open[R any](dataRoot string, kind Kind[R]) (*Store[R], error) {
+	return openStore(dataRoot, kind, journal.Config{})
+}
+
+func openStore[R any](dataRoot string, kind Kind[R], jcfg journal.Config) (*Store[R], error) {
 	// The journal is the store's own, read by no one while it is open:
 	// space reserved ahead of its records makes each fsync cheaper.
 	jcfg.Reserve = journal.DefaultReserve
-	s := &Store{root: dataRoot, instance: uuid.NewString(), compactEvery: compactEvery,
-		players: map[*historyStore]struct{}{}, regs: savedRegistrations{root: dataRoot}}
+	s := &Store[R]{kind: kind, root: dataRoot, instance: uuid.NewString(), compactEvery: compactEvery,
+		players: map[*History[R]]struct{}{}, regs: savedRegistrations{root: dataRoot}}
 	if !filelock.Supported {
 		return s, nil
 	}
@@ -132,7 +152,7 @@ func journalDir(dataRoot string) string {
 // holds (its store crashed) into the history files of its players, and
 // removes it. Stores recover one at a time, so that a player's history is
 // read only after the journals holding its results are merged.
-func (s *Store) recoverOrphans() error {
+func (s *Store[R]) recoverOrphans() error {
 	if !filelock.Supported {
 		return nil
 	}
@@ -161,7 +181,7 @@ func (s *Store) recoverOrphans() error {
 		if !ok {
 			continue // a live store's
 		}
-		err = recoverJournal(s.root, name)
+		err = recoverJournal(s.root, name, s.kind)
 		if err == nil {
 			if err = os.Remove(name); errors.Is(err, fs.ErrNotExist) {
 				err = nil
@@ -177,36 +197,41 @@ func (s *Store) recoverOrphans() error {
 
 // orphanCandidate reports whether the journal file name is not this
 // store's own.
-func (s *Store) orphanCandidate(name string) bool {
+func (s *Store[R]) orphanCandidate(name string) bool {
 	return filepath.Base(name) != s.instance+".jsonl"
 }
 
 // recoverJournal writes durably into each player's history.json the
 // results the journal at name holds for it that the file lacks (or holds
 // from an earlier attempt).
-func recoverJournal(root, name string) error {
-	byFile := map[string][]MatchRecord{}
+func recoverJournal[R any](root, name string, kind Kind[R]) error {
+	byFile := map[string][]R{}
 	ids := map[string]string{}
 	var order []string
 	j, err := journal.Open(name, journal.Config{Replay: func(rec []byte) error {
-		var r storeRecord
-		if json.Unmarshal(rec, &r) != nil || r.PlayerID == "" || r.MatchID == "" {
+		var head storeRecord
+		var m R
+		if json.Unmarshal(rec, &head) != nil || json.Unmarshal(rec, &m) != nil || head.PlayerID == "" {
 			return nil // not a result: nothing to recover
+		}
+		league, match := kind.Key(&m)
+		if match == "" {
+			return nil
 		}
 		var path string
 		switch {
-		case r.LeagueDir != "":
-			path = historyPath(root, r.LeagueDir, r.PlayerID)
-		case r.LeagueID != "":
-			path = historyPath(root, leagueDir(r.LeagueID, ""), r.PlayerID)
+		case head.LeagueDir != "":
+			path = historyPath(root, head.LeagueDir, head.PlayerID)
+		case league != "":
+			path = historyPath(root, leagueDir(league, ""), head.PlayerID)
 		default: // an earlier version's record
-			path = legacyHistoryPath(root, r.PlayerID)
+			path = legacyHistoryPath(root, head.PlayerID)
 		}
 		if _, ok := byFile[path]; !ok {
 			order = append(order, path)
-			ids[path] = r.PlayerID
+			ids[path] = head.PlayerID
 		}
-		byFile[path] = append(byFile[path], r.MatchRecord)
+		byFile[path] = append(byFile[path], m)
 		return nil
 	}})
 	if err != nil {
@@ -216,8 +241,8 @@ func recoverJournal(root, name string) error {
 		return err
 	}
 	for _, path := range order {
-		h := &historyStore{}
-		f, err := readHistory(path)
+		h := NewHistory(kind, Hooks[R]{})
+		f, err := readHistory[R](path)
 		if err != nil {
 			return err
 		}
@@ -238,7 +263,7 @@ func recoverJournal(root, name string) error {
 
 // bind adds h to the histories the store keeps, or reports false when the
 // store is closed.
-func (s *Store) bind(h *historyStore) bool {
+func (s *Store[R]) bind(h *History[R]) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -249,7 +274,7 @@ func (s *Store) bind(h *historyStore) bool {
 }
 
 // unbind removes h, whose results are all in its history.json.
-func (s *Store) unbind(h *historyStore) {
+func (s *Store[R]) unbind(h *History[R]) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.players, h)
@@ -257,7 +282,7 @@ func (s *Store) unbind(h *historyStore) {
 
 // append makes one journal record durable, and starts a compaction when
 // enough records came since the last one.
-func (s *Store) append(record []byte) error {
+func (s *Store[R]) append(record []byte) error {
 	if err := s.j.AppendRaw(context.Background(), record); err != nil {
 		return err
 	}
@@ -275,7 +300,7 @@ func (s *Store) append(record []byte) error {
 // compact rewrites the journal with the records of its players that no
 // durable history.json holds yet. Records appended meanwhile are written
 // after them.
-func (s *Store) compact() {
+func (s *Store[R]) compact() {
 	defer s.wg.Done()
 	kept := 0
 	err := s.j.Compact(func(emit func(any) error) error {
@@ -304,7 +329,7 @@ func (s *Store) compact() {
 // durably, and removes the store's journal. A player that records a result
 // after Close writes its history.json durably on its own. Close the store
 // after the players that use it have stopped. Close is idempotent.
-func (s *Store) Close() error {
+func (s *Store[R]) Close() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -323,7 +348,7 @@ func (s *Store) Close() error {
 	// The journal takes no more records: once every player's file holds
 	// its results, the journal is no longer needed.
 	for _, h := range players {
-		errs = append(errs, h.flush())
+		errs = append(errs, h.Flush())
 	}
 	err := errors.Join(errs...)
 	if s.j != nil {
@@ -344,7 +369,7 @@ func (s *Store) Close() error {
 
 // goRewrite runs a player's rewrite of history.json in the background, so
 // that Close waits for it; it reports false once the store is closed.
-func (s *Store) goRewrite(rewrite func()) bool {
+func (s *Store[R]) goRewrite(rewrite func()) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -356,4 +381,20 @@ func (s *Store) goRewrite(rewrite func()) bool {
 		rewrite()
 	}()
 	return true
+}
+
+// Root returns the store's data root.
+func (s *Store[R]) Root() string { return s.root }
+
+// SavedToken returns the token of the registration saved under the data
+// root for the player called name with the manager at league from
+// endpoint, or "" when there is none: under store's data root, sharing the
+// reading of the files with the store's other players, or, when store is
+// nil, under dataRoot.
+func SavedToken[R any](store *Store[R], dataRoot, name, league, endpoint string) string {
+	if store != nil {
+		return store.regs.token(name, league, endpoint)
+	}
+	r := savedRegistrations{root: dataRoot}
+	return r.token(name, league, endpoint)
 }

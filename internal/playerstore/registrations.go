@@ -1,4 +1,4 @@
-package player
+package playerstore
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 )
 
 // savedRegistrations finds the registrations kept in the history files
-// under a data root (see historyFile.Registration), so that a player
+// under a data root (see Registration), so that a player
 // started again registers with its token, and so as itself. Files of every
 // league are read: a player started again does not know its league's id
 // before it registers.
@@ -113,7 +113,7 @@ func historyDirs(players string) []string {
 
 // note records that the history file at path (under the data root) now
 // holds reg, saved by a player called name.
-func (r *savedRegistrations) note(path, name string, reg registration) {
+func (r *savedRegistrations) note(path, name string, reg Registration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.files == nil { // nothing was read yet: the first lookup reads the file
@@ -128,7 +128,7 @@ func (r *savedRegistrations) note(path, name string, reg registration) {
 // registration, and when it was written.
 type savedRegistration struct {
 	key regKey
-	reg *registration // nil when the file holds none
+	reg *Registration // nil when the file holds none
 	at  time.Time
 }
 
@@ -152,7 +152,7 @@ func readRegistration(path string) (savedRegistration, error) {
 		return savedRegistration{}, nil
 	}
 	var name string
-	var reg *registration
+	var reg *Registration
 	for reg == nil && dec.More() {
 		t, err := dec.Token()
 		if err != nil {

@@ -1,4 +1,4 @@
-package player
+package playerstore
 
 import (
 	"encoding/json"
@@ -12,11 +12,11 @@ import (
 // writeSavedHistory writes the history file of playerID under root as a
 // player called name registered with reg would, with matches results
 // before its registration; the file's time is set to at.
-func writeSavedHistory(t testing.TB, root, playerID, name string, reg registration, matches int, at time.Time) {
+func writeSavedHistory(t testing.TB, root, playerID, name string, reg Registration, matches int, at time.Time) {
 	t.Helper()
-	f := historyFile{SchemaVersion: historySchemaVersion, PlayerID: playerID, DisplayName: name, Registration: &reg}
+	f := historyFile[testRecord]{SchemaVersion: historySchemaVersion, PlayerID: playerID, DisplayName: name, Registration: &reg}
 	for i := range matches {
-		f.Matches = append(f.Matches, MatchRecord{LeagueID: "l", MatchID: fmt.Sprintf("R%dM1", i+1), OpponentID: "P99", Result: "WIN"})
+		f.Matches = append(f.Matches, testRecord{LeagueID: "l", MatchID: fmt.Sprintf("R%dM1", i+1), OpponentID: "P99", Result: "WIN"})
 	}
 	data, err := json.Marshal(f)
 	if err != nil {
@@ -44,8 +44,8 @@ func TestSavedRegistrationsFollowTheirFiles(t *testing.T) {
 	const league = "http://127.0.0.1:8000/mcp"
 	endpoint := func(port int) string { return fmt.Sprintf("http://127.0.0.1:%d/mcp", port) }
 	t0 := time.Date(2025, 1, 15, 10, 0, 0, 0, time.UTC)
-	writeSavedHistory(t, root, "P01", "Ada", registration{League: league, Endpoint: endpoint(8101), AuthToken: "tok_ada_first"}, 500, t0)
-	writeSavedHistory(t, root, "P02", "Bo", registration{League: league, Endpoint: endpoint(8102), AuthToken: "tok_bo_first"}, 0, t0)
+	writeSavedHistory(t, root, "P01", "Ada", Registration{League: league, Endpoint: endpoint(8101), AuthToken: "tok_ada_first"}, 500, t0)
+	writeSavedHistory(t, root, "P02", "Bo", Registration{League: league, Endpoint: endpoint(8102), AuthToken: "tok_bo_first"}, 0, t0)
 	if err := os.MkdirAll(journalDir(root), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -62,33 +62,33 @@ func TestSavedRegistrationsFollowTheirFiles(t *testing.T) {
 	check("Cy", 8103, "")
 
 	// Another process registers Cy, and registers Bo again.
-	writeSavedHistory(t, root, "P03", "Cy", registration{League: league, Endpoint: endpoint(8103), AuthToken: "tok_cy"}, 0, t0)
-	writeSavedHistory(t, root, "P02", "Bo", registration{League: league, Endpoint: endpoint(8102), AuthToken: "tok_bo_again"}, 3, t0.Add(time.Minute))
+	writeSavedHistory(t, root, "P03", "Cy", Registration{League: league, Endpoint: endpoint(8103), AuthToken: "tok_cy"}, 0, t0)
+	writeSavedHistory(t, root, "P02", "Bo", Registration{League: league, Endpoint: endpoint(8102), AuthToken: "tok_bo_again"}, 3, t0.Add(time.Minute))
 	check("Cy", 8103, "tok_cy")
 	check("Bo", 8102, "tok_bo_again")
 
 	// Another process gives P01 to someone else: Ada's registration is gone.
-	writeSavedHistory(t, root, "P01", "Dee", registration{League: league, Endpoint: endpoint(8104), AuthToken: "tok_dee"}, 0, t0.Add(time.Minute))
+	writeSavedHistory(t, root, "P01", "Dee", Registration{League: league, Endpoint: endpoint(8104), AuthToken: "tok_dee"}, 0, t0.Add(time.Minute))
 	check("Ada", 8101, "")
 	check("Dee", 8104, "tok_dee")
 
 	// This store's player saves its registration over Cy's file: noted,
 	// it is found although P03 was read already.
-	writeSavedHistory(t, root, "P03", "Eve", registration{League: league, Endpoint: endpoint(8105), AuthToken: "tok_eve"}, 0, t0.Add(time.Minute))
-	r.note(historyPath(root, "l", "P03"), "Eve", registration{League: league, Endpoint: endpoint(8105), AuthToken: "tok_eve"})
+	writeSavedHistory(t, root, "P03", "Eve", Registration{League: league, Endpoint: endpoint(8105), AuthToken: "tok_eve"}, 0, t0.Add(time.Minute))
+	r.note(historyPath(root, "l", "P03"), "Eve", Registration{League: league, Endpoint: endpoint(8105), AuthToken: "tok_eve"})
 	check("Eve", 8105, "tok_eve")
 	check("Cy", 8103, "")
 
 	// Two files hold Fay's registration, an earlier league's and this
 	// one's: the one saved last is used, whichever was read first.
-	writeSavedHistory(t, root, "P05", "Fay", registration{League: league, Endpoint: endpoint(8106), AuthToken: "tok_fay_now"}, 0, t0.Add(2*time.Hour))
-	writeSavedHistory(t, root, "P04", "Fay", registration{League: league, Endpoint: endpoint(8106), AuthToken: "tok_fay_earlier"}, 0, t0.Add(time.Hour))
+	writeSavedHistory(t, root, "P05", "Fay", Registration{League: league, Endpoint: endpoint(8106), AuthToken: "tok_fay_now"}, 0, t0.Add(2*time.Hour))
+	writeSavedHistory(t, root, "P04", "Fay", Registration{League: league, Endpoint: endpoint(8106), AuthToken: "tok_fay_earlier"}, 0, t0.Add(time.Hour))
 	check("Fay", 8106, "tok_fay_now")
 	if err := os.Remove(historyPath(root, "l", "P05")); err != nil {
 		t.Fatal(err)
 	}
 	check("Fay", 8106, "tok_fay_earlier")
-	writeSavedHistory(t, root, "P05", "Fay", registration{League: league, Endpoint: endpoint(8106), AuthToken: "tok_fay_back"}, 0, t0.Add(3*time.Hour))
+	writeSavedHistory(t, root, "P05", "Fay", Registration{League: league, Endpoint: endpoint(8106), AuthToken: "tok_fay_back"}, 0, t0.Add(3*time.Hour))
 	check("Fay", 8106, "tok_fay_back")
 
 	// A history file that is not one is passed over, newer as it is.
@@ -107,14 +107,14 @@ func TestSavedRegistrationsFollowTheirFiles(t *testing.T) {
 // results each): the players sharing one store's registrations, and each
 // player looking on its own (as players with their own data roots do).
 //
-//	go test ./player -run '^$' -bench SavedRegistrations -benchmem
+//	go test ./internal/playerstore -run '^$' -bench SavedRegistrations -benchmem
 func BenchmarkSavedRegistrations(b *testing.B) {
 	const players = 200
 	root := b.TempDir()
 	const league = "http://127.0.0.1:8000/mcp"
 	for i := range players {
 		writeSavedHistory(b, root, fmt.Sprintf("P%03d", i+1), fmt.Sprintf("Player %d", i+1),
-			registration{League: league, Endpoint: fmt.Sprintf("http://127.0.0.1:%d/mcp", 9000+i), AuthToken: fmt.Sprintf("tok_earlier_%06d", i)},
+			Registration{League: league, Endpoint: fmt.Sprintf("http://127.0.0.1:%d/mcp", 9000+i), AuthToken: fmt.Sprintf("tok_earlier_%06d", i)},
 			players-1, time.Now())
 	}
 	register := func(b *testing.B, regs func() *savedRegistrations) {
