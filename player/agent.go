@@ -24,6 +24,7 @@ type Agent struct {
 	srv      *leaguesdk.Server
 	handler  http.Handler
 	history  historyStore
+	counts   decisionCounts // decide.go
 	// saves runs the end-of-round rewrites of history.json
 	// (saveHistoryInBackground); saving and saveAgain, under saveMu, say
 	// whether one runs and whether another is asked for.

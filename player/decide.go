@@ -6,8 +6,30 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 )
+
+// Decisions counts the choices an [Agent] made and how many of them were
+// not its Strategy's.
+type Decisions struct {
+	// Made counts the choices the Agent answered (parities and moves).
+	Made int64 `json:"made"`
+	// Fallbacks counts the choices of Made that its Strategy did not give:
+	// it failed, panicked, answered an invalid choice or too late, or the
+	// deadline had passed on arrival, and the Fallback (or, when that
+	// failed too, a random choice) answered instead.
+	Fallbacks int64 `json:"fallbacks"`
+}
+
+// decisionCounts is what Agent.Decisions reads.
+type decisionCounts struct{ made, fallbacks atomic.Int64 }
+
+// Decisions returns how many choices the Agent made since it was created,
+// and how many of them its Strategy did not give.
+func (a *Agent) Decisions() Decisions {
+	return Decisions{Made: a.counts.made.Load(), Fallbacks: a.counts.fallbacks.Load()}
+}
 
 // panicError is how a recovered panic of a strategy is reported.
 type panicError struct {
@@ -71,7 +93,9 @@ type decision struct {
 func (a *Agent) decide(ctx context.Context, d decision) string {
 	remaining := d.deadline.Sub(a.cfg.Now())
 	log := a.log.With(slog.String("match_id", d.matchID))
+	a.counts.made.Add(1)
 	if remaining <= 0 {
+		a.counts.fallbacks.Add(1)
 		choice := d.last()
 		log.Warn("deadline already passed on arrival; answering at once", slog.String("what", d.what),
 			slog.String("choice", choice), slog.Time("deadline", d.deadline))
@@ -84,6 +108,7 @@ func (a *Agent) decide(ctx context.Context, d decision) string {
 	if why == "" {
 		return choice
 	}
+	a.counts.fallbacks.Add(1)
 	fallback, fwhy := a.attempt(ctx, start.Add(remaining-margin/2), d.fallback, d.valid)
 	if fwhy == "" {
 		log.Warn("strategy failed; answered with the fallback", slog.String("what", d.what),
