@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -82,23 +81,11 @@ type Chat struct {
 	// MaxTokens, when positive, is sent as max_tokens. Default: not sent
 	// (a reasoning model needs room to think).
 	MaxTokens int
-	// SystemPrompt is the system message. Default [DefaultSystemPrompt].
-	SystemPrompt string
-	// Prompt builds the user message. Default [Prompt].
-	Prompt func(player.ParityCall) string
-	// MaxRetries is how many times a call that may succeed later is
-	// repeated within the move's deadline. Default [DefaultMaxRetries];
-	// negative: never.
-	MaxRetries int
-	// FreeText, when set, never asks for the structured answer.
-	FreeText bool
-	// HTTPClient sends the requests. Default: the SDK's; the call's
-	// context bounds each request and each wait between retries.
-	HTTPClient *http.Client
+	// Options are the settings both model strategies share.
+	Options
 
-	once      sync.Once
-	client    openai.Client
-	unschemed atomic.Bool // the server refused the JSON schema
+	once   sync.Once
+	client openai.Client
 }
 
 // ChatFromEnv returns a [Chat] configured the way users of these servers
@@ -133,15 +120,8 @@ func (c *Chat) init() {
 	if base == "" {
 		base = DefaultChatBaseURL
 	}
-	retries := c.MaxRetries
-	switch {
-	case retries == 0:
-		retries = DefaultMaxRetries
-	case retries < 0:
-		retries = 0
-	}
 	opts := []option.RequestOption{option.WithBaseURL(strings.TrimSuffix(base, "/") + "/"),
-		option.WithMaxRetries(retries), option.WithMaxRetryDelay(maxRetryDelay)}
+		option.WithMaxRetries(c.retries()), option.WithMaxRetryDelay(maxRetryDelay)}
 	if c.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(c.APIKey))
 	}
@@ -161,22 +141,16 @@ func (c *Chat) ChooseParity(ctx context.Context, call player.ParityCall) (player
 		return "", fmt.Errorf("llm: Chat needs a Model (%s)", EnvChatModel)
 	}
 	c.once.Do(c.init)
-	prompt, system := Prompt, c.SystemPrompt
-	if c.Prompt != nil {
-		prompt = c.Prompt
-	}
-	if system == "" {
-		system = DefaultSystemPrompt
-	}
+	system, prompt := c.prompts(call)
 	params := openai.ChatCompletionNewParams{
 		Model:       shared.ChatModel(c.Model),
-		Messages:    []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(system), openai.UserMessage(prompt(call))},
+		Messages:    []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(system), openai.UserMessage(prompt)},
 		Temperature: openai.Float(c.Temperature),
 	}
 	if c.MaxTokens > 0 {
 		params.MaxTokens = openai.Int(int64(c.MaxTokens))
 	}
-	schemed := !c.FreeText && !c.unschemed.Load()
+	schemed := c.structured()
 	if schemed {
 		params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
 			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: "parity", Strict: openai.Bool(true), Schema: paritySchema()}}}
@@ -184,7 +158,7 @@ func (c *Chat) ChooseParity(ctx context.Context, call player.ParityCall) (player
 	answer, err := c.client.Chat.Completions.New(ctx, params)
 	var apiErr *openai.Error
 	if schemed && errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
-		c.unschemed.Store(true)
+		c.unschemed.Store(true) // and never again
 		params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{}
 		answer, err = c.client.Chat.Completions.New(ctx, params)
 	}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"google.golang.org/genai"
 
@@ -57,24 +56,13 @@ type Gemini struct {
 	// APIKey is sent in the x-goog-api-key header; it is never logged.
 	// Required.
 	APIKey string
-	// SystemPrompt is the system instruction. Default [DefaultSystemPrompt].
-	SystemPrompt string
-	// Prompt builds the prompt. Default [Prompt].
-	Prompt func(player.ParityCall) string
-	// MaxRetries is how many times a call that may succeed later is
-	// repeated within the move's deadline. Default [DefaultMaxRetries];
-	// negative: never.
-	MaxRetries int
-	// FreeText, when set, never asks for the structured answer.
-	FreeText bool
-	// HTTPClient sends the requests. Default: the SDK's; the call's
-	// context bounds each request and each wait between retries.
-	HTTPClient *http.Client
+	// Options are the settings both model strategies share; the system
+	// prompt is sent as the system instruction.
+	Options
 
-	once      sync.Once
-	client    *genai.Client
-	initErr   error
-	unschemed atomic.Bool // the server refused the response schema
+	once    sync.Once
+	client  *genai.Client
+	initErr error
 }
 
 // GeminiFromEnv returns a [Gemini] configured from LEAGUE_LLM_MODEL
@@ -100,14 +88,7 @@ func GeminiFromEnv() (*Gemini, error) {
 }
 
 func (g *Gemini) init() {
-	retries := g.MaxRetries
-	switch {
-	case retries == 0:
-		retries = DefaultMaxRetries
-	case retries < 0:
-		retries = 0
-	}
-	attempts, initial, maxDelay, jitter := int32(retries+1), 0.25, maxRetryDelay.Seconds(), 0.1
+	attempts, initial, maxDelay, jitter := int32(g.retries()+1), 0.25, maxRetryDelay.Seconds(), 0.1
 	g.client, g.initErr = genai.NewClient(context.Background(), &genai.ClientConfig{
 		APIKey: g.APIKey, Backend: genai.BackendGeminiAPI, HTTPClient: g.HTTPClient,
 		HTTPOptions: genai.HTTPOptions{BaseURL: g.BaseURL, RetryOptions: &genai.HTTPRetryOptions{
@@ -124,24 +105,18 @@ func (g *Gemini) ChooseParity(ctx context.Context, call player.ParityCall) (play
 	if g.initErr != nil {
 		return "", fmt.Errorf("llm: %w", g.initErr)
 	}
-	prompt, system := Prompt, g.SystemPrompt
-	if g.Prompt != nil {
-		prompt = g.Prompt
-	}
-	if system == "" {
-		system = DefaultSystemPrompt
-	}
+	system, prompt := g.prompts(call)
 	var zero float32
 	cfg := &genai.GenerateContentConfig{SystemInstruction: genai.NewContentFromText(system, genai.RoleUser), Temperature: &zero}
-	schemed := !g.FreeText && !g.unschemed.Load()
+	schemed := g.structured()
 	if schemed {
 		cfg.ResponseMIMEType, cfg.ResponseJsonSchema = "application/json", paritySchema()
 	}
-	contents := genai.Text(prompt(call))
+	contents := genai.Text(prompt)
 	answer, err := g.client.Models.GenerateContent(ctx, g.Model, contents, cfg)
 	var apiErr genai.APIError
 	if schemed && errors.As(err, &apiErr) && apiErr.Code == http.StatusBadRequest {
-		g.unschemed.Store(true)
+		g.unschemed.Store(true) // and never again
 		cfg.ResponseMIMEType, cfg.ResponseJsonSchema = "", nil
 		answer, err = g.client.Models.GenerateContent(ctx, g.Model, contents, cfg)
 	}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"regexp"
 	"strings"
+	"sync/atomic"
 
 	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/player/strategies"
@@ -37,6 +39,51 @@ func ByName(name string, r io.Reader) (player.Strategy, error) {
 	}
 	return s, nil
 }
+
+// Options are the settings the model strategies share.
+type Options struct {
+	// SystemPrompt is the system message. Default [DefaultSystemPrompt].
+	SystemPrompt string
+	// Prompt builds the prompt. Default [Prompt].
+	Prompt func(player.ParityCall) string
+	// MaxRetries is how many times a call that may succeed later is
+	// repeated within the move's deadline. Default [DefaultMaxRetries];
+	// negative: never.
+	MaxRetries int
+	// FreeText, when set, never asks for the structured answer.
+	FreeText bool
+	// HTTPClient sends the requests. Default: the SDK's; the call's
+	// context bounds each request and each wait between retries.
+	HTTPClient *http.Client
+
+	unschemed atomic.Bool // the server refused the structured answer's schema
+}
+
+// retries returns how many times a call is repeated.
+func (o *Options) retries() int {
+	switch {
+	case o.MaxRetries == 0:
+		return DefaultMaxRetries
+	case o.MaxRetries < 0:
+		return 0
+	}
+	return o.MaxRetries
+}
+
+// prompts returns the system prompt and the prompt of call.
+func (o *Options) prompts(call player.ParityCall) (system, prompt string) {
+	system, build := o.SystemPrompt, o.Prompt
+	if system == "" {
+		system = DefaultSystemPrompt
+	}
+	if build == nil {
+		build = Prompt
+	}
+	return system, build(call)
+}
+
+// structured reports whether to ask for the structured answer.
+func (o *Options) structured() bool { return !o.FreeText && !o.unschemed.Load() }
 
 // DefaultSystemPrompt is the system message (chat completions) or system
 // instruction (generate-content) the strategies send by default.

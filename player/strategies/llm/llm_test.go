@@ -180,7 +180,7 @@ func TestBusyServersAreRetriedWithinTheDeadline(t *testing.T) {
 // the call fail when the context ends, not later.
 func TestRetriesStopAtTheDeadline(t *testing.T) {
 	busy := &standIn{statuses: []int{429, 429, 429, 429, 429, 429, 429, 429}}
-	c := &llm.Chat{BaseURL: serve(t, busy), Model: "m", MaxRetries: 8}
+	c := &llm.Chat{BaseURL: serve(t, busy), Model: "m", Options: llm.Options{MaxRetries: 8}}
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
