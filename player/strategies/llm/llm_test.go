@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/player/arena"
+	"github.com/agentleague/league/player/playertest"
 	"github.com/agentleague/league/player/strategies/llm"
 )
 
@@ -389,5 +390,34 @@ func TestOnlyTheModelPackageLinksTheSDKs(t *testing.T) {
 	}
 	if d := deps("github.com/agentleague/league/examples/player"); !strings.Contains(d, openaiSDK) || !strings.Contains(d, genaiSDK) {
 		t.Errorf("examples/player, which can use a model, does not link both SDKs")
+	}
+}
+
+// A player whose strategy is a model configured only by OPENAI_BASE_URL
+// and a model passes the conformance kit, answering with the model's
+// choice.
+func TestAModelPlayerPassesTheConformanceKit(t *testing.T) {
+	clearEnv(t)
+	model := &standIn{answer: chatAnswer(`{"parity":"even"}`)}
+	t.Setenv(llm.EnvOpenAIBaseURL, serve(t, model)+"/v1")
+	t.Setenv(llm.EnvChatModel, "stand-in-model")
+	s, err := llm.ChatFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := player.New(player.Config{Name: "Model Player", League: "http://127.0.0.1:1/mcp", DataRoot: t.TempDir(),
+		Strategy: s, NoAgentLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	srv := httptest.NewServer(a.Handler())
+	defer srv.Close()
+	rep := playertest.Run(t, srv.URL+"/mcp", playertest.Options{Timeout: 2 * time.Second, ChoiceDeadline: 3 * time.Second})
+	if rep.Failed != 0 {
+		t.Errorf("%d checks failed", rep.Failed)
+	}
+	if d := a.Decisions(); d.Made == 0 || d.Fallbacks != 0 || len(model.sent()) < int(d.Made) {
+		t.Errorf("decisions %+v after %d model calls: want every choice the model's", d, len(model.sent()))
 	}
 }
