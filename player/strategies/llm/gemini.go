@@ -110,14 +110,16 @@ func (g *Gemini) ChooseParity(ctx context.Context, call player.ParityCall) (play
 	cfg := &genai.GenerateContentConfig{SystemInstruction: genai.NewContentFromText(system, genai.RoleUser), Temperature: &zero}
 	schemed := g.structured()
 	if schemed {
-		cfg.ResponseMIMEType, cfg.ResponseJsonSchema = "application/json", paritySchema()
+		cfg.ResponseMIMEType, cfg.ResponseSchema = "application/json", &genai.Schema{Type: genai.TypeObject,
+			Properties: map[string]*genai.Schema{"parity": {Type: genai.TypeString, Enum: []string{"even", "odd"}}},
+			Required:   []string{"parity"}}
 	}
 	contents := genai.Text(prompt)
 	answer, err := g.client.Models.GenerateContent(ctx, g.Model, contents, cfg)
 	var apiErr genai.APIError
 	if schemed && errors.As(err, &apiErr) && apiErr.Code == http.StatusBadRequest {
 		g.unschemed.Store(true) // and never again
-		cfg.ResponseMIMEType, cfg.ResponseJsonSchema = "", nil
+		cfg.ResponseMIMEType, cfg.ResponseSchema = "", nil
 		answer, err = g.client.Models.GenerateContent(ctx, g.Model, contents, cfg)
 	}
 	if err != nil {

@@ -270,11 +270,11 @@ func TestAServerWithoutStructuredOutputIsReadAsText(t *testing.T) {
 	}
 	greqs := gsrv.sent()
 	config, _ := greqs[0].body["generationConfig"].(map[string]any)
-	if len(greqs) != 2 || config["responseJsonSchema"] == nil || greqs[0].path != "/v1beta/models/gm:generateContent" ||
+	if len(greqs) != 2 || config["responseSchema"] == nil || greqs[0].path != "/v1beta/models/gm:generateContent" ||
 		greqs[0].header.Get("x-goog-api-key") != "key" {
 		t.Fatalf("gemini requests: %+v", greqs)
 	}
-	if config, _ := greqs[1].body["generationConfig"].(map[string]any); config["responseJsonSchema"] != nil {
+	if config, _ := greqs[1].body["generationConfig"].(map[string]any); config["responseSchema"] != nil {
 		t.Errorf("the schema was sent again after a 400")
 	}
 }
