@@ -98,13 +98,13 @@ type Chat struct {
 //     OPENAI_API_KEY.
 func ChatFromEnv() (*Chat, error) {
 	c := &Chat{}
-	c.BaseURL, _ = firstEnv(EnvChatBaseURL, EnvOpenAIBaseURL)
+	c.BaseURL = firstEnv(EnvChatBaseURL, EnvOpenAIBaseURL)
 	if c.BaseURL == "" {
-		host, _ := firstEnv(EnvOllamaHost)
+		host := firstEnv(EnvOllamaHost)
 		c.BaseURL = ollamaBaseURL(host)
 	}
-	c.Model, _ = firstEnv(EnvChatModel)
-	c.APIKey, _ = firstEnv(EnvChatAPIKey, EnvOpenAIAPIKey)
+	c.Model = firstEnv(EnvChatModel)
+	c.APIKey = firstEnv(EnvChatAPIKey, EnvOpenAIAPIKey)
 	if c.Model == "" {
 		return nil, fmt.Errorf("llm: the llm_chat strategy needs a model: set %s (for example %s=llama3.2); the server is %s",
 			EnvChatModel, EnvChatModel, c.BaseURL)

@@ -71,9 +71,9 @@ type Gemini struct {
 // GOOGLE_GEMINI_BASE_URL (optional: Google's by default).
 func GeminiFromEnv() (*Gemini, error) {
 	g := &Gemini{}
-	g.BaseURL, _ = firstEnv(EnvGeminiBaseURL, EnvGoogleBaseURL)
-	g.Model, _ = firstEnv(EnvGeminiModel)
-	g.APIKey, _ = firstEnv(EnvGeminiAPIKey, EnvGeminiKey, EnvGoogleAPIKey)
+	g.BaseURL = firstEnv(EnvGeminiBaseURL, EnvGoogleBaseURL)
+	g.Model = firstEnv(EnvGeminiModel)
+	g.APIKey = firstEnv(EnvGeminiAPIKey, EnvGeminiKey, EnvGoogleAPIKey)
 	var missing []string
 	if g.Model == "" {
 		missing = append(missing, "a model: set "+EnvGeminiModel+" (for example "+EnvGeminiModel+"=gemini-2.5-flash)")

@@ -151,14 +151,14 @@ func clip(s string) string {
 }
 
 // firstEnv returns the value of the first of names that is set and not
-// empty, and its name.
-func firstEnv(names ...string) (value, name string) {
+// empty.
+func firstEnv(names ...string) string {
 	for _, n := range names {
 		if v := strings.TrimSpace(os.Getenv(n)); v != "" {
-			return v, n
+			return v
 		}
 	}
-	return "", ""
+	return ""
 }
 
 // ollamaBaseURL returns the chat completions URL of the Ollama that
@@ -172,7 +172,7 @@ func ollamaBaseURL(host string) string {
 		host = "http://" + host
 	}
 	u, err := url.Parse(host)
-	if err != nil || u.Host == "" && u.Port() == "" {
+	if err != nil || u.Host == "" {
 		return DefaultChatBaseURL
 	}
 	hostname, port := u.Hostname(), u.Port()

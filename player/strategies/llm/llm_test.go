@@ -305,6 +305,7 @@ func TestConfigurationFromTheEnvironment(t *testing.T) {
 	}{
 		{"a local Ollama by default", nil, "http://localhost:11434/v1", ""},
 		{"OLLAMA_HOST", map[string]string{"OLLAMA_HOST": "gpu-box:11500"}, "http://gpu-box:11500/v1", ""},
+		{"OLLAMA_HOST with a port only", map[string]string{"OLLAMA_HOST": ":11500"}, "http://localhost:11500/v1", ""},
 		{"OLLAMA_HOST without a port", map[string]string{"OLLAMA_HOST": "https://ollama.example"}, "https://ollama.example:11434/v1", ""},
 		{"OPENAI_BASE_URL over OLLAMA_HOST", map[string]string{"OLLAMA_HOST": "gpu-box", "OPENAI_BASE_URL": "http://127.0.0.1:8000/v1", "OPENAI_API_KEY": "sk-1"},
 			"http://127.0.0.1:8000/v1", "sk-1"},
