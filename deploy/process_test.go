@@ -159,7 +159,7 @@ func thinkingModel(t *testing.T, delay time.Duration) []string {
 			"candidates": []any{map[string]any{"content": map[string]any{"parts": []any{map[string]string{"text": word}}}}}})
 	}))
 	t.Cleanup(srv.Close)
-	return []string{"LEAGUE_LLM_ENDPOINT=" + srv.URL + "/{model}", "LEAGUE_LLM_MODEL=thinker", "LEAGUE_LLM_API_KEY=test"}
+	return []string{"LEAGUE_LLM_BASE_URL=" + srv.URL, "LEAGUE_LLM_MODEL=thinker", "LEAGUE_LLM_API_KEY=test"}
 }
 
 // leagueState is what the tests read of the manager's GET /api/state.

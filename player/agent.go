@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/internal/decide"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -24,6 +25,7 @@ type Agent struct {
 	srv      *leaguesdk.Server
 	handler  http.Handler
 	history  *memory
+	counts   decide.Counts // Decisions
 
 	runner     *agentkit.Lifecycle // Run, Shutdown and Close
 	registered chan struct{}

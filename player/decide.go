@@ -8,7 +8,25 @@ import (
 
 // guard is what the player's choices are made under (internal/decide).
 func (a *Agent) guard() decide.Guard {
-	return decide.Guard{Log: a.log, Now: a.cfg.Now, Margin: a.cfg.SafetyMargin}
+	return decide.Guard{Log: a.log, Now: a.cfg.Now, Margin: a.cfg.SafetyMargin, Counts: &a.counts}
+}
+
+// Decisions counts the choices an [Agent] made and how many of them were
+// not its Strategy's.
+type Decisions struct {
+	// Made counts the choices the Agent answered (parities and moves).
+	Made int64 `json:"made"`
+	// Fallbacks counts the choices of Made that its Strategy did not give:
+	// it failed, panicked, answered an invalid choice or too late, or the
+	// deadline had passed on arrival, and the Fallback (or, when that
+	// failed too, a random choice) answered instead.
+	Fallbacks int64 `json:"fallbacks"`
+}
+
+// Decisions returns how many choices the Agent made since it was created,
+// and how many of them its Strategy did not give.
+func (a *Agent) Decisions() Decisions {
+	return Decisions{Made: a.counts.Made.Load(), Fallbacks: a.counts.Fallbacks.Load()}
 }
 
 // decide returns a valid choice in time, whatever the primary strategy

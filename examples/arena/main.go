@@ -7,7 +7,8 @@
 //	go run ./examples/arena -rounds 200 -player http://127.0.0.1:8101/mcp random history
 //
 // The arguments name ready strategies (random, always_even, always_odd,
-// history, llm, llm_chat; see package strategies). Flags:
+// history; see package strategies; and llm, llm_chat, see package
+// strategies/llm). Flags:
 //
 //	-rounds N     how many times the round-robin is played (100)
 //	-seed N       the seed of every random draw; the same seed gives the same report (1)
@@ -15,13 +16,17 @@
 //	-league       play whole leagues (manager, referees, players) over an in-memory network
 //	-move-timeout D  the deadline of each choice (30s)
 //	-parallel N   matches played at once, up to a round's (half the entries); default the number of CPUs
-//	-json | -csv  print the report as JSON or CSV instead of tables
+//	-json | -csv  print the report as JSON or CSV instead of tables (one of them)
+//	-strict       exit with an error when an entry fell back on more than a tenth of its moves
 //	-quiet        no progress line on stderr
 //
-// The llm strategy reads LEAGUE_LLM_ENDPOINT, LEAGUE_LLM_MODEL and
-// LEAGUE_LLM_API_KEY; llm_chat (an OpenAI-style chat completions server,
-// such as Ollama) reads LEAGUE_CHAT_BASE_URL, LEAGUE_CHAT_MODEL and,
-// optionally, LEAGUE_CHAT_API_KEY.
+// An entry whose player answered with its fallback (the strategy failed,
+// or answered late) on more than a tenth of its moves is flagged in the
+// report and warned about on stderr: its results are mostly its
+// fallback's. The llm_chat strategy reads LEAGUE_CHAT_MODEL (required),
+// OPENAI_BASE_URL (default: the Ollama of OLLAMA_HOST, else a local one) and
+// OPENAI_API_KEY; llm reads LEAGUE_LLM_MODEL and GEMINI_API_KEY. -h lists
+// them all.
 package main
 
 import (
@@ -36,7 +41,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/player/arena"
+	"github.com/agentleague/league/player/strategies/llm"
 )
 
 func main() {
@@ -67,17 +74,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	parallel := fs.Int("parallel", 0, "matches played at once, up to a round's (half the entries); default the number of CPUs")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	asCSV := fs.Bool("csv", false, "print the report as CSV")
+	strict := fs.Bool("strict", false, "exit with an error when an entry fell back on more than a tenth of its moves")
 	quiet := fs.Bool("quiet", false, "no progress line on stderr")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: arena [flags] strategy... (random, always_even, always_odd, history, llm, llm_chat)")
+		fmt.Fprintln(stderr, "usage: arena [flags] strategy... ("+strings.Join(llm.Names(), ", ")+")")
 		fs.PrintDefaults()
+		fmt.Fprint(stderr, "\n"+llm.EnvUsage)
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *asJSON && *asCSV {
+		return errors.New("-json and -csv cannot be used together: choose one output format")
+	}
 	cfg := arena.Config{Rounds: *rounds, Seed: *seed, League: *league, MoveTimeout: *moveTimeout, Parallel: *parallel}
 	for _, name := range fs.Args() {
-		cfg.Entries = append(cfg.Entries, arena.Ready(name))
+		cfg.Entries = append(cfg.Entries, arena.Entry{Name: name,
+			NewStrategy: func(r io.Reader) (player.Strategy, error) { return llm.ByName(name, r) }})
 	}
 	for _, u := range players {
 		cfg.Entries = append(cfg.Entries, arena.Remote(u))
@@ -94,11 +107,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case *asJSON:
-		return report.WriteJSON(stdout)
+		err = report.WriteJSON(stdout)
 	case *asCSV:
-		return report.WriteCSV(stdout)
+		err = report.WriteCSV(stdout)
+	default:
+		err = report.WriteTable(stdout)
 	}
-	return report.WriteTable(stdout)
+	if err != nil {
+		return err
+	}
+	for _, w := range report.Warnings {
+		fmt.Fprintln(stderr, "arena: warning:", w)
+	}
+	if *strict && len(report.Warnings) > 0 {
+		return fmt.Errorf("-strict: %d of the entries fell back on more than %.0f %% of their moves", len(report.Warnings), 100*arena.FallbackLimit)
+	}
+	return nil
 }
 
 // progressLine shows how far the run is on one line, at most ten times a

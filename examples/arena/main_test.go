@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -79,5 +80,97 @@ func TestAnUnknownStrategyIsAnError(t *testing.T) {
 	var stdout, stderr strings.Builder
 	if err := run(context.Background(), []string{"random", "clairvoyant"}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "clairvoyant") {
 		t.Fatalf("got %v, want an error naming the strategy", err)
+	}
+}
+
+func TestConflictingOutputFlagsAreRefused(t *testing.T) {
+	var stdout, stderr strings.Builder
+	err := run(context.Background(), []string{"-json", "-csv", "random", "history"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "-json and -csv") {
+		t.Fatalf("got %v, want an error naming both flags", err)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("printed a report anyway: %q", stdout.String())
+	}
+}
+
+// A model strategy whose server answers 404 to everything played on its
+// fallback: the report shows its fallbacks in every format, stderr warns,
+// and -strict makes it an error.
+func TestAModelThatFellBackIsFlagged(t *testing.T) {
+	for _, v := range []string{"LEAGUE_CHAT_BASE_URL", "OLLAMA_HOST", "OPENAI_API_KEY", "LEAGUE_CHAT_API_KEY"} {
+		t.Setenv(v, "")
+	}
+	notFound := httptest.NewServer(http.NotFoundHandler())
+	defer notFound.Close()
+	t.Setenv("OPENAI_BASE_URL", notFound.URL+"/v1")
+	t.Setenv("LEAGUE_CHAT_MODEL", "misaddressed")
+	args := []string{"-quiet", "-rounds", "10", "llm_chat", "history"}
+
+	var table, stderr strings.Builder
+	if err := run(context.Background(), args, &table, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "fallbacks") || !strings.Contains(table.String(), "10 (100 %) !") {
+		t.Errorf("the table does not show the fallbacks:\n%s", table.String())
+	}
+	if !strings.Contains(stderr.String(), "warning: llm_chat fell back on 10 of its 10 moves") {
+		t.Errorf("stderr %q: want a warning", stderr.String())
+	}
+
+	var js strings.Builder
+	if err := run(context.Background(), append([]string{"-json"}, args...), &js, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	var report struct {
+		Standings []struct {
+			Name      string `json:"name"`
+			Moves     int    `json:"moves"`
+			Fallbacks int    `json:"fallbacks"`
+			Flagged   bool   `json:"flagged"`
+		} `json:"standings"`
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &report); err != nil || len(report.Warnings) != 1 {
+		t.Fatalf("JSON %s: %v", js.String(), err)
+	}
+	for _, s := range report.Standings {
+		if want := s.Name == "llm_chat"; s.Flagged != want || (s.Fallbacks == 10) != want || s.Moves != 10 {
+			t.Errorf("JSON standing %+v", s)
+		}
+	}
+
+	var cs strings.Builder
+	if err := run(context.Background(), append([]string{"-csv"}, args...), &cs, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(cs.String())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, r := range rows[1:] {
+		if r[col["entry"]] == "llm_chat" && (r[col["fallbacks"]] != "10" || r[col["moves"]] != "10" || r[col["flagged"]] != "true") {
+			t.Errorf("CSV row %q", r)
+		}
+	}
+
+	stderr.Reset()
+	err = run(context.Background(), append([]string{"-strict"}, args...), &table, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "-strict") || !strings.Contains(stderr.String(), "warning:") {
+		t.Errorf("-strict: %v, stderr %q", err, stderr.String())
+	}
+}
+
+func TestHelpListsTheModelsVariables(t *testing.T) {
+	var stdout, stderr strings.Builder
+	_ = run(context.Background(), []string{"-h"}, &stdout, &stderr)
+	for _, v := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY", "OLLAMA_HOST", "LEAGUE_CHAT_MODEL", "GEMINI_API_KEY", "-strict", "llm_chat"} {
+		if !strings.Contains(stderr.String(), v) {
+			t.Errorf("-h does not name %s", v)
+		}
 	}
 }

@@ -21,11 +21,14 @@
 //	-ca FILE         PEM CA certificates trusted for https:// endpoints, beside the system roots
 //	-client-ca FILE  PEM CA certificates: require client certificates signed by them (mutual TLS; needs -tls-cert)
 //
-// The llm strategy reads LEAGUE_LLM_ENDPOINT (optional), LEAGUE_LLM_MODEL
-// and LEAGUE_LLM_API_KEY from the environment; llm_chat (an OpenAI-style
-// chat completions server such as Ollama) reads LEAGUE_CHAT_BASE_URL
-// (default http://localhost:11434/v1), LEAGUE_CHAT_MODEL and, when the
-// server needs one, LEAGUE_CHAT_API_KEY.
+// The llm_chat strategy (any chat completions server: Ollama, llama.cpp's
+// server, vLLM, LM Studio, OpenAI) reads LEAGUE_CHAT_MODEL (required),
+// OPENAI_BASE_URL (default: the Ollama of OLLAMA_HOST, else
+// http://localhost:11434/v1) and OPENAI_API_KEY (when the server needs one);
+// LEAGUE_CHAT_BASE_URL and LEAGUE_CHAT_API_KEY override them. The llm
+// strategy (Google's generate-content API) reads LEAGUE_LLM_MODEL and
+// GEMINI_API_KEY. -h lists them all (see package
+// github.com/agentleague/league/player/strategies/llm).
 //
 // Human-readable log lines go to stderr. The player writes its JSON lines
 // to <data>/logs/agents/<player_id>.log.jsonl itself ([player.Config]
@@ -57,7 +60,7 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/metrics"
 	"github.com/agentleague/league/player"
-	"github.com/agentleague/league/player/strategies"
+	"github.com/agentleague/league/player/strategies/llm"
 )
 
 func main() {
@@ -86,13 +89,18 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	dataRoot := fs.String("data", "./league-data", "data root")
 	noRegister := fs.Bool("no-register", false, "serve without registering with a manager (for an arena's -player or a conformance kit)")
 	trace := fs.Bool("trace", false, "record every message sent and received, whole, in the agent log file (debug level)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: player [flags]")
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), "\n"+llm.EnvUsage)
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *name == "" {
 		*name = "Player " + strconv.Itoa(*port)
 	}
-	strategy, err := strategies.ByName(*strategyName, nil)
+	strategy, err := llm.ByName(*strategyName, nil)
 	if err != nil {
 		return err
 	}

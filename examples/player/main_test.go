@@ -191,3 +191,22 @@ func TestRunAsksForItsID(t *testing.T) {
 		t.Fatalf("run = %v", err)
 	}
 }
+
+func TestHelpListsTheModelsVariables(t *testing.T) {
+	var stderr strings.Builder
+	_ = run(context.Background(), []string{"-h"}, &stderr)
+	for _, v := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY", "OLLAMA_HOST", "LEAGUE_CHAT_MODEL", "LEAGUE_LLM_MODEL", "GEMINI_API_KEY", "-strategy"} {
+		if !strings.Contains(stderr.String(), v) {
+			t.Errorf("-h does not name %s:\n%s", v, stderr.String())
+		}
+	}
+}
+
+func TestAModelWithoutItsModelIsAnErrorNamingTheVariable(t *testing.T) {
+	t.Setenv("LEAGUE_CHAT_MODEL", "")
+	var stderr strings.Builder
+	err := run(context.Background(), []string{"-strategy", "llm_chat", "-data", t.TempDir()}, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "LEAGUE_CHAT_MODEL") {
+		t.Fatalf("got %v, want an error naming LEAGUE_CHAT_MODEL", err)
+	}
+}

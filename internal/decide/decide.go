@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 )
 
@@ -75,6 +76,24 @@ type Guard struct {
 	Log    *slog.Logger
 	Now    func() time.Time
 	Margin time.Duration
+	// Counts, when set, counts the choices made and the fallbacks among
+	// them.
+	Counts *Counts
+}
+
+// Counts counts choices: all that were answered, and those the primary
+// way did not give (it failed, panicked, answered an invalid choice or too
+// late, or the deadline had passed on arrival).
+type Counts struct{ Made, Fallbacks atomic.Int64 }
+
+func (c *Counts) add(fallback bool) {
+	if c == nil {
+		return
+	}
+	c.Made.Add(1)
+	if fallback {
+		c.Fallbacks.Add(1)
+	}
 }
 
 // Decide returns a valid choice in time, whatever the primary strategy
@@ -84,6 +103,7 @@ func (g Guard) Decide(ctx context.Context, d Decision) string {
 	remaining := d.Deadline.Sub(g.Now())
 	log := g.Log.With(slog.String("match_id", d.MatchID))
 	if remaining <= 0 {
+		g.Counts.add(true)
 		choice := d.Last()
 		log.Warn("deadline already passed on arrival; answering at once", slog.String("what", d.What),
 			slog.String("choice", choice), slog.Time("deadline", d.Deadline))
@@ -93,6 +113,7 @@ func (g Guard) Decide(ctx context.Context, d Decision) string {
 	start := time.Now()
 	margin := min(g.Margin, remaining/4)
 	choice, why := g.attempt(ctx, start.Add(remaining-margin), d.Primary, d.Valid)
+	g.Counts.add(why != "")
 	if why == "" {
 		return choice
 	}

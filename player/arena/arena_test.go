@@ -129,6 +129,60 @@ func TestTheArenaPlaysThePlayersBehaviourLearnerObserverAndFallback(t *testing.T
 	if s := standing(t, r, "failing"); s.TechnicalLosses != 0 || s.Played != 20 || calls.Load() != 20 {
 		t.Errorf("a failing strategy: %+v after %d calls; want 20 matches answered by the fallback, no technical loss", s, calls.Load())
 	}
+	// The fallbacks are counted and flagged; the others have none.
+	if s := standing(t, r, "failing"); s.Moves != 20 || s.Fallbacks != 20 || !s.Flagged {
+		t.Errorf("failing: %d moves, %d fallbacks, flagged %v; want 20, 20, true", s.Moves, s.Fallbacks, s.Flagged)
+	}
+	for _, name := range []string{"observer", "always_even"} {
+		if s := standing(t, r, name); s.Moves != 20 || s.Fallbacks != 0 || s.Flagged {
+			t.Errorf("%s: %d moves, %d fallbacks, flagged %v; want 20, 0, false", name, s.Moves, s.Fallbacks, s.Flagged)
+		}
+	}
+	if len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], "failing fell back on 20 of its 20 moves") {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+}
+
+// A strategy late on a tenth of its moves or less is not flagged; one
+// late on more is. Late answers count as fallbacks, like failures.
+func TestLateAnswersAreFallbacksAndAreFlaggedBeyondATenth(t *testing.T) {
+	lateEvery := func(n int64) player.Strategy {
+		var calls atomic.Int64
+		return player.StrategyFunc(func(ctx context.Context, _ player.ParityCall) (leaguesdk.Parity, error) {
+			if calls.Add(1)%n == 0 {
+				<-ctx.Done() // thinks past the deadline
+				time.Sleep(50 * time.Millisecond)
+			}
+			return leaguesdk.Odd, nil
+		})
+	}
+	r := run(t, arena.Config{Rounds: 20, MoveTimeout: 400 * time.Millisecond,
+		Entries: []arena.Entry{{Name: "late 1 in 10", Strategy: lateEvery(10)}, {Name: "late 1 in 5", Strategy: lateEvery(5)}}})
+	if s := standing(t, r, "late 1 in 10"); s.Moves != 20 || s.Fallbacks != 2 || s.Flagged {
+		t.Errorf("late 1 in 10: %d moves, %d fallbacks, flagged %v; want 20, 2, false", s.Moves, s.Fallbacks, s.Flagged)
+	}
+	if s := standing(t, r, "late 1 in 5"); s.Moves != 20 || s.Fallbacks != 4 || !s.Flagged {
+		t.Errorf("late 1 in 5: %d moves, %d fallbacks, flagged %v; want 20, 4, true", s.Moves, s.Fallbacks, s.Flagged)
+	}
+}
+
+// The ranking and the rating agree, and both follow the points per match:
+// the rating is never higher below than above.
+func TestTheRatingFollowsTheRanking(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		r := run(t, arena.Config{Rounds: 30, Seed: seed, Entries: []arena.Entry{arena.Ready("random"), arena.Ready("history"),
+			arena.Ready("always_even"), arena.Ready("always_odd")}})
+		for k := 1; k < len(r.Standings); k++ {
+			above, below := r.Standings[k-1], r.Standings[k]
+			if below.Rating > above.Rating || below.PointsPerMatch.Mean > above.PointsPerMatch.Mean {
+				t.Errorf("seed %d: %s (rating %.0f, %.3f points per match) ranks below %s (rating %.0f, %.3f)", seed,
+					below.Name, below.Rating, below.PointsPerMatch.Mean, above.Name, above.Rating, above.PointsPerMatch.Mean)
+			}
+		}
+		if r.RatingMethod != arena.RatingMethodPoints {
+			t.Errorf("rating method %q", r.RatingMethod)
+		}
+	}
 }
 
 func TestAPlayerAtAURLIsPlayedOverHTTP(t *testing.T) {

@@ -26,9 +26,12 @@
 //
 // The [Report] gives, per entry, the matches played, won, drawn and lost,
 // the points per match with a 95 % confidence interval, the gain over
-// random play in the even/odd game, a Bradley–Terry rating on the Elo
-// scale, and the points per match against each other entry. Even/odd is
-// mostly chance: read the intervals, not the ranks. [Config.League] plays
+// random play in the even/odd game, a rating on the Elo scale that follows
+// the points per match (the ranking follows it), the moves its player
+// answered with its fallback because the strategy failed or was late
+// (flagged, with a warning, beyond [FallbackLimit] of its moves), and the
+// points per match against each other entry. Even/odd is mostly chance:
+// read the intervals, not the ranks. [Config.League] plays
 // whole leagues instead (a manager, referees and players over an
 // in-memory network, package inmem).
 //

@@ -47,7 +47,7 @@ func runLeagues(ctx context.Context, cfg Config, names []string, start time.Time
 	rec := newRecorder(n)
 	total := cfg.Rounds * n * (n - 1) / 2
 	for k := range cfg.Rounds {
-		results, ids, err := playLeague(ctx, cfg, strats, names, k, filepath.Join(root, "league_"+strconv.Itoa(k+1)))
+		results, ids, err := playLeague(ctx, cfg, strats, names, k, filepath.Join(root, "league_"+strconv.Itoa(k+1)), rec)
 		if err != nil {
 			return nil, err
 		}
@@ -111,8 +111,8 @@ func (g *agents) start(ctx context.Context, name string, run func(context.Contex
 }
 
 // playLeague plays league k in root and returns its recorded results with
-// the entry index of each player id.
-func playLeague(ctx context.Context, cfg Config, strats []player.Strategy, names []string, k int, root string) (results []manager.MatchRecord, ids map[string]int, err error) {
+// the entry index of each player id. It adds the players' decisions to rec.
+func playLeague(ctx context.Context, cfg Config, strats []player.Strategy, names []string, k int, root string, rec *recorder) (results []manager.MatchRecord, ids map[string]int, err error) {
 	n := len(strats)
 	var network inmem.Network
 	defer network.Close() // after the agents have stopped (deferred below)
@@ -181,6 +181,7 @@ func playLeague(ctx context.Context, cfg Config, strats []player.Strategy, names
 		}
 	}
 	ids = map[string]int{}
+	players := make([]*player.Agent, 0, n)
 	for i, s := range strats {
 		host := "player" + strconv.Itoa(i+1)
 		p, err := player.New(player.Config{Name: names[i], League: league,
@@ -195,9 +196,14 @@ func playLeague(ctx context.Context, cfg Config, strats []player.Strategy, names
 			return nil, nil, err
 		}
 		ids[p.ID()] = i
+		players = append(players, p)
 	}
 	select {
 	case <-mgr.Done():
+		// Every match is recorded, so every choice was made.
+		for i, p := range players {
+			rec.decided(i, p.Decisions())
+		}
 	case err := <-errc:
 		return nil, nil, err
 	case <-ctx.Done():

@@ -12,8 +12,9 @@ import (
 )
 
 // WriteTable writes the report as tables for a terminal: the standings
-// with each entry's points per match and its 95 % interval, the gain over
-// random play (even/odd), the rating; then the head-to-head table.
+// ranked by rating, with each entry's points per match and its 95 %
+// interval, the gain over random play (even/odd), the rating and the
+// fallbacks (a flagged entry marked "!"); then the head-to-head table.
 func (r *Report) WriteTable(w io.Writer) error {
 	mode := "in process"
 	remote := 0
@@ -41,7 +42,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if gain {
 		head += "vs random\t"
 	}
-	fmt.Fprintln(tw, head+"rating\t")
+	fmt.Fprintln(tw, head+"rating\tfallbacks\t")
 	for k, s := range r.Standings {
 		lost := strconv.Itoa(s.Losses)
 		if s.TechnicalLosses > 0 {
@@ -52,7 +53,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if gain {
 			line += fmt.Sprintf("%+.3f ± %.3f\t", s.Gain.Mean, (s.Gain.High-s.Gain.Low)/2)
 		}
-		fmt.Fprintln(tw, line+fmt.Sprintf("%.0f\t", s.Rating))
+		fmt.Fprintln(tw, line+fmt.Sprintf("%.0f\t%s\t", s.Rating, fallbacks(s)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -83,12 +84,30 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if gain {
 		fmt.Fprintf(&b, "Random play earns %.2f points per match against anyone: a strategy is better than chance when its interval lies above it. ", RandomPlay)
 	}
-	b.WriteString("Rating: Bradley–Terry fitted to all results (a draw is half a win), on the Elo scale, mean 1500.\n")
+	b.WriteString("Ranked by rating: the points per match, as a share of the 3 a win earns, on the Elo scale, mean 1500 (every entry meets every other equally often). ")
+	fmt.Fprintf(&b, "Fallbacks: the moves the player answered with its fallback because the strategy failed or was late; "+
+		"! marks more than %.0f %% of the moves, where the results are mostly the fallback's.\n", 100*FallbackLimit)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 func interval(e Estimate) string { return fmt.Sprintf("[%.3f, %.3f]", e.Low, e.High) }
+
+// fallbacks is the table's cell of an entry's fallbacks: their number and
+// share, marked when flagged; a dash for an entry the arena cannot see into.
+func fallbacks(s Standing) string {
+	switch {
+	case s.Moves == 0:
+		return "—"
+	case s.Fallbacks == 0:
+		return "0"
+	}
+	cell := fmt.Sprintf("%d (%.0f %%)", s.Fallbacks, 100*s.FallbackShare())
+	if s.Flagged {
+		cell += " !"
+	}
+	return cell
+}
 
 // WriteJSON writes the report as indented JSON.
 func (r *Report) WriteJSON(w io.Writer) error {
@@ -102,7 +121,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{"rank", "entry", "played", "wins", "draws", "losses", "technical_losses", "points",
-		"points_per_match", "ci_low", "ci_high", "rating"}
+		"points_per_match", "ci_low", "ci_high", "rating", "moves", "fallbacks", "flagged"}
 	for _, s := range r.Standings {
 		head = append(head, "vs "+s.Name)
 	}
@@ -113,7 +132,8 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	for k, s := range r.Standings {
 		line := []string{strconv.Itoa(k + 1), s.Name, strconv.Itoa(s.Played), strconv.Itoa(s.Wins), strconv.Itoa(s.Draws),
 			strconv.Itoa(s.Losses), strconv.Itoa(s.TechnicalLosses), strconv.Itoa(s.Points),
-			f(s.PointsPerMatch.Mean), f(s.PointsPerMatch.Low), f(s.PointsPerMatch.High), f(s.Rating)}
+			f(s.PointsPerMatch.Mean), f(s.PointsPerMatch.Low), f(s.PointsPerMatch.High), f(s.Rating),
+			strconv.FormatInt(s.Moves, 10), strconv.FormatInt(s.Fallbacks, 10), strconv.FormatBool(s.Flagged)}
 		for _, c := range r.Standings {
 			if h, ok := r.HeadToHead(s.Name, c.Name); ok {
 				line = append(line, f(h.PointsPerMatch.Mean))

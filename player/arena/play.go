@@ -427,6 +427,11 @@ func runArena(ctx context.Context, cfg Config, names []string, start time.Time) 
 			}
 		}
 	}
+	for i, s := range seats {
+		if s.agent != nil {
+			rec.decided(i, s.agent.Decisions())
+		}
+	}
 	return rec, nil
 }
 

@@ -2,6 +2,7 @@ package arena
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -47,9 +48,20 @@ type Standing struct {
 	// Gain is PointsPerMatch less [RandomPlay], in the even/odd game only:
 	// what the strategy earns beyond choosing at random.
 	Gain *Estimate `json:"gain,omitempty"`
-	// Rating is the entry's Bradley–Terry rating on the Elo scale (see
-	// [RatingMethodBradleyTerry]).
+	// Rating is the entry's rating on the Elo scale (see
+	// [RatingMethodPoints]); the Standings are ranked by it.
 	Rating float64 `json:"rating"`
+	// Moves counts the choices the entry's player made; Fallbacks those
+	// its strategy did not give (it failed, panicked, or answered late or
+	// invalidly) and the player's fallback answered instead (see
+	// [player.Decisions]). Both are zero for a URL entry, whose player the
+	// arena cannot see into.
+	Moves     int64 `json:"moves"`
+	Fallbacks int64 `json:"fallbacks"`
+	// Flagged is set when the entry fell back on more than [FallbackLimit]
+	// of its moves: its results are largely its fallback's, not its
+	// strategy's. The Report's Warnings say so.
+	Flagged bool `json:"flagged"`
 	// Against holds the entry's head-to-head record against every other
 	// entry, in the order of the [Report]'s Standings.
 	Against []HeadToHead `json:"against"`
@@ -80,18 +92,37 @@ type Report struct {
 	League bool `json:"league,omitempty"`
 	// RatingMethod says how [Standing.Rating] is computed.
 	RatingMethod string `json:"rating_method"`
-	// Standings lists the entries by points per match, best first.
+	// Standings lists the entries by rating, which follows the points per
+	// match, best first.
 	Standings []Standing `json:"standings"`
+	// Warnings say what makes the report measure something else than the
+	// strategies: one line per Flagged entry.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
-// RatingMethodBradleyTerry is the [Report]'s rating method: a Bradley–Terry
-// model fitted to every result at once by maximum likelihood (a draw
-// counts half a win for each side, a technical loss a win for the
-// opponent), shown on the Elo scale: a difference of 400 means odds of
-// 10 to 1, and the entries average 1500. Unlike Elo's running updates it
-// does not depend on the order of the matches nor on a K factor, so a
-// reproducible run gives a reproducible rating.
-const RatingMethodBradleyTerry = "bradley_terry"
+// FallbackLimit is the share of its moves on which an entry may fall
+// back before the [Report] flags it.
+const FallbackLimit = 0.1
+
+// FallbackShare returns the share of the entry's moves its fallback
+// answered: Fallbacks / Moves, 0 without moves.
+func (s Standing) FallbackShare() float64 {
+	if s.Moves == 0 {
+		return 0
+	}
+	return float64(s.Fallbacks) / float64(s.Moves)
+}
+
+// RatingMethodPoints is the [Report]'s rating method: the entry's league
+// points as a share of the 3 a match can earn, (points + ½) / (3 × played
+// + 1), on the Elo scale (400 × log10 of the share's odds), shifted so that
+// the entries average 1500. It follows the points per match, so the rating
+// and the ranking agree: every entry meets every other equally often, in
+// both roles, so no entry's schedule needs weighing. (A pairwise model such
+// as Bradley–Terry cannot rate even/odd: avoiding a draw profits both
+// players, and the strategy that avoids draws wins no more of its head to
+// heads than random play does, only more points.)
+const RatingMethodPoints = "points_elo"
 
 // Standing returns the line of the entry named name.
 func (r *Report) Standing(name string) (Standing, bool) {
@@ -169,19 +200,19 @@ type tally struct {
 // pair is the record of entry i against entry j.
 type pair struct {
 	ppm, margin moments
-	wins, draws int // i's wins over j, and their draws (for the rating)
 }
 
 // recorder gathers the outcomes of a run.
 type recorder struct {
-	n       int
-	matches int
-	tallies []tally
-	pairs   [][]pair
+	n         int
+	matches   int
+	tallies   []tally
+	pairs     [][]pair
+	decisions []player.Decisions // by entry; zero for URL entries
 }
 
 func newRecorder(n int) *recorder {
-	r := &recorder{n: n, tallies: make([]tally, n), pairs: make([][]pair, n)}
+	r := &recorder{n: n, tallies: make([]tally, n), pairs: make([][]pair, n), decisions: make([]player.Decisions, n)}
 	for i := range n {
 		r.tallies[i].ppm = moments{low: 0, top: 3}
 		r.pairs[i] = make([]pair, n)
@@ -215,13 +246,13 @@ func (r *recorder) add(p played) {
 		pr := &r.pairs[i][j]
 		pr.ppm.add(float64(p.points[k]))
 		pr.margin.add(float64(p.points[k] - p.points[1-k]))
-		switch {
-		case p.result[k] == player.Win:
-			pr.wins++
-		case p.result[k] == player.Draw:
-			pr.draws++
-		}
 	}
+}
+
+// decided adds the decisions of a player of entry i.
+func (r *recorder) decided(i int, d player.Decisions) {
+	r.decisions[i].Made += d.Made
+	r.decisions[i].Fallbacks += d.Fallbacks
 }
 
 // records returns each entry's record so far, as a referee sends it.
@@ -251,61 +282,17 @@ func (r *recorder) table(seats []*seat) []leaguesdk.StandingRow {
 	return rows
 }
 
-// ratings fits the Bradley–Terry model to the pairs' results by the
-// minorisation–maximisation iteration (Hunter 2004), with one draw added
-// to each pair that met so that an entry that never won keeps a finite
-// rating, and returns the ratings on the Elo scale, averaging 1500.
+// ratings returns the entries' ratings (see [RatingMethodPoints]).
 func (r *recorder) ratings() []float64 {
-	n := r.n
-	wins := make([]float64, n)
-	games := make([][]float64, n)
-	for i := range n {
-		games[i] = make([]float64, n)
-		for j := range n {
-			p, q := r.pairs[i][j], r.pairs[j][i]
-			if i == j || p.ppm.n == 0 {
-				continue
-			}
-			wins[i] += float64(p.wins) + float64(p.draws)/2 + 0.5
-			games[i][j] = float64(p.wins+q.wins+p.draws) + 1
-		}
+	out := make([]float64, r.n)
+	var mean float64
+	for i, t := range r.tallies {
+		share := (float64(t.points) + 0.5) / (3*float64(t.played) + 1)
+		out[i] = 400 * math.Log10(share/(1-share))
+		mean += out[i] / float64(r.n)
 	}
-	strength := make([]float64, n)
-	for i := range strength {
-		strength[i] = 1
-	}
-	next := make([]float64, n)
-	for range 10000 {
-		for i := range n {
-			var den float64
-			for j := range n {
-				if games[i][j] > 0 {
-					den += games[i][j] / (strength[i] + strength[j])
-				}
-			}
-			next[i] = 1
-			if den > 0 {
-				next[i] = wins[i] / den
-			}
-		}
-		var logMean float64
-		for _, s := range next {
-			logMean += math.Log(s)
-		}
-		logMean /= float64(n)
-		change := 0.0
-		for i := range n {
-			s := math.Exp(math.Log(next[i]) - logMean)
-			change = max(change, math.Abs(math.Log(s)-math.Log(strength[i])))
-			strength[i] = s
-		}
-		if change < 1e-10 {
-			break
-		}
-	}
-	out := make([]float64, n)
-	for i, s := range strength {
-		out[i] = 1500 + 400*math.Log10(s)
+	for i := range out {
+		out[i] += 1500 - mean
 	}
 	return out
 }
@@ -313,18 +300,24 @@ func (r *recorder) ratings() []float64 {
 // report builds the Report of the run.
 func (r *recorder) report(cfg Config, names []string, elapsed time.Duration) *Report {
 	rep := &Report{GameType: cfg.GameType, Rounds: cfg.Rounds, Seed: cfg.Seed, Matches: r.matches, Elapsed: elapsed,
-		League: cfg.League, RatingMethod: RatingMethodBradleyTerry}
+		League: cfg.League, RatingMethod: RatingMethodPoints}
 	ratings := r.ratings()
 	order := make([]int, r.n)
 	for i := range order {
 		order[i] = i
 	}
 	mean := func(i int) float64 { return r.tallies[i].ppm.estimate().Mean }
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Or(cmp.Compare(mean(b), mean(a)), cmp.Compare(ratings[b], ratings[a])) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Or(cmp.Compare(ratings[b], ratings[a]), cmp.Compare(mean(b), mean(a))) })
 	for _, i := range order {
-		t := r.tallies[i]
+		t, d := r.tallies[i], r.decisions[i]
 		s := Standing{Name: names[i], URL: cfg.Entries[i].URL, Played: t.played, Wins: t.wins, Draws: t.draws, Losses: t.losses,
-			TechnicalLosses: t.technical, Points: t.points, PointsPerMatch: t.ppm.estimate(), Rating: ratings[i]}
+			TechnicalLosses: t.technical, Points: t.points, PointsPerMatch: t.ppm.estimate(), Rating: ratings[i],
+			Moves: d.Made, Fallbacks: d.Fallbacks}
+		if s.FallbackShare() > FallbackLimit {
+			s.Flagged = true
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s fell back on %d of its %d moves (%.0f %%, more than %.0f %%): its results are mostly its fallback's, not its strategy's",
+				s.Name, s.Fallbacks, s.Moves, 100*s.FallbackShare(), 100*FallbackLimit))
+		}
 		if cfg.GameType == leaguesdk.GameEvenOdd {
 			g := s.PointsPerMatch
 			s.Gain = &Estimate{Mean: g.Mean - RandomPlay, Low: g.Low - RandomPlay, High: g.High - RandomPlay}

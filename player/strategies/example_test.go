@@ -29,7 +29,7 @@ func ExampleByName() {
 	// Output:
 	// always_even -> even <nil>
 	// odd -> odd <nil>
-	// strategies: unknown strategy "coin_flip" (known: random, always_even, always_odd, history, llm, llm_chat)
+	// strategies: unknown strategy "coin_flip" (known: random, always_even, always_odd, history)
 }
 
 // ExampleAlways answers every call with the same parity, whoever the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/agentleague/league/leaguesdk"
@@ -122,9 +123,6 @@ func TestOpponentModelPrediction(t *testing.T) {
 }
 
 func TestByName(t *testing.T) {
-	t.Setenv(strategies.EnvLLMModel, "test-model")
-	t.Setenv(strategies.EnvLLMAPIKey, "key")
-	t.Setenv(strategies.EnvChatModel, "test-model")
 	for _, name := range strategies.Names() {
 		s, err := strategies.ByName(name, nil)
 		if err != nil || s == nil {
@@ -139,5 +137,12 @@ func TestByName(t *testing.T) {
 	}
 	if _, err := strategies.ByName("clairvoyant", nil); err == nil {
 		t.Fatal("unknown name accepted")
+	}
+	// The model strategies are in a package of their own, which the
+	// error points to.
+	for _, name := range []string{"llm", "llm_chat"} {
+		if _, err := strategies.ByName(name, nil); err == nil || !strings.Contains(err.Error(), "player/strategies/llm") {
+			t.Errorf("ByName(%q): %v, want an error naming the llm package", name, err)
+		}
 	}
 }

@@ -12,14 +12,15 @@ import (
 // Names lists the strategies [ByName] knows, in the order the example
 // program documents them.
 func Names() []string {
-	return []string{"random", "always_even", "always_odd", "history", "llm", "llm_chat"}
+	return []string{"random", "always_even", "always_odd", "history"}
 }
 
 // ByName returns the strategy of the given name: "random", "always_even",
-// "always_odd", "history" (an [OpponentModel] with the default prior), "llm"
-// (configured from the environment, see [LLMFromEnv]) or "llm_chat" (see
-// [ChatFromEnv]). r is the random
-// source of the strategies that need one (crypto/rand when nil).
+// "always_odd" or "history" (an [OpponentModel] with the default prior). r
+// is the random source of the strategies that need one (crypto/rand when
+// nil). The strategies that ask a language model, "llm" and "llm_chat", are
+// in package github.com/agentleague/league/player/strategies/llm, whose
+// ByName knows these names too.
 func ByName(name string, r io.Reader) (player.Strategy, error) {
 	switch strings.ToLower(strings.TrimSpace(name)) {
 	case "random":
@@ -30,10 +31,8 @@ func ByName(name string, r io.Reader) (player.Strategy, error) {
 		return Always(player.Odd), nil
 	case "history":
 		return NewOpponentModel(0, r), nil
-	case "llm":
-		return LLMFromEnv()
-	case "llm_chat":
-		return ChatFromEnv()
+	case "llm", "llm_chat":
+		return nil, fmt.Errorf("strategies: %q asks a language model: it is in package github.com/agentleague/league/player/strategies/llm (llm.ByName)", name)
 	}
 	return nil, fmt.Errorf("strategies: unknown strategy %q (known: %s)", name, strings.Join(Names(), ", "))
 }
