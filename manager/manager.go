@@ -107,7 +107,7 @@ type referee struct {
 type match struct {
 	scheduledMatch                       // RefereeID: the referee planned at the round's start
 	status         leaguesdk.MatchStatus // leaguesdk.MatchPending, matchStarting, leaguesdk.MatchRunning, leaguesdk.MatchFinished
-	assignees      []string              // every referee the match was given to (kept in the journal); their reports are accepted. A slice: most matches have one, and a league holds n²/2 matches
+	assignees      assignees             // every referee the match was given to (kept in the journal); their reports are accepted
 	run            *matchRun             // the attempts under way; nil before the first and once the result is recorded
 	record         *recorded             // the recorded result (recorded.go)
 	recording      sync.Mutex            // held while the match's result is written
@@ -167,15 +167,48 @@ func (mt *match) shown() (string, leaguesdk.MatchStatus) {
 // excludes reports whether referee id failed mt.
 func (mt *match) excludes(id string) bool { return mt.run != nil && mt.run.excluded[id] }
 
+// assignees is the set of referees a match was given to. Most matches
+// are given to one referee, and a league holds n²/2 matches for its whole
+// life: the first is kept in place, without a slice of its own.
+type assignees struct {
+	first string
+	more  *[]string // the others, in order; nil while there are none
+}
+
+// String lists the referees, for messages.
+func (a assignees) String() string { return fmt.Sprint(a.all()) }
+
+// all returns the referees in the order the match was given to them.
+func (a assignees) all() []string {
+	if a.first == "" {
+		return nil
+	}
+	out := []string{a.first}
+	if a.more != nil {
+		out = append(out, *a.more...)
+	}
+	return out
+}
+
 // assign records that mt was given to referee id.
 func (mt *match) assign(id string) {
-	if !mt.assigned(id) {
-		mt.assignees = append(mt.assignees, id)
+	a := &mt.assignees
+	switch {
+	case id == "", mt.assigned(id):
+	case a.first == "":
+		a.first = id
+	case a.more == nil:
+		a.more = &[]string{id}
+	default:
+		*a.more = append(*a.more, id)
 	}
 }
 
 // assigned reports whether mt was ever given to referee id.
-func (mt *match) assigned(id string) bool { return slices.Contains(mt.assignees, id) }
+func (mt *match) assigned(id string) bool {
+	a := &mt.assignees
+	return id != "" && (a.first == id || a.more != nil && slices.Contains(*a.more, id))
+}
 
 // exclude records that referee id failed mt.
 func (mt *match) exclude(id string) {
@@ -485,6 +518,9 @@ func (m *Manager) setSchedule(rounds [][]scheduledMatch) {
 	if len(m.roundTimes) < len(rounds) {
 		m.roundTimes = append(m.roundTimes, make([]roundTimes, len(rounds)-len(m.roundTimes))...)
 	}
+	// Room for every result at once, rather than a slice outgrown and
+	// copied again and again as n²/2 results come in.
+	m.records = slices.Grow(m.records, max(m.matchCount()-len(m.records), 0))
 }
 
 // matchCount returns the number of matches of the schedule.
@@ -862,11 +898,14 @@ func (m *Manager) emit(e Event) {
 		e.Time = m.cfg.Now()
 	}
 	details := map[string]any{"message": e.Message}
-	for k, v := range map[string]any{"round_id": e.RoundID, "match_id": e.MatchID, "agent_id": e.AgentID,
-		"display_name": e.DisplayName, "endpoint": e.Endpoint, "player_A_id": e.PlayerA, "player_B_id": e.PlayerB,
-		"referee_id": e.RefereeID} {
-		if v != "" && v != 0 {
-			details[k] = v
+	if e.RoundID != 0 {
+		details["round_id"] = e.RoundID
+	}
+	for _, kv := range [...]struct{ k, v string }{{"match_id", e.MatchID}, {"agent_id", e.AgentID},
+		{"display_name", e.DisplayName}, {"endpoint", e.Endpoint}, {"player_A_id", e.PlayerA}, {"player_B_id", e.PlayerB},
+		{"referee_id", e.RefereeID}} {
+		if kv.v != "" {
+			details[kv.k] = kv.v
 		}
 	}
 	if e.Result != nil {
