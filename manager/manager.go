@@ -110,7 +110,6 @@ type match struct {
 	assignees      assignees             // every referee the match was given to (kept in the journal); their reports are accepted
 	run            *matchRun             // the attempts under way; nil before the first and once the result is recorded
 	record         *recorded             // the recorded result (recorded.go)
-	recording      sync.Mutex            // held while the match's result is written
 }
 
 // matchRun is what the manager keeps of a match's attempts while it is
@@ -119,6 +118,7 @@ type match struct {
 // (499 500 at 1000 players), a round's worth of them are being played at a
 // time.
 type matchRun struct {
+	recording sync.Mutex      // held while the match's result is written
 	referee   string          // the referee holding the match now, while starting or running
 	attempt   int             // the number of the latest assignment, 0 before the first
 	excluded  map[string]bool // referees that failed this match; nil until the first

@@ -466,7 +466,7 @@ func (m *Manager) roundRecordLocked(i int, matches []roundMatch) roundRecord {
 		rm.RefereeID, rm.Status = mt.shown()
 		if r := mt.record; r != nil {
 			rm.Result = r.status.Value()
-			switch r.winner {
+			switch r.flags.winner() {
 			case 1:
 				rm.Winner = mt.PlayerA
 			case 2:
