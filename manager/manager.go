@@ -897,31 +897,11 @@ func (m *Manager) emit(e Event) {
 	if e.Time.IsZero() {
 		e.Time = m.cfg.Now()
 	}
-	details := map[string]any{"message": e.Message}
-	if e.RoundID != 0 {
-		details["round_id"] = e.RoundID
-	}
-	for _, kv := range [...]struct{ k, v string }{{"match_id", e.MatchID}, {"agent_id", e.AgentID},
-		{"display_name", e.DisplayName}, {"endpoint", e.Endpoint}, {"player_A_id", e.PlayerA}, {"player_B_id", e.PlayerB},
-		{"referee_id", e.RefereeID}} {
-		if kv.v != "" {
-			details[kv.k] = kv.v
-		}
-	}
-	if e.Result != nil {
-		details["result"] = e.Result
-	}
-	if e.Champion != nil {
-		details["champion"] = e.Champion
-	}
-	if e.Transition != nil {
-		details["from"], details["to"], details["trigger"] = e.Transition.From, e.Transition.To, e.Transition.Trigger
-	}
 	level := "INFO"
 	if e.Kind == EventWarning || e.Kind == EventRegistrationRejected || e.Kind == EventSecurity {
 		level = "WARNING"
 	}
-	m.events.write(e.Time, eventType(e.Kind), level, details)
+	m.events.write(e.Time, eventType(e.Kind), level, eventDetailsOf(&e))
 	if e.Kind == EventWarning {
 		m.log.Warn(e.Message, slog.String("event", string(e.Kind)))
 	} else {
@@ -930,6 +910,37 @@ func (m *Manager) emit(e Event) {
 	if m.cfg.OnEvent != nil {
 		m.cfg.OnEvent(e)
 	}
+}
+
+// eventDetails is the details member of a league log line: the event's
+// fields that are set, its message always, in the order of their names
+// (the order in which encoding/json writes a map's).
+type eventDetails struct {
+	AgentID     string                 `json:"agent_id,omitempty"`
+	Champion    *leaguesdk.Champion    `json:"champion,omitempty"`
+	DisplayName string                 `json:"display_name,omitempty"`
+	Endpoint    string                 `json:"endpoint,omitempty"`
+	From        *AgentState            `json:"from,omitempty"`
+	MatchID     string                 `json:"match_id,omitempty"`
+	Message     string                 `json:"message"`
+	PlayerA     string                 `json:"player_A_id,omitempty"`
+	PlayerB     string                 `json:"player_B_id,omitempty"`
+	RefereeID   string                 `json:"referee_id,omitempty"`
+	Result      *leaguesdk.MatchResult `json:"result,omitempty"`
+	RoundID     int                    `json:"round_id,omitempty"`
+	To          *AgentState            `json:"to,omitempty"`
+	Trigger     *Trigger               `json:"trigger,omitempty"`
+}
+
+// eventDetailsOf returns the details of e's league log line.
+func eventDetailsOf(e *Event) *eventDetails {
+	d := &eventDetails{AgentID: e.AgentID, Champion: e.Champion, DisplayName: e.DisplayName, Endpoint: e.Endpoint,
+		MatchID: e.MatchID, Message: e.Message, PlayerA: e.PlayerA, PlayerB: e.PlayerB, RefereeID: e.RefereeID,
+		Result: e.Result, RoundID: e.RoundID}
+	if t := e.Transition; t != nil {
+		d.From, d.To, d.Trigger = &t.From, &t.To, &t.Trigger
+	}
+	return d
 }
 
 func eventType(k EventKind) string {

@@ -470,16 +470,16 @@ func openEventLog(path string) (*eventLog, error) {
 	return &eventLog{f: f}, nil
 }
 
-func (l *eventLog) write(now time.Time, eventType, level string, details map[string]any) {
+func (l *eventLog) write(now time.Time, eventType, level string, details *eventDetails) {
 	if l == nil {
 		return
 	}
 	b, err := wirejson.Marshal(struct {
-		Timestamp string         `json:"timestamp"`
-		Component string         `json:"component"`
-		EventType string         `json:"event_type"`
-		Level     string         `json:"level"`
-		Details   map[string]any `json:"details"`
+		Timestamp string        `json:"timestamp"`
+		Component string        `json:"component"`
+		EventType string        `json:"event_type"`
+		Level     string        `json:"level"`
+		Details   *eventDetails `json:"details"`
 	}{leaguesdk.FormatTime(now), "league_manager", eventType, level, details})
 	if err != nil {
 		return
