@@ -177,9 +177,11 @@ type Config struct {
 	// (state, standings, the league log) are written either way.
 	NoAgentLog bool
 	// AgentLogLevel is the least level the agent log file records. The
-	// zero value, [slog.LevelInfo], records one line per call with its ids
-	// and outcome; [slog.LevelDebug] adds every message sent and received,
-	// whole (tokens redacted), at a cost that grows with the messages.
+	// zero value, [slog.LevelInfo], records the league's events (a line per
+	// registration, round and result) and each refused call with its ids
+	// and outcome; [slog.LevelDebug] adds a line per call served and every
+	// message sent and received, whole (tokens redacted), at a cost that
+	// grows with the messages.
 	AgentLogLevel slog.Level
 	// Now is the clock of timestamps and of the registration window (which
 	// is kept across a restart as a wall-clock time). Other durations

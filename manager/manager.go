@@ -107,10 +107,9 @@ type referee struct {
 type match struct {
 	scheduledMatch                       // RefereeID: the referee planned at the round's start
 	status         leaguesdk.MatchStatus // leaguesdk.MatchPending, matchStarting, leaguesdk.MatchRunning, leaguesdk.MatchFinished
-	assignees      []string              // every referee the match was given to (kept in the journal); their reports are accepted. A slice: most matches have one, and a league holds n²/2 matches
+	assignees      assignees             // every referee the match was given to (kept in the journal); their reports are accepted
 	run            *matchRun             // the attempts under way; nil before the first and once the result is recorded
 	record         *recorded             // the recorded result (recorded.go)
-	recording      sync.Mutex            // held while the match's result is written
 }
 
 // matchRun is what the manager keeps of a match's attempts while it is
@@ -119,6 +118,7 @@ type match struct {
 // (499 500 at 1000 players), a round's worth of them are being played at a
 // time.
 type matchRun struct {
+	recording sync.Mutex      // held while the match's result is written
 	referee   string          // the referee holding the match now, while starting or running
 	attempt   int             // the number of the latest assignment, 0 before the first
 	excluded  map[string]bool // referees that failed this match; nil until the first
@@ -167,15 +167,48 @@ func (mt *match) shown() (string, leaguesdk.MatchStatus) {
 // excludes reports whether referee id failed mt.
 func (mt *match) excludes(id string) bool { return mt.run != nil && mt.run.excluded[id] }
 
+// assignees is the set of referees a match was given to. Most matches
+// are given to one referee, and a league holds n²/2 matches for its whole
+// life: the first is kept in place, without a slice of its own.
+type assignees struct {
+	first string
+	more  *[]string // the others, in order; nil while there are none
+}
+
+// String lists the referees, for messages.
+func (a assignees) String() string { return fmt.Sprint(a.all()) }
+
+// all returns the referees in the order the match was given to them.
+func (a assignees) all() []string {
+	if a.first == "" {
+		return nil
+	}
+	out := []string{a.first}
+	if a.more != nil {
+		out = append(out, *a.more...)
+	}
+	return out
+}
+
 // assign records that mt was given to referee id.
 func (mt *match) assign(id string) {
-	if !mt.assigned(id) {
-		mt.assignees = append(mt.assignees, id)
+	a := &mt.assignees
+	switch {
+	case id == "", mt.assigned(id):
+	case a.first == "":
+		a.first = id
+	case a.more == nil:
+		a.more = &[]string{id}
+	default:
+		*a.more = append(*a.more, id)
 	}
 }
 
 // assigned reports whether mt was ever given to referee id.
-func (mt *match) assigned(id string) bool { return slices.Contains(mt.assignees, id) }
+func (mt *match) assigned(id string) bool {
+	a := &mt.assignees
+	return id != "" && (a.first == id || a.more != nil && slices.Contains(*a.more, id))
+}
 
 // exclude records that referee id failed mt.
 func (mt *match) exclude(id string) {
@@ -485,6 +518,9 @@ func (m *Manager) setSchedule(rounds [][]scheduledMatch) {
 	if len(m.roundTimes) < len(rounds) {
 		m.roundTimes = append(m.roundTimes, make([]roundTimes, len(rounds)-len(m.roundTimes))...)
 	}
+	// Room for every result at once, rather than a slice outgrown and
+	// copied again and again as n²/2 results come in.
+	m.records = slices.Grow(m.records, max(m.matchCount()-len(m.records), 0))
 }
 
 // matchCount returns the number of matches of the schedule.
@@ -861,28 +897,11 @@ func (m *Manager) emit(e Event) {
 	if e.Time.IsZero() {
 		e.Time = m.cfg.Now()
 	}
-	details := map[string]any{"message": e.Message}
-	for k, v := range map[string]any{"round_id": e.RoundID, "match_id": e.MatchID, "agent_id": e.AgentID,
-		"display_name": e.DisplayName, "endpoint": e.Endpoint, "player_A_id": e.PlayerA, "player_B_id": e.PlayerB,
-		"referee_id": e.RefereeID} {
-		if v != "" && v != 0 {
-			details[k] = v
-		}
-	}
-	if e.Result != nil {
-		details["result"] = e.Result
-	}
-	if e.Champion != nil {
-		details["champion"] = e.Champion
-	}
-	if e.Transition != nil {
-		details["from"], details["to"], details["trigger"] = e.Transition.From, e.Transition.To, e.Transition.Trigger
-	}
 	level := "INFO"
 	if e.Kind == EventWarning || e.Kind == EventRegistrationRejected || e.Kind == EventSecurity {
 		level = "WARNING"
 	}
-	m.events.write(e.Time, eventType(e.Kind), level, details)
+	m.events.write(e.Time, eventType(e.Kind), level, eventDetailsOf(&e))
 	if e.Kind == EventWarning {
 		m.log.Warn(e.Message, slog.String("event", string(e.Kind)))
 	} else {
@@ -891,6 +910,37 @@ func (m *Manager) emit(e Event) {
 	if m.cfg.OnEvent != nil {
 		m.cfg.OnEvent(e)
 	}
+}
+
+// eventDetails is the details member of a league log line: the event's
+// fields that are set, its message always, in the order of their names
+// (the order in which encoding/json writes a map's).
+type eventDetails struct {
+	AgentID     string                 `json:"agent_id,omitempty"`
+	Champion    *leaguesdk.Champion    `json:"champion,omitempty"`
+	DisplayName string                 `json:"display_name,omitempty"`
+	Endpoint    string                 `json:"endpoint,omitempty"`
+	From        *AgentState            `json:"from,omitempty"`
+	MatchID     string                 `json:"match_id,omitempty"`
+	Message     string                 `json:"message"`
+	PlayerA     string                 `json:"player_A_id,omitempty"`
+	PlayerB     string                 `json:"player_B_id,omitempty"`
+	RefereeID   string                 `json:"referee_id,omitempty"`
+	Result      *leaguesdk.MatchResult `json:"result,omitempty"`
+	RoundID     int                    `json:"round_id,omitempty"`
+	To          *AgentState            `json:"to,omitempty"`
+	Trigger     *Trigger               `json:"trigger,omitempty"`
+}
+
+// eventDetailsOf returns the details of e's league log line.
+func eventDetailsOf(e *Event) *eventDetails {
+	d := &eventDetails{AgentID: e.AgentID, Champion: e.Champion, DisplayName: e.DisplayName, Endpoint: e.Endpoint,
+		MatchID: e.MatchID, Message: e.Message, PlayerA: e.PlayerA, PlayerB: e.PlayerB, RefereeID: e.RefereeID,
+		Result: e.Result, RoundID: e.RoundID}
+	if t := e.Transition; t != nil {
+		d.From, d.To, d.Trigger = &t.From, &t.To, &t.Trigger
+	}
+	return d
 }
 
 func eventType(k EventKind) string {

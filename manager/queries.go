@@ -3,13 +3,14 @@ package manager
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 
 	"github.com/agentleague/league/internal/atomicfile"
+	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -65,7 +66,7 @@ func (m *Manager) handleQuery(_ context.Context, _ *leaguesdk.Request, q *league
 	default:
 		return fail(leaguesdk.CodeMissingRequiredField, "unknown query_type %q: use GET_STANDINGS, GET_SCHEDULE, GET_NEXT_MATCH or GET_PLAYER_STATS", q.QueryType)
 	}
-	b, err := json.Marshal(data)
+	b, err := wirejson.Marshal(data)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +77,7 @@ func (m *Manager) handleQuery(_ context.Context, _ *leaguesdk.Request, q *league
 // handleGetStandings serves get_standings: the standings table as state.
 func (m *Manager) handleGetStandings(_ context.Context, _ *leaguesdk.Request, q *leaguesdk.StateQuery) (*leaguesdk.StateResponse, error) {
 	m.mu.Lock()
-	b, err := json.Marshal(leaguesdk.StandingsData{LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(m.roundsCompleted),
+	b, err := wirejson.Marshal(leaguesdk.StandingsData{LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(m.roundsCompleted),
 		Standings: m.standingsWithStatesLocked()})
 	m.mu.Unlock()
 	if err != nil {
@@ -249,7 +250,7 @@ func (m *Manager) snapshot(round int) Snapshot {
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
-	b, err := json.Marshal(v)
+	b, err := wirejson.Marshal(v)
 	if err != nil {
 		http.Error(w, "state does not encode", http.StatusInternalServerError)
 		return
@@ -347,7 +348,7 @@ func (m *Manager) writeViews(which int, durable bool) {
 
 // writeView writes one view file.
 func (m *Manager) writeView(path string, v any, durable bool) error {
-	data, err := json.MarshalIndent(v, "", "  ")
+	data, err := wirejson.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -387,11 +388,16 @@ func (m *Manager) writeRounds(durable bool) {
 		TotalRounds: len(m.rounds), Rounds: []roundRecord{}}
 	n := len(m.rounds)
 	m.mu.Unlock()
+	var matches []roundMatch // each round's matches in the same slice, encoded before the next round's
 	err := atomicfile.Stream(m.store.roundsPath(), 0o644, durable, func(w io.Writer) error {
 		return writeRoundsFile(w, head, n, func(i int) roundRecord {
 			m.mu.Lock()
 			defer m.mu.Unlock()
-			return m.roundRecordLocked(i)
+			rr := m.roundRecordLocked(i, matches[:0])
+			if rr.Matches != nil {
+				matches = rr.Matches
+			}
+			return rr
 		})
 	})
 	if err != nil {
@@ -400,9 +406,10 @@ func (m *Manager) writeRounds(durable bool) {
 }
 
 // writeRoundsFile writes head with the n rounds round(0), round(1)… as
-// its rounds, as json.MarshalIndent(file, "", "  ") writes the whole.
+// its rounds, as json.MarshalIndent(file, "", "  ") writes the whole. The
+// rounds are encoded one after another through the same two buffers.
 func writeRoundsFile(w io.Writer, head roundsFile, n int, round func(i int) roundRecord) error {
-	hb, err := json.MarshalIndent(head, "", "  ")
+	hb, err := wirejson.MarshalIndent(head, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -414,19 +421,19 @@ func writeRoundsFile(w io.Writer, head roundsFile, n int, round func(i int) roun
 	if _, err := w.Write(append(hb, '[')); err != nil {
 		return err
 	}
+	var out bytes.Buffer
+	var scratch []byte
 	for i := range n {
-		rb, err := json.MarshalIndent(round(i), "    ", "  ")
-		if err != nil {
-			return err
-		}
+		out.Reset()
 		sep := ",\n    "
 		if i == 0 {
 			sep = "\n    "
 		}
-		if _, err := io.WriteString(w, sep); err != nil {
+		out.WriteString(sep)
+		if scratch, err = wirejson.AppendIndent(&out, scratch, round(i), "    ", "  "); err != nil {
 			return err
 		}
-		if _, err := w.Write(rb); err != nil {
+		if _, err := w.Write(out.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -434,9 +441,10 @@ func writeRoundsFile(w io.Writer, head roundsFile, n int, round func(i int) roun
 	return err
 }
 
-// roundRecordLocked returns round i+1 as rounds.json shows it. Results are
-// read from their compact form, not rebuilt. m.mu must be held.
-func (m *Manager) roundRecordLocked(i int) roundRecord {
+// roundRecordLocked returns round i+1 as rounds.json shows it, its
+// matches appended to matches (empty). Results are read from their compact
+// form, not rebuilt. m.mu must be held.
+func (m *Manager) roundRecordLocked(i int, matches []roundMatch) roundRecord {
 	round := m.rounds[i]
 	rr := roundRecord{RoundID: i + 1, Status: roundPending, MatchCount: len(round)}
 	if t := m.roundTimes[i]; t.StartedAt != nil {
@@ -452,13 +460,13 @@ func (m *Manager) roundRecordLocked(i int) roundRecord {
 	if rr.StartedAt == nil {
 		return rr
 	}
-	rr.Matches = make([]roundMatch, 0, len(round))
+	rr.Matches = slices.Grow(matches, len(round))
 	for _, mt := range round {
 		rm := roundMatch{MatchID: mt.MatchID, PlayerA: mt.PlayerA, PlayerB: mt.PlayerB}
 		rm.RefereeID, rm.Status = mt.shown()
 		if r := mt.record; r != nil {
 			rm.Result = r.status.Value()
-			switch r.winner {
+			switch r.flags.winner() {
 			case 1:
 				rm.Winner = mt.PlayerA
 			case 2:

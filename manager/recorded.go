@@ -18,44 +18,61 @@ import (
 // and choices are a handful, its reasons a few thousand sentences ("P12
 // chose odd, number was 3 (odd)"), repeated over n²/2 matches.
 type recorded struct {
-	referee      unique.Handle[string]
-	status       unique.Handle[leaguesdk.ResultStatus]
-	reason       unique.Handle[string]
-	choices      [2]unique.Handle[leaguesdk.Parity] // of "" when none
-	at           int64                              // RecordedAt, Unix nanoseconds
-	scores       [2]int32
-	drawn        int32
-	winner       int8 // 0 none, 1 player A, 2 player B
-	hasScore     [2]bool
-	unresponsive [2]bool
-	oa, ob       outcome
+	referee unique.Handle[string]
+	status  unique.Handle[leaguesdk.ResultStatus]
+	reason  unique.Handle[string]
+	choices [2]unique.Handle[leaguesdk.Parity] // of "" when none
+	at      int64                              // RecordedAt, Unix nanoseconds
+	scores  [2]int32
+	drawn   int32
+	flags   recordFlags
 }
+
+// recordFlags packs the rest of a recorded result in a byte: the winner
+// (0 none, 1 player A, 2 player B) in its lowest two bits, then whether
+// player A and player B have a score, then whether each was unresponsive.
+// What the result means for each player is worked out from the winner and
+// the status (outcomesOf) rather than kept.
+type recordFlags uint8
+
+const (
+	winnerMask    recordFlags = 3
+	hasScoreA     recordFlags = 1 << 2 // hasScoreA << 1: player B's
+	unresponsiveA recordFlags = 1 << 4 // unresponsiveA << 1: player B's
+)
+
+func (f recordFlags) winner() int             { return int(f & winnerMask) }
+func (f recordFlags) hasScore(i int) bool     { return f&(hasScoreA<<i) != 0 }
+func (f recordFlags) unresponsive(i int) bool { return f&(unresponsiveA<<i) != 0 }
 
 // compactRecord returns rec in the form kept in memory.
 func compactRecord(rec *MatchRecord) *recorded {
 	res := &rec.Result
 	r := &recorded{referee: unique.Make(rec.RefereeID), status: unique.Make(resultStatus(res)), reason: unique.Make(res.Details.Reason),
 		at: rec.RecordedAt.UnixNano(), drawn: int32(res.Details.DrawnNumber)}
-	r.oa, r.ob = rec.outcomes()
 	ids := [2]string{rec.PlayerA, rec.PlayerB}
 	for i, id := range ids {
 		if string(res.Winner) == id && id != "" {
-			r.winner = int8(i + 1)
+			r.flags = r.flags&^winnerMask | recordFlags(i+1)
 		}
 		if v, ok := res.Score[id]; ok {
-			r.scores[i], r.hasScore[i] = int32(v), true
+			r.scores[i] = int32(v)
+			r.flags |= hasScoreA << i
 		}
 		r.choices[i] = unique.Make(res.Details.Choices[id])
 	}
 	for _, id := range res.Details.Unresponsive {
 		for i := range ids {
 			if id == ids[i] {
-				r.unresponsive[i] = true
+				r.flags |= unresponsiveA << i
 			}
 		}
 	}
 	return r
 }
+
+// outcomes returns what the result means for player A and player B.
+func (r *recorded) outcomes() (a, b outcome) { return outcomesOf(r.status.Value(), r.flags.winner()) }
 
 // full returns the record of mt's result.
 func (r *recorded) full(mt *match) MatchRecord {
@@ -64,12 +81,12 @@ func (r *recorded) full(mt *match) MatchRecord {
 		RefereeID: r.referee.Value(), RecordedAt: time.Unix(0, r.at).UTC()}
 	res := &rec.Result
 	res.Status, res.Details.Reason, res.Details.DrawnNumber = r.status.Value(), r.reason.Value(), int(r.drawn)
-	if r.winner > 0 {
-		res.Winner = leaguesdk.OptionalString(ids[r.winner-1])
+	if w := r.flags.winner(); w > 0 {
+		res.Winner = leaguesdk.OptionalString(ids[w-1])
 	}
 	res.Score = make(map[string]int, 2)
 	for i, id := range ids {
-		if r.hasScore[i] {
+		if r.flags.hasScore(i) {
 			res.Score[id] = int(r.scores[i])
 		}
 		if c := r.choices[i].Value(); c != "" {
@@ -78,7 +95,7 @@ func (r *recorded) full(mt *match) MatchRecord {
 			}
 			res.Details.Choices[id] = c
 		}
-		if r.unresponsive[i] {
+		if r.flags.unresponsive(i) {
 			res.Details.Unresponsive = append(res.Details.Unresponsive, id)
 		}
 	}
@@ -89,7 +106,8 @@ func (r *recorded) full(mt *match) MatchRecord {
 func scoredMatches(ms []*match) scored {
 	return func(yield func(players [2]string, o [2]outcome) bool) {
 		for _, mt := range ms {
-			if !yield([2]string{mt.PlayerA, mt.PlayerB}, [2]outcome{mt.record.oa, mt.record.ob}) {
+			oa, ob := mt.record.outcomes()
+			if !yield([2]string{mt.PlayerA, mt.PlayerB}, [2]outcome{oa, ob}) {
 				return
 			}
 		}

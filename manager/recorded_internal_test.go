@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/agentleague/league/leaguesdk"
 )
@@ -33,8 +34,20 @@ func TestCompactRecordRoundTrips(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
 		}
 		oa, ob := rec.outcomes()
-		if c := compactRecord(&rec); c.oa != oa || c.ob != ob {
-			t.Errorf("%s: outcomes %v %v, want %v %v", name, c.oa, c.ob, oa, ob)
+		if ca, cb := compactRecord(&rec).outcomes(); ca != oa || cb != ob {
+			t.Errorf("%s: outcomes %v %v, want %v %v", name, ca, cb, oa, ob)
 		}
+	}
+}
+
+// A league holds n²/2 matches for its whole life (499 500 at 1000
+// players), each with its recorded result: the two stay within the
+// allocator's size classes of 128 and 64 bytes.
+func TestMatchAndRecordSizes(t *testing.T) {
+	if s := unsafe.Sizeof(match{}); s > 128 {
+		t.Errorf("a match takes %d bytes, more than 128", s)
+	}
+	if s := unsafe.Sizeof(recorded{}); s > 64 {
+		t.Errorf("a recorded result takes %d bytes, more than 64", s)
 	}
 }

@@ -37,7 +37,7 @@ func reportContradiction(rep *leaguesdk.MatchResultReport, mt *match) *leaguesdk
 	}
 	awaited := mt.status == matchStarting || mt.status == leaguesdk.MatchRunning ||
 		mt.status == matchResuming || // given out before a restart
-		(mt.status == leaguesdk.MatchPending && len(mt.assignees) > 0) // taken from a late referee, not yet given again
+		(mt.status == leaguesdk.MatchPending && mt.assignees.first != "") // taken from a late referee, not yet given again
 	if !awaited {
 		return &leaguesdk.Error{Code: leaguesdk.CodeOutOfTurn, Field: "match_id",
 			Message: fmt.Sprintf("match %s is not being played: no result is awaited", mt.MatchID)}

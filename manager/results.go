@@ -75,9 +75,18 @@ func (m *Manager) handleReport(_ context.Context, _ *leaguesdk.Request, rep *lea
 // record records res as mt's result, durably, unless a result was recorded
 // before. It returns the record and AckRecorded, or AckDuplicate.
 func (m *Manager) record(mt *match, refID string, res leaguesdk.MatchResult) (MatchRecord, leaguesdk.AckStatus, error) {
-	// One recorder per match at a time; the check is repeated under it.
-	mt.recording.Lock()
-	defer mt.recording.Unlock()
+	// One recorder per match at a time, through the lock of its run (made
+	// for it if need be: a match has one until its result is recorded);
+	// the check is repeated under it.
+	m.mu.Lock()
+	if mt.record != nil {
+		m.mu.Unlock()
+		return MatchRecord{}, leaguesdk.AckDuplicate, nil
+	}
+	run := mt.live()
+	m.mu.Unlock()
+	run.recording.Lock()
+	defer run.recording.Unlock()
 	m.mu.Lock()
 	recorded := mt.record != nil
 	m.mu.Unlock()

@@ -54,7 +54,7 @@ func TestStateFileStreamedAsMarshalWritesIt(t *testing.T) {
 	for n := range len(rounds) + 1 {
 		st := leagueState{stateHead: stateHead{SchemaVersion: SchemaVersion, LastUpdated: "2026-01-01T12:00:05Z", LeagueID: "league_x",
 			GameType: "even_odd", Status: StatusRunning, OpenedAt: opened, StartedAt: &started, NextPlayer: 5, NextReferee: 2,
-			Referees: []agentRecord{{ID: "REF01", DisplayName: "Ref \"one\"", Endpoint: "http://127.0.0.1:1/mcp", AuthToken: "tok_a", RegisteredAt: opened}},
+			Referees: []agentRecord{{ID: "REF01", DisplayName: "Ref \"one\" <&> \u2028", Endpoint: "http://127.0.0.1:1/mcp", AuthToken: "tok_a", RegisteredAt: opened}},
 			Players:  []agentRecord{{ID: "P01", DisplayName: "rounds", Endpoint: "http://127.0.0.1:2/mcp", AuthToken: "tok_b", RegisteredAt: opened}}},
 			stateTail: stateTail{RoundsCompleted: n / 2, RoundTimes: []roundTimes{{StartedAt: &started}},
 				Champion: &leaguesdk.Champion{PlayerID: "P01", Points: 9}}}

@@ -82,18 +82,29 @@ type outcome struct {
 	win, draw, loss, technical bool
 }
 
-// outcomes returns the status of the record's result (WIN, DRAW or
-// TECHNICAL_LOSS, derived from winner and score when the referee sent none)
-// and what it means for player A and player B.
+// outcomes returns what the record's result means for player A and
+// player B (see outcomesOf).
 func (r *MatchRecord) outcomes() (a, b outcome) {
-	res := &r.Result
-	winner := string(res.Winner)
-	switch status := resultStatus(res); {
+	winner := 0
+	switch string(r.Result.Winner) {
+	case r.PlayerA:
+		winner = 1
+	case r.PlayerB:
+		winner = 2
+	}
+	return outcomesOf(resultStatus(&r.Result), winner)
+}
+
+// outcomesOf returns what a result of status (WIN, DRAW or
+// TECHNICAL_LOSS, as resultStatus gives it) whose winner is player A (1),
+// player B (2) or neither (0) means for player A and player B.
+func outcomesOf(status leaguesdk.ResultStatus, winner int) (a, b outcome) {
+	switch {
 	case status == leaguesdk.ResultDraw:
 		return outcome{draw: true}, outcome{draw: true}
-	case winner == r.PlayerA:
+	case winner == 1:
 		return outcome{win: true}, outcome{loss: true, technical: status == leaguesdk.ResultTechnicalLoss}
-	case winner == r.PlayerB:
+	case winner == 2:
 		return outcome{loss: true, technical: status == leaguesdk.ResultTechnicalLoss}, outcome{win: true}
 	default:
 		// No winner and no draw: both players failed.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentleague/league/internal/atomicfile"
 	"github.com/agentleague/league/internal/journal"
+	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/internal/redact"
 	"github.com/agentleague/league/leaguesdk"
 )
@@ -186,11 +187,11 @@ type stateTail struct {
 // writeStateFile writes st with the n rounds that round returns as its
 // rounds (st.Rounds is not read), followed by a newline.
 func writeStateFile(w io.Writer, st *leagueState, n int, round func(i int) []scheduledMatch) error {
-	head, err := json.Marshal(st.stateHead)
+	head, err := wirejson.Marshal(st.stateHead)
 	if err != nil {
 		return err
 	}
-	tail, err := json.Marshal(st.stateTail)
+	tail, err := wirejson.Marshal(st.stateTail)
 	if err != nil {
 		return err
 	}
@@ -198,15 +199,14 @@ func writeStateFile(w io.Writer, st *leagueState, n int, round func(i int) []sch
 	if _, err := w.Write(append(head[:len(head)-1], `,"rounds":[`...)); err != nil {
 		return err
 	}
+	var rb []byte // each round encoded into the same buffer
 	for i := range n {
-		rb, err := json.Marshal(round(i))
-		if err != nil {
-			return err
-		}
+		rb = rb[:0]
 		if i > 0 {
-			if _, err := w.Write([]byte{','}); err != nil {
-				return err
-			}
+			rb = append(rb, ',')
+		}
+		if rb, err = wirejson.Append(rb, round(i)); err != nil {
+			return err
 		}
 		if _, err := w.Write(rb); err != nil {
 			return err
@@ -459,16 +459,16 @@ func openEventLog(path string) (*eventLog, error) {
 	return &eventLog{f: f}, nil
 }
 
-func (l *eventLog) write(now time.Time, eventType, level string, details map[string]any) {
+func (l *eventLog) write(now time.Time, eventType, level string, details *eventDetails) {
 	if l == nil {
 		return
 	}
-	b, err := json.Marshal(struct {
-		Timestamp string         `json:"timestamp"`
-		Component string         `json:"component"`
-		EventType string         `json:"event_type"`
-		Level     string         `json:"level"`
-		Details   map[string]any `json:"details"`
+	b, err := wirejson.Marshal(struct {
+		Timestamp string        `json:"timestamp"`
+		Component string        `json:"component"`
+		EventType string        `json:"event_type"`
+		Level     string        `json:"level"`
+		Details   *eventDetails `json:"details"`
 	}{leaguesdk.FormatTime(now), "league_manager", eventType, level, details})
 	if err != nil {
 		return

@@ -286,13 +286,16 @@ func (h *logHandler) with(op func(slog.Handler) slog.Handler) slog.Handler {
 }
 
 // LogCalls returns the Server middleware that logs the calls an agent
-// serves on log. Each call gets one info line, with ids and the outcome
-// only: tool, message_type, sender, conversation_id, outcome (as
-// [leaguesdk.Outcome]) and took. Its message is "served", or what the
-// handler said it did through [LogOutcome], whose attributes come first. The
-// whole message received and the whole reply sent go in debug lines
-// ("received", "sent"), written only when log is enabled at debug; tokens
-// are redacted by the agent's log handler.
+// serves on log: a line per call with ids and the outcome only (tool,
+// message_type, sender, conversation_id, outcome, as [leaguesdk.Outcome],
+// and took). A call whose handler says what it did through [LogOutcome]
+// (the referee's "match accepted": a line per match) or that is refused
+// gets that line at info, its message what the handler said (else
+// "served") and the handler's attributes before the call's ids; any other
+// call gets it at debug only, so that an agent serving thousands of calls
+// a second writes a line per match rather than one per call. The whole
+// message received and the whole reply sent go in debug lines
+// ("received", "sent"); tokens are redacted by the agent's log handler.
 func LogCalls(log *slog.Logger) leaguesdk.Middleware { return logCalls(log, slog.LevelInfo) }
 
 // LogCallsForPeople is [LogCalls] with each call's line at debug level, for
@@ -302,41 +305,44 @@ func LogCalls(log *slog.Logger) leaguesdk.Middleware { return logCalls(log, slog
 // at debug.
 func LogCallsForPeople(log *slog.Logger) leaguesdk.Middleware { return logCalls(log, slog.LevelDebug) }
 
-func logCalls(log *slog.Logger, level slog.Level) leaguesdk.Middleware {
+// logCalls logs each call's line at said, the level of a call whose
+// handler said what it did or that was refused (info for LogCalls), and at
+// debug otherwise. At debug level, what a handler says goes on its own
+// info line through LogOutcome (LogCallsForPeople).
+func logCalls(log *slog.Logger, said slog.Level) leaguesdk.Middleware {
 	return func(next leaguesdk.HandlerFunc) leaguesdk.HandlerFunc {
 		return func(ctx context.Context, req *leaguesdk.Request) (any, error) {
-			var msgType leaguesdk.MessageType
-			var sender, conv string
-			if env := req.Envelope; env != nil {
-				msgType, sender, conv = env.MessageType, env.Sender, env.ConversationID
-			}
 			debug := log.Enabled(ctx, slog.LevelDebug)
 			if debug {
+				msgType, _, conv := callIDs(req)
 				log.LogAttrs(ctx, slog.LevelDebug, "received", slog.String("message_type", string(msgType)),
 					slog.String("conversation_id", conv), slog.Any("data", req.Message))
 			}
-			info := log.Enabled(ctx, level)
 			var line *callLine
-			if info && level == slog.LevelInfo {
+			if said == slog.LevelInfo && log.Enabled(ctx, said) {
 				cc := &callCtx{Context: ctx}
 				line, ctx = &cc.line, cc
 			}
 			start := time.Now()
 			out, err := next(ctx, req)
-			if info {
-				var msg string
-				var said []slog.Attr
-				if line != nil {
-					msg, said = line.close()
-				}
+			var msg string
+			var attrs []slog.Attr
+			if line != nil {
+				msg, attrs = line.close()
+			}
+			level := slog.LevelDebug
+			if msg != "" || err != nil {
+				level = said
+			}
+			if debug || (level != slog.LevelDebug && log.Enabled(ctx, level)) {
 				if msg == "" {
 					msg = "served"
 				}
-				end := time.Now()
+				msgType, sender, conv := callIDs(req)
 				ids := [...]slog.Attr{slog.String("tool", req.Tool), slog.String("message_type", string(msgType)),
 					slog.String("sender", sender), slog.String("conversation_id", conv),
-					slog.String("outcome", leaguesdk.Outcome(err)), slog.Duration("took", end.Sub(start))}
-				log.LogAttrs(ctx, level, msg, append(slices.Clip(said), ids[:]...)...)
+					slog.String("outcome", leaguesdk.Outcome(err)), slog.Duration("took", time.Since(start))}
+				log.LogAttrs(ctx, level, msg, append(slices.Clip(attrs), ids[:]...)...)
 			}
 			if m, ok := out.(leaguesdk.Message); ok && debug && err == nil {
 				log.LogAttrs(ctx, slog.LevelDebug, "sent", MessageAttrs(m)...)
@@ -344,6 +350,15 @@ func logCalls(log *slog.Logger, level slog.Level) leaguesdk.Middleware {
 			return out, err
 		}
 	}
+}
+
+// callIDs returns the message type, sender and conversation id of the
+// call req, empty when it has no envelope.
+func callIDs(req *leaguesdk.Request) (msgType leaguesdk.MessageType, sender, conv string) {
+	if env := req.Envelope; env != nil {
+		return env.MessageType, env.Sender, env.ConversationID
+	}
+	return "", "", ""
 }
 
 // callLine is the info line of one call served through LogCalls while its

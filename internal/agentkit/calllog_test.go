@@ -25,7 +25,7 @@ func logLines(t *testing.T, path string) []map[string]any {
 		t.Fatal(err)
 	}
 	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+	for line := range strings.Lines(string(raw)) {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatalf("log line %q: %v", line, err)
@@ -62,10 +62,22 @@ func gameOver(token, conv, matchID, reason string) leaguesdk.GameOver {
 // fails t when the call is refused.
 func serveGameOver(t *testing.T, mw []leaguesdk.Middleware, msg leaguesdk.GameOver, do func(ctx context.Context, in *leaguesdk.GameOver)) {
 	t.Helper()
+	if refused := serveGameOverWith(t, mw, msg, func(ctx context.Context, in *leaguesdk.GameOver) error { do(ctx, in); return nil }); refused != nil {
+		t.Fatalf("call refused: %s", refused)
+	}
+}
+
+// serveGameOverWith serves msg as serveGameOver does, the call refused
+// with the error do returns, and returns the reply's error member (nil
+// when the call was answered).
+func serveGameOverWith(t *testing.T, mw []leaguesdk.Middleware, msg leaguesdk.GameOver, do func(ctx context.Context, in *leaguesdk.GameOver) error) json.RawMessage {
+	t.Helper()
 	s := leaguesdk.NewServer(leaguesdk.ServerConfig{Middleware: mw})
 	leaguesdk.Handle(s, leaguesdk.Tool{Name: leaguesdk.MethodNotifyMatchResult},
 		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
-			do(ctx, in)
+			if err := do(ctx, in); err != nil {
+				return nil, err
+			}
 			return &leaguesdk.Ack{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgAck, "player:P01", in.AuthToken, in.ConversationID, time.Now()),
 				Status: leaguesdk.AckOK, Acknowledged: leaguesdk.MsgGameOver, MatchID: in.MatchID}, nil
 		})
@@ -81,9 +93,7 @@ func serveGameOver(t *testing.T, mw []leaguesdk.Middleware, msg leaguesdk.GameOv
 	}
 	_ = json.NewDecoder(resp.Body).Decode(&reply)
 	resp.Body.Close()
-	if reply.Error != nil {
-		t.Fatalf("call refused: %s", reply.Error)
-	}
+	return reply.Error
 }
 
 // callOnce serves one GAME_OVER through a Server whose middleware logs on a
@@ -106,14 +116,34 @@ func callOnce(t *testing.T, level slog.Level) []map[string]any {
 	return logLines(t, path)
 }
 
-func TestLogCallsInfoLineCarriesIDsNotTheMessage(t *testing.T) {
-	lines := callOnce(t, slog.LevelInfo)
+// A call whose handler says nothing is logged at debug only: at info an
+// agent writes a line per match (what handlers say), not one per call.
+func TestLogCallsPlainCallOnlyAtDebug(t *testing.T) {
+	if lines := callOnce(t, slog.LevelInfo); len(lines) != 0 {
+		t.Fatalf("%d lines at info, want none: %v", len(lines), lines)
+	}
+	lines := callOnce(t, slog.LevelDebug)
+	if len(lines) != 3 || lines[1]["message"] != "served" || lines[1]["level"] != "DEBUG" {
+		t.Fatalf("at debug, want received, served (DEBUG), sent: %v", lines)
+	}
+}
+
+func TestLogCallsRefusedCallInfoLineCarriesIDsNotTheMessage(t *testing.T) {
+	log, path := logFile(t, slog.LevelInfo)
+	refused := serveGameOverWith(t, []leaguesdk.Middleware{agentkit.LogCalls(log)}, gameOver("tok_secret_123456", "conv-7", "R1M1", "secret-reason-text"),
+		func(context.Context, *leaguesdk.GameOver) error {
+			return &leaguesdk.Error{Code: leaguesdk.CodeMatchNotFound, Message: "no such match"}
+		})
+	if refused == nil {
+		t.Fatal("the call was answered")
+	}
+	lines := logLines(t, path)
 	if len(lines) != 1 {
 		t.Fatalf("%d lines at info, want 1: %v", len(lines), lines)
 	}
 	l := lines[0]
 	for k, want := range map[string]string{"message": "served", "level": "INFO", "tool": leaguesdk.MethodNotifyMatchResult,
-		"message_type": "GAME_OVER", "sender": "referee:REF01", "conversation_id": "conv-7", "outcome": "ok"} {
+		"message_type": "GAME_OVER", "sender": "referee:REF01", "conversation_id": "conv-7", "outcome": string(leaguesdk.CodeMatchNotFound)} {
 		if l[k] != want {
 			t.Errorf("%s = %v, want %q", k, l[k], want)
 		}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	wirejson "github.com/agentleague/league/internal/json"
 )
 
 // WriteFile atomically replaces the file at path with data and gives it the
@@ -248,7 +250,7 @@ func WriteJSON(path string, v any) error {
 // WriteJSONPerm is [WriteJSON] with permission bits perm: 0o600 for a file
 // that holds a secret.
 func WriteJSONPerm(path string, v any, perm os.FileMode) error {
-	data, err := json.MarshalIndent(v, "", "  ")
+	data, err := wirejson.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("atomicfile: encode %s: %w", path, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/atomicfile"
+	wirejson "github.com/agentleague/league/internal/json"
 )
 
 // ErrClosed is returned by [Journal.Append] after Close.
@@ -231,13 +232,30 @@ func replay(f *os.File, cfg Config) (int64, error) {
 // returns ctx's error; the records may still be written, so their effect
 // must not be acknowledged.
 func (j *Journal) Append(ctx context.Context, vs ...any) error {
-	records := make([][]byte, 0, len(vs))
-	for _, v := range vs {
-		line, err := json.Marshal(v)
+	if len(vs) == 1 { // the usual case: one record, one encoding, nothing else allocated
+		line, err := wirejson.Marshal(vs[0])
 		if err != nil {
 			return fmt.Errorf("journal: encode record: %w", err)
 		}
-		records = append(records, line)
+		return j.AppendAll(ctx, line)
+	}
+	// The records encoded one after another into one buffer.
+	var buf []byte
+	ends := make([]int, len(vs))
+	for i, v := range vs {
+		var err error
+		if buf, err = wirejson.Append(buf, v); err != nil {
+			return fmt.Errorf("journal: encode record: %w", err)
+		}
+		ends[i] = len(buf)
+	}
+	records := make([][]byte, len(vs))
+	for i, end := range ends {
+		start := 0
+		if i > 0 {
+			start = ends[i-1]
+		}
+		records[i] = buf[start:end:end]
 	}
 	return j.AppendAll(ctx, records...)
 }
@@ -447,11 +465,11 @@ func (j *Journal) compact(snapshot func(emit func(v any) error) error) (*os.File
 
 	var data []byte
 	emit := func(v any) error {
-		line, err := json.Marshal(v)
-		if err != nil {
+		var err error
+		if data, err = wirejson.Append(data, v); err != nil {
 			return fmt.Errorf("journal: encode record: %w", err)
 		}
-		data = append(append(data, line...), '\n')
+		data = append(data, '\n')
 		return nil
 	}
 	if err := snapshot(emit); err != nil {

@@ -25,6 +25,10 @@
 // where it stands in the body); [Tolerant] gives a message type a second,
 // tolerant reading of what its plain decoding refuses; [Parts] is a value
 // a client sends in pieces, unjoined (a broadcast's shared fields).
+//
+// [Marshal], [Append], [MarshalIndent] and [AppendIndent] encode through
+// the drop-in too, writing encoding/json's bytes: the agents' files and
+// records.
 package json
 
 import (
