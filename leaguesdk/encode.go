@@ -2,9 +2,9 @@ package leaguesdk
 
 import (
 	"encoding/json"
-	"strconv"
 
 	wirejson "github.com/agentleague/league/internal/json"
+	"github.com/agentleague/league/internal/wire"
 )
 
 // payload is a call's params as encoded once for all its attempts.
@@ -38,7 +38,7 @@ func encodeParams(params any) (payload, error) {
 func (p *payload) messageType() MessageType {
 	if p.raw {
 		p.raw = false
-		p.typ = MessageType(messageTypeOf(p.text()))
+		p.typ = MessageType(wire.MessageTypeOf(p.text()))
 	}
 	return p.typ
 }
@@ -55,29 +55,9 @@ func (p *payload) text() []byte {
 // in pieces: the params' own pieces are not copied.
 func (p *payload) request(id int64, method string) [][]byte {
 	if p.parts == nil {
-		return [][]byte{appendRequest(nil, id, method, p.body)}
+		return [][]byte{wire.AppendRequest(nil, id, method, p.body)}
 	}
 	out := make([][]byte, 0, len(p.parts)+2)
-	out = append(append(append(out, appendRequestHead(nil, id, method)), p.parts...), []byte("}"))
+	out = append(append(append(out, wire.AppendRequestHead(nil, id, method)), p.parts...), []byte("}"))
 	return out
-}
-
-// appendRequest appends a JSON-RPC request with params, which must be one
-// JSON value, without encoding them again.
-func appendRequest(dst []byte, id int64, method string, params []byte) []byte {
-	if len(params) == 0 {
-		params = []byte("null")
-	}
-	return append(append(appendRequestHead(dst, id, method), params...), '}')
-}
-
-// appendRequestHead appends a JSON-RPC request up to its params' value:
-// `{"jsonrpc":"2.0","id":<id>,"method":<method>,"params":`.
-func appendRequestHead(dst []byte, id int64, method string) []byte {
-	m, _ := json.Marshal(method)
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = strconv.AppendInt(dst, id, 10)
-	dst = append(dst, `,"method":`...)
-	dst = append(dst, m...)
-	return append(dst, `,"params":`...)
 }

@@ -43,7 +43,6 @@ type Agent struct {
 	endpoint  string
 	matches   map[string]*matchState // matches in progress, by match id
 	announced map[string]bool        // matches the manager announced with the player in them, by match id
-	flat      map[string]bool        // matches whose invitation came in the lower-case dialect, by match id
 	standings standingsTable         // the latest table (standings.go)
 	lastRound int
 	// leaguePlayers is the most players the manager's messages showed
@@ -66,7 +65,6 @@ func New(cfg Config) (*Agent, error) {
 		endpoint:   cfg.Endpoint,
 		matches:    map[string]*matchState{},
 		announced:  map[string]bool{},
-		flat:       map[string]bool{},
 	}
 	if !cfg.NoAgentLog {
 		a.agentLog = agentkit.NewAgentLog(a.sender(), cfg.AgentLogLevel)
