@@ -17,6 +17,8 @@ type route struct {
 	tool   Tool
 	schema json.RawMessage
 	types  map[MessageType]bool
+	// typed is true when the tool's input is a Message.
+	typed bool
 	// decode reads a message into the tool's input type; run validates,
 	// authorises and serves a decoded input.
 	decode func(raw json.RawMessage) (in any, err error)
@@ -43,7 +45,8 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, req *
 			types = []MessageType{t}
 		}
 	}
-	r := &route{tool: tool, schema: schemaFor(reflect.TypeOf(zero))}
+	_, typed := any(&zero).(Message)
+	r := &route{tool: tool, schema: schemaFor(reflect.TypeOf(zero)), typed: typed}
 	renames := wire.ReadsAliased(reflect.TypeFor[In]())
 	r.decode = func(raw json.RawMessage) (any, error) {
 		in := new(In)

@@ -328,6 +328,12 @@ func (s *Server) dispatch(hr *http.Request, req *wire.Request, id json.RawMessag
 	if strings.HasPrefix(method, "notifications/") {
 		return wire.Response{JSONRPC: "2.0", ID: id, Result: struct{}{}}, nil
 	}
+	if rt, in, t, panicked := s.named(hr.Context(), method, req.Params); panicked != nil {
+		return nil, panicked
+	} else if rt != nil {
+		call := wire.Call{Form: wire.Spec, Message: req.Params, MessageType: string(t)}
+		return s.serve(hr, rt, req, id, &call, in)
+	}
 	call, bad := wire.Locate(method, req.Params)
 	if bad != nil {
 		return nil, rpcErrorOf(bad)
@@ -345,18 +351,52 @@ func (s *Server) dispatch(hr *http.Request, req *wire.Request, id json.RawMessag
 	} else if rt, _ = wire.Route[*route](routeTable{s}, method, &call); rt == nil {
 		return s.unrouted(hr, req, id, &call, &RPCError{Code: RPCMethodNotFound, Message: "method not found: " + quote(method)})
 	}
-	return s.serve(hr, rt, req, id, &call)
+	return s.serve(hr, rt, req, id, &call, nil)
+}
+
+// named reads the commonest request at once: a method that names a typed
+// tool, with the message as params. It decodes params into the tool's
+// input and returns them with the message's type when the tool takes
+// that type: what wire.Locate and wire.Route would find, without reading
+// params to locate the message first (a standings table is read once).
+// For any other request it returns a nil route, and the request is
+// located and routed as a whole (a message of another type sent to this
+// method, say, goes to the tool that takes its type). A panic while
+// decoding is the error to answer (-32603).
+func (s *Server) named(ctx context.Context, method string, params json.RawMessage) (*route, any, MessageType, *RPCError) {
+	if method == "tools/call" || len(params) == 0 || params[0] != '{' {
+		return nil, nil, "", nil
+	}
+	rt, _ := routeTable{s}.Named(strings.ToLower(method))
+	if rt == nil || !rt.typed {
+		return nil, nil, "", nil
+	}
+	in, err := s.decode(ctx, rt, params)
+	if panicked, ok := err.(*RPCError); ok {
+		return nil, nil, "", panicked
+	}
+	if err != nil {
+		return nil, nil, "", nil
+	}
+	t := in.(Message).Header().MessageType
+	if t == "" || !rt.types[t] {
+		return nil, nil, "", nil
+	}
+	return rt, in, t, nil
 }
 
 // serve runs a routed request: its message is decoded into the tool's
-// input, then passes through the middleware, is validated, authorised and
+// input (unless in is the message decoded already), then passes through the middleware, is validated, authorised and
 // handled, and the reply is made the response.
-func (s *Server) serve(hr *http.Request, rt *route, wr *wire.Request, id json.RawMessage, call *wire.Call) (any, *RPCError) {
+func (s *Server) serve(hr *http.Request, rt *route, wr *wire.Request, id json.RawMessage, call *wire.Call, in any) (any, *RPCError) {
 	method, msgType, form := wr.Method, call.MessageType, WireForm(call.Form)
 	req := &Request{Method: method, Tool: rt.tool.Name, Form: form, ID: wr.ID, Message: call.Message, HTTP: hr}
 	ctx := context.WithValue(hr.Context(), requestKey{}, req)
 	start := time.Now()
-	in, decodeErr := s.decode(ctx, rt, call.Message)
+	var decodeErr error
+	if in == nil {
+		in, decodeErr = s.decode(ctx, rt, call.Message)
+	}
 	if m, ok := in.(Message); ok && decodeErr == nil {
 		req.Envelope = m.Header()
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/agentleague/league/internal/atomicfile"
 	"github.com/agentleague/league/internal/filelock"
 	"github.com/agentleague/league/internal/journal"
+	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/google/uuid"
 )
 
@@ -271,9 +272,9 @@ func (lt *leagueTranscripts) path(matchID string) string { return matchFile(lt.d
 // writeWith makes t durable and, when file is set (the match is settled),
 // writes its match's file; the settled record is then made durable with
 // the journal's next group commit rather than waited for. The file holds
-// the record laid out for people (see document).
+// the record as it is, with a newline (see document).
 func (s *transcripts) writeWith(t *Transcript, file bool) error {
-	record, err := json.Marshal(t)
+	record, err := wirejson.Marshal(t)
 	if err != nil {
 		return fmt.Errorf("referee: encode transcript: %w", err)
 	}
