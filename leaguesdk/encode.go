@@ -20,8 +20,9 @@ type payload struct {
 	raw bool
 }
 
-// encodeParams encodes a call's params. A json.RawMessage is taken as it
-// is: the caller encoded it (a broadcast encoded once for many recipients).
+// encodeParams encodes a call's params, with the drop-in (the bytes
+// encoding/json writes). A json.RawMessage is taken as it is: the caller
+// encoded it (a broadcast encoded once for many recipients).
 func encodeParams(params any) (payload, error) {
 	switch p := params.(type) {
 	case json.RawMessage:
@@ -29,7 +30,7 @@ func encodeParams(params any) (payload, error) {
 	case wirejson.Parts:
 		return payload{parts: p, raw: true}, nil
 	}
-	body, err := json.Marshal(params)
+	body, err := wirejson.Marshal(params)
 	return payload{body: body, typ: MessageTypeOf(params)}, err
 }
 

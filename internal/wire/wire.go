@@ -14,8 +14,7 @@
 //     ([ReadReply]);
 //   - alias fields of other implementations ([Normalize]);
 //   - what a server remembers of a caller's dialect ([Dialects]) and a
-//     client of a peer's form ([FormMemory]), and the MCP session a
-//     client holds with a peer ([Session]).
+//     client of a peer's form and its MCP session ([Peer], [Session]).
 //
 // Every message is read with internal/json (encoding/json's semantics);
 // the package writes what it sends in the profile's strict form.
