@@ -74,9 +74,11 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, req *
 					return nil, err
 				}
 			}
-			t := m.Header().MessageType
-			req.FlatReply = s.dialects.Flat(wire.Form(req.Form), req.Method, match(in),
-				t == MsgGameInvitation, t == MsgGameOver) || req.FlatReply
+			if s.cfg.FlatDialect {
+				t := m.Header().MessageType
+				req.FlatReply = s.dialects.Flat(wire.Form(req.Form), req.Method, match(in),
+					t == MsgGameInvitation, t == MsgGameOver) || req.FlatReply
+			}
 		}
 		out, err := h(ctx, req, in)
 		if err != nil {

@@ -62,6 +62,14 @@ type ServerConfig struct {
 	// Observer, when set, is told about every routed call served, with its
 	// tool, outcome and duration. Default: none.
 	Observer Observer
+	// FlatDialect has the server answer the callers that read a reply only
+	// as a bare message in their dialect: a request whose method is a
+	// lower-case message type ("game_invitation"), and every later request
+	// about a match whose GAME_INVITATION came that way, is answered with
+	// the reply's fields also at the top level of the response
+	// ([Request.FlatReply]). Referees of other implementations call
+	// players so. Default false: every reply is a plain JSON-RPC response.
+	FlatDialect bool
 	// Unknown, when set, serves the requests and notifications no tool
 	// takes, as [http.ServeMux]'s NotFound handler does: a method that names
 	// no tool, alias or message type, or a tools/call of an unknown tool
@@ -146,11 +154,10 @@ type Request struct {
 	// FlatReply repeats the fields of the reply message at the top level
 	// of the JSON-RPC response, beside result, for callers of other
 	// implementations that read a reply only as a bare message. A strict
-	// JSON-RPC client still reads result. The server sets it before the
-	// handler runs for a caller in that dialect (a lower-case message type
-	// as method, or any request about a match whose GAME_INVITATION came
-	// that way); a handler may set it too. It has no effect on tools/call
-	// replies or on errors.
+	// JSON-RPC client still reads result. A server with
+	// [ServerConfig.FlatDialect] sets it before the handler runs for a
+	// caller in that dialect; a handler may set it too. It has no effect on
+	// tools/call replies or on errors.
 	FlatReply bool
 }
 

@@ -96,6 +96,8 @@ func New(cfg Config) (*Agent, error) {
 		// Info lines for a person (LogOutcome's); each call's ids at debug.
 		Middleware: []leaguesdk.Middleware{agentkit.LogCallsForPeople(a.log)},
 		Unknown:    a.onUnknown,
+		// Referees of other implementations read only bare replies.
+		FlatDialect: true,
 	})
 	a.addTools()
 	a.runner = agentkit.NewLifecycle("player", func() error {
