@@ -374,7 +374,7 @@ func (lt *leagueTranscripts) writeSettled() error {
 	lt.mu.Unlock()
 	var errs []error
 	for i, id := range ids {
-		errs = append(errs, lt.writeFile(id, ps[i]))
+		errs = append(errs, lt.writeFile(id, ps[i], true))
 	}
 	return errors.Join(errs...)
 }
@@ -395,13 +395,15 @@ func (s *transcripts) writeSettled(leagueID string) error {
 // writeFile writes p's record to its match's file unless the file holds
 // it already or a newer record of the match has come since (its own write
 // or the next flush writes the file then, and the journal keeps it until
-// that file is durable).
-func (lt *leagueTranscripts) writeFile(matchID string, p *pending) error {
+// that file is durable). With pendingOnly (the writer goroutine, whose
+// record may be stale by the time it writes), a record a compaction has
+// taken is left to that compaction too.
+func (lt *leagueTranscripts) writeFile(matchID string, p *pending, pendingOnly bool) error {
 	lt.files.Lock()
 	defer lt.files.Unlock()
 	lt.mu.Lock()
 	newest := lt.dirty[matchID]
-	skip := p.written || newest != nil && newest != p
+	skip := p.written || newest != nil && newest != p || pendingOnly && newest == nil
 	lt.mu.Unlock()
 	if skip {
 		return nil
@@ -420,7 +422,7 @@ func (lt *leagueTranscripts) writeFile(matchID string, p *pending) error {
 func (lt *leagueTranscripts) flush(taken map[string]*pending) error {
 	paths := make([]string, 0, len(taken))
 	for id, p := range taken {
-		if err := lt.writeFile(id, p); err != nil {
+		if err := lt.writeFile(id, p, false); err != nil {
 			return err
 		}
 		paths = append(paths, lt.path(id))
