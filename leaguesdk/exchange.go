@@ -60,7 +60,7 @@ var errUndecoded = errors.New("reply does not decode")
 // A LEAGUE_ERROR or GAME_ERROR comes back as the error it reports.
 func decodeReply(msg json.RawMessage, result any) (json.RawMessage, error) {
 	if m, ok := result.(Message); ok {
-		err := wirejson.Unmarshal(wire.Normalize(msg), result)
+		err := decodeInto(msg, result)
 		if t := m.Header().MessageType; err == nil && t != "" && !isErrorType(t) {
 			return msg, nil
 		}
@@ -70,7 +70,7 @@ func decodeReply(msg json.RawMessage, result any) (json.RawMessage, error) {
 		}
 		if nested {
 			reflect.ValueOf(result).Elem().SetZero()
-			msg, err = inner, wirejson.Unmarshal(wire.Normalize(inner), result)
+			msg, err = inner, decodeInto(inner, result)
 		}
 		return msg, undecoded(err)
 	}
@@ -81,7 +81,20 @@ func decodeReply(msg json.RawMessage, result any) (json.RawMessage, error) {
 	if result == nil {
 		return msg, nil
 	}
-	return msg, undecoded(wirejson.Unmarshal(wire.Normalize(msg), result))
+	return msg, undecoded(decodeInto(msg, result))
+}
+
+// decodeInto decodes a reply message into v, its alias fields renamed. A
+// type with a decoding of its own (the players' answers, which read every
+// shape a player sends) is handed msg at once: msg is one well-formed value
+// already, which the drop-in would otherwise read once to find its end
+// before handing it over.
+func decodeInto(msg json.RawMessage, v any) error {
+	msg = wire.Normalize(msg)
+	if u, ok := v.(json.Unmarshaler); ok && len(msg) > 0 {
+		return u.UnmarshalJSON(msg)
+	}
+	return wirejson.Unmarshal(msg, v)
 }
 
 // isErrorType reports whether t is the type of an error message.
