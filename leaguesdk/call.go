@@ -1,6 +1,9 @@
 package leaguesdk
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // MethodOf returns the JSON-RPC method a request of message type t is
 // sent with, or "" for a type that is only ever a reply. STATE_QUERY is
@@ -58,6 +61,20 @@ type CallOptions struct {
 	Retry *RetryPolicy
 }
 
+// Response is a reply a [Client] received: the message decoded, with the
+// bytes it was decoded from, as connect-go's Response carries its headers
+// beside the message. Raw is the reply message as the peer sent it (the
+// message itself, out of whatever JSON-RPC or MCP wrapping it came in),
+// for a caller that records what it received; it must not be changed.
+type Response[T any] struct {
+	// Msg is the reply message.
+	Msg *T
+	// Raw is the reply message's JSON text as received.
+	Raw json.RawMessage
+	// Form is the wire form of the request the peer answered.
+	Form WireForm
+}
+
 // Call sends the request message in to endpoint with the method of its
 // message type (see [MethodOf]) and returns the reply decoded as an Out.
 // Retries, wire-form fallback and errors are those of [Client.Call]; a
@@ -71,6 +88,22 @@ func Call[Out any](ctx context.Context, c *Client, endpoint string, in any) (*Ou
 // policy (one attempt, a timeout per attempt, retries until the context
 // ends, a hook told of each retry).
 func CallWith[Out any](ctx context.Context, c *Client, endpoint string, in any, opts CallOptions) (*Out, error) {
+	resp, err := CallResponse[Out](ctx, c, endpoint, in, opts)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Msg, nil
+}
+
+// CallResponse is [CallWith] returning the whole [Response]: the reply
+// message with the bytes it was read from. When the peer answered a
+// message that does not decode as an Out, CallResponse returns the
+// Response (its Msg holds what did decode; a message type's own decoding
+// reads all it can) with an [*Error] of code [CodeMissingRequiredField];
+// on any other error the Response is nil. A request given as a
+// [json.RawMessage] is sent as it is (opts.Method then names the method,
+// unless the message's type does).
+func CallResponse[Out any](ctx context.Context, c *Client, endpoint string, in any, opts CallOptions) (*Response[Out], error) {
 	method := opts.Method
 	if method == "" {
 		method = MethodOf(MessageTypeOf(in))
@@ -83,10 +116,11 @@ func CallWith[Out any](ctx context.Context, c *Client, endpoint string, in any, 
 		policy = opts.Retry.withDefaults()
 	}
 	out := new(Out)
-	if err := c.call(ctx, endpoint, method, in, out, policy); err != nil {
+	x, err := c.call(ctx, endpoint, method, in, out, policy)
+	if err != nil && !x.undecoded {
 		return nil, err
 	}
-	return out, nil
+	return &Response[Out]{Msg: out, Raw: x.raw, Form: WireForm(x.form)}, err
 }
 
 // Once is the [RetryPolicy] of a call made a single time (the wire-form

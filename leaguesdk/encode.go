@@ -2,9 +2,9 @@ package leaguesdk
 
 import (
 	"encoding/json"
-	"strconv"
 
 	wirejson "github.com/agentleague/league/internal/json"
+	"github.com/agentleague/league/internal/wire"
 )
 
 // payload is a call's params as encoded once for all its attempts.
@@ -20,8 +20,9 @@ type payload struct {
 	raw bool
 }
 
-// encodeParams encodes a call's params. A json.RawMessage is taken as it
-// is: the caller encoded it (a broadcast encoded once for many recipients).
+// encodeParams encodes a call's params, with the drop-in (the bytes
+// encoding/json writes). A json.RawMessage is taken as it is: the caller
+// encoded it (a broadcast encoded once for many recipients).
 func encodeParams(params any) (payload, error) {
 	switch p := params.(type) {
 	case json.RawMessage:
@@ -29,7 +30,7 @@ func encodeParams(params any) (payload, error) {
 	case wirejson.Parts:
 		return payload{parts: p, raw: true}, nil
 	}
-	body, err := json.Marshal(params)
+	body, err := wirejson.Marshal(params)
 	return payload{body: body, typ: MessageTypeOf(params)}, err
 }
 
@@ -38,7 +39,7 @@ func encodeParams(params any) (payload, error) {
 func (p *payload) messageType() MessageType {
 	if p.raw {
 		p.raw = false
-		p.typ = MessageType(messageTypeOf(p.text()))
+		p.typ = MessageType(wire.MessageTypeOf(p.text()))
 	}
 	return p.typ
 }
@@ -55,29 +56,9 @@ func (p *payload) text() []byte {
 // in pieces: the params' own pieces are not copied.
 func (p *payload) request(id int64, method string) [][]byte {
 	if p.parts == nil {
-		return [][]byte{appendRequest(nil, id, method, p.body)}
+		return [][]byte{wire.AppendRequest(nil, id, method, p.body)}
 	}
 	out := make([][]byte, 0, len(p.parts)+2)
-	out = append(append(append(out, appendRequestHead(nil, id, method)), p.parts...), []byte("}"))
+	out = append(append(append(out, wire.AppendRequestHead(nil, id, method)), p.parts...), []byte("}"))
 	return out
-}
-
-// appendRequest appends a JSON-RPC request with params, which must be one
-// JSON value, without encoding them again.
-func appendRequest(dst []byte, id int64, method string, params []byte) []byte {
-	if len(params) == 0 {
-		params = []byte("null")
-	}
-	return append(append(appendRequestHead(dst, id, method), params...), '}')
-}
-
-// appendRequestHead appends a JSON-RPC request up to its params' value:
-// `{"jsonrpc":"2.0","id":<id>,"method":<method>,"params":`.
-func appendRequestHead(dst []byte, id int64, method string) []byte {
-	m, _ := json.Marshal(method)
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = strconv.AppendInt(dst, id, 10)
-	dst = append(dst, `,"method":`...)
-	dst = append(dst, m...)
-	return append(dst, `,"params":`...)
 }

@@ -93,6 +93,10 @@ type Error struct {
 	Context map[string]any
 	// Err is the underlying cause, if any.
 	Err error
+
+	// answered is set on a client's error that the peer answered: the
+	// circuit breaker counts it as a success.
+	answered bool
 }
 
 // NewError returns an [*Error] with the given code and message.

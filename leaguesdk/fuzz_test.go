@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentleague/league/internal/agentkit"
 	wirejson "github.com/agentleague/league/internal/json"
+	"github.com/agentleague/league/internal/wire"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -310,47 +311,52 @@ func TestFuzzCorpus(t *testing.T) {
 	}
 }
 
-// FuzzOneReadingAgreesWithTwo serves each body and the same body with an
-// unknown member put first, which the server reads in two passes rather
-// than one (see TestServerOneReadingAnswersAsTheGeneralPath): the answers
-// are the same.
-func FuzzOneReadingAgreesWithTwo(f *testing.F) {
+// FuzzReadRequestAgreesWithEncodingJSON holds the server's one reading of
+// a request to encoding/json: the JSON-RPC request and the message it
+// carries read the same, and the message decodes into its Go type as
+// encoding/json decodes it, re-encoded by the drop-in as by encoding/json.
+func FuzzReadRequestAgreesWithEncodingJSON(f *testing.F) {
 	for _, seed := range serveSeeds() {
 		f.Add(seed.body)
 	}
-	srv := fuzzServer()
-	serve := func(body []byte) (int, string) {
-		rec := httptest.NewRecorder()
-		srv.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body)))
-		return rec.Code, convID.ReplaceAllString(rec.Body.String(), "conv-")
-	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if _, _, _, _, ok := wirejson.RequestHead(body); !ok {
-			return // read in two passes anyway
+		req, _, bad := wire.ReadRequest(body)
+		var std struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Method  *string         `json:"method"`
+			Params  json.RawMessage `json:"params"`
 		}
-		code, out := serve(body)
-		code2, out2 := serve(append([]byte(`{"x":0,`), body[1:]...))
-		if code != code2 || out != out2 && !sameFailure(out, out2) {
-			t.Fatalf("%q answered %d %s, in two passes %d %s", body, code, out, code2, out2)
+		stdErr := json.Unmarshal(body, &std)
+		stdOK := stdErr == nil && std.JSONRPC == "2.0" && std.Method != nil && *std.Method != ""
+		if (bad == nil) != stdOK {
+			t.Fatalf("%q: read %v, encoding/json %v %+v", body, bad, stdErr, std)
+		}
+		if bad != nil {
+			return
+		}
+		if req.Method != *std.Method || !bytes.Equal(req.ID, std.ID) || !bytes.Equal(req.Params, std.Params) {
+			t.Fatalf("%q: read %q %s %s, encoding/json %q %s %s", body, req.Method, req.ID, req.Params, *std.Method, std.ID, std.Params)
+		}
+		call, bad := wire.Locate(req.Method, req.Params)
+		if bad != nil || call.MessageType == "" {
+			return
+		}
+		m1, m2 := leaguesdk.NewMessage(leaguesdk.MessageType(call.MessageType)), leaguesdk.NewMessage(leaguesdk.MessageType(call.MessageType))
+		if m1 == nil {
+			return
+		}
+		err1, err2 := wirejson.Unmarshal(call.Message, m1), json.Unmarshal(call.Message, m2)
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("%s: decoded with error %v, encoding/json %v", call.Message, err1, err2)
+		}
+		if err1 != nil {
+			return
+		}
+		b1, e1 := wirejson.Marshal(m1)
+		b2, e2 := json.Marshal(m2)
+		if (e1 == nil) != (e2 == nil) || !bytes.Equal(b1, b2) {
+			t.Fatalf("%s: reads as %s (%v), by encoding/json as %s (%v)", call.Message, b1, e1, b2, e2)
 		}
 	})
-}
-
-// sameFailure reports whether two answers are the same JSON-RPC error but
-// for its message, which may quote the text read.
-func sameFailure(a, b string) bool {
-	type failure struct {
-		ID    json.RawMessage `json:"id"`
-		Error *struct {
-			Code int `json:"code"`
-			Data struct {
-				ErrorCode leaguesdk.Code `json:"error_code"`
-			} `json:"data"`
-		} `json:"error"`
-	}
-	var fa, fb failure
-	if json.Unmarshal([]byte(a), &fa) != nil || json.Unmarshal([]byte(b), &fb) != nil || fa.Error == nil || fb.Error == nil {
-		return false
-	}
-	return bytes.Equal(fa.ID, fb.ID) && *fa.Error == *fb.Error
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"log/slog"
 
+	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/internal/redact"
 )
 
@@ -43,7 +44,7 @@ func RedactAttr(_ []string, a slog.Attr) slog.Attr {
 		default:
 			// Any other value (a message, a map, a struct, a slice) is
 			// logged as its JSON, with tokens masked.
-			b, err := json.Marshal(v)
+			b, err := wirejson.Marshal(v)
 			if err != nil || !redact.Has(b) {
 				return a
 			}

@@ -1,16 +1,16 @@
 package leaguesdk
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 
-	wirejson "github.com/agentleague/league/internal/json"
+	"github.com/agentleague/league/internal/wire"
 )
 
 // Players of other implementations answer GAME_INVITATION and move calls
-// in more than one shape. The two answer types read every tolerated shape
-// here, in their decoding, and encode only the profile's shape.
+// in more than one shape. The two answer types take the members of every
+// tolerated shape in their decoding, read them with internal/wire, and
+// encode only the profile's shape.
 
 // UnmarshalJSON implements [json.Unmarshaler]. It reads accept as a JSON
 // boolean or as the string "true" or "false" in any case, and reads the
@@ -20,19 +20,19 @@ import (
 // the first such error is returned. Answer tells what was received.
 func (a *GameJoinAck) UnmarshalJSON(b []byte) error {
 	*a = GameJoinAck{noAccept: true}
-	if !isObject(b) {
+	if !wire.IsObject(b) {
 		return nil
 	}
 	type plain GameJoinAck
-	type wire struct {
+	type fields struct {
 		*plain
 		Accept   json.RawMessage `json:"accept"`
 		Accepted json.RawMessage `json:"accepted"`
 	}
-	var w wire
-	err := unmarshalAll(b, func() any {
+	var w fields
+	err := wire.DecodeAll(b, func() any {
 		*a = GameJoinAck{noAccept: true}
-		w = wire{plain: (*plain)(a)}
+		w = fields{plain: (*plain)(a)}
 		return &w
 	})
 	a.readAccept(w.Accept, w.Accepted)
@@ -42,20 +42,10 @@ func (a *GameJoinAck) UnmarshalJSON(b []byte) error {
 // readAccept sets what a received accept says from its member accept, or
 // else accepted, as received (nil when absent).
 func (a *GameJoinAck) readAccept(accept, accepted json.RawMessage) {
-	raw := accept
-	if raw == nil {
-		raw = accepted
-	}
-	a.noAccept, a.invalidAccept = false, ""
-	switch {
-	case isNull(raw):
-		a.noAccept = true
-	case strings.EqualFold(strings.Trim(string(raw), `"`), "true"):
-		a.Accept = true
-	case strings.EqualFold(strings.Trim(string(raw), `"`), "false"):
-		a.Accept = false
-	default:
-		a.invalidAccept = string(raw)
+	value, missing, invalid := wire.AcceptOf(accept, accepted)
+	a.noAccept, a.invalidAccept = missing, invalid
+	if !missing && invalid == "" {
+		a.Accept = value
 	}
 }
 
@@ -87,11 +77,11 @@ func (a *GameJoinAck) Answer() (accept, ok bool, err error) {
 // the first such error is returned. Choice tells what was received.
 func (r *ChooseParityResponse) UnmarshalJSON(b []byte) error {
 	*r = ChooseParityResponse{noChoice: true}
-	if !isObject(b) {
+	if !wire.IsObject(b) {
 		return nil
 	}
 	type plain ChooseParityResponse
-	type wire struct {
+	type fields struct {
 		*plain
 		ParityChoice json.RawMessage `json:"parity_choice"`
 		Choice       json.RawMessage `json:"choice"`
@@ -99,26 +89,20 @@ func (r *ChooseParityResponse) UnmarshalJSON(b []byte) error {
 			Choice json.RawMessage `json:"choice"`
 		} `json:"move_data"`
 	}
-	var w wire
-	err := unmarshalAll(b, func() any {
+	var w fields
+	err := wire.DecodeAll(b, func() any {
 		*r = ChooseParityResponse{noChoice: true}
-		w = wire{plain: (*plain)(r)}
+		w = fields{plain: (*plain)(r)}
 		return &w
 	})
-	raw := w.ParityChoice
-	if raw == nil {
-		raw = w.Choice
+	var moveChoice json.RawMessage
+	if w.MoveData != nil {
+		moveChoice = w.MoveData.Choice
 	}
-	if w.MoveData != nil && !isNull(w.MoveData.Choice) {
-		raw = w.MoveData.Choice
-	}
-	r.noChoice = isNull(raw)
-	if !r.noChoice {
-		var s string
-		if wirejson.Unmarshal(raw, &s) != nil {
-			s = string(bytes.TrimSpace(raw))
-		}
-		r.ParityChoice = Parity(s)
+	choice, ok := wire.ChoiceOf(w.ParityChoice, w.Choice, moveChoice)
+	r.noChoice = !ok
+	if ok {
+		r.ParityChoice = Parity(choice)
 	}
 	return err
 }
@@ -139,28 +123,6 @@ func (r *ChooseParityResponse) Choice() (choice string, ok bool, err error) {
 	}
 	return "", false, nil
 }
-
-// unmarshalAll decodes b with the drop-in reader into the value fresh
-// returns (emptied). Where that fails (a member of an unexpected JSON
-// type, say), b is decoded again, into a value emptied again, by
-// encoding/json, which reads every other member and returns the first such
-// error, as the answer types' decoding promises: the drop-in stops at the
-// first error.
-func unmarshalAll(b []byte, fresh func() any) error {
-	if wirejson.Unmarshal(b, fresh()) == nil {
-		return nil
-	}
-	return json.Unmarshal(b, fresh())
-}
-
-// isObject reports whether b holds a JSON object.
-func isObject(b []byte) bool {
-	t := bytes.TrimSpace(b)
-	return len(t) > 0 && t[0] == '{'
-}
-
-// isNull reports whether raw is absent or JSON null.
-func isNull(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "null" }
 
 // clip shortens s to 40 bytes for an error message.
 func clip(s string) string {

@@ -38,7 +38,6 @@ type Agent struct {
 	endpoint  string
 	matches   map[string]*matchState // matches in progress, by match id
 	announced map[string]bool        // matches the manager announced with the player in them, by match id
-	flat      map[string]bool        // matches whose invitation came in the lower-case dialect, by match id
 	standings standingsTable         // the latest table (standings.go)
 	lastRound int
 	// myStanding is the player's row of the latest standings update.
@@ -59,7 +58,6 @@ func New(cfg Config) (*Agent, error) {
 		endpoint:   cfg.Endpoint,
 		matches:    map[string]*matchState{},
 		announced:  map[string]bool{},
-		flat:       map[string]bool{},
 	}
 	if !cfg.NoAgentLog {
 		a.agentLog = agentkit.NewAgentLog(a.sender(), cfg.AgentLogLevel)
@@ -91,6 +89,8 @@ func New(cfg Config) (*Agent, error) {
 		// Info lines for a person (LogOutcome's); each call's ids at debug.
 		Middleware: []leaguesdk.Middleware{agentkit.LogCallsForPeople(a.log)},
 		Unknown:    a.onUnknown,
+		// Referees of other implementations read only bare replies.
+		FlatDialect: true,
 	})
 	a.addTools()
 	a.runner = agentkit.NewLifecycle("player", func() error {

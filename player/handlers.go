@@ -131,35 +131,6 @@ func matchOf(in any) string {
 	return ""
 }
 
-// answerInDialect has the reply to in written in the caller's dialect.
-// A referee of another implementation sends a match's messages with the
-// lower-case message type as method ("game_invitation") and reads a reply
-// only as a bare message: when a match's invitation came that way, every
-// reply about the match also carries the message's fields at the top level
-// of the response (leaguesdk.Request.FlatReply), as does any reply to a
-// lower-case message-type method. Spec-dialect callers and MCP clients get
-// the standard response.
-func (a *Agent) answerInDialect(r *leaguesdk.Request, in any) {
-	if r == nil || r.Form == leaguesdk.FormToolsCall {
-		return
-	}
-	lower := r.Form == leaguesdk.FormMessageType && r.Method == strings.ToLower(r.Method)
-	matchID := matchOf(in)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if _, ok := in.(*leaguesdk.GameInvitation); ok {
-		if lower {
-			a.flat[matchID] = true
-		} else {
-			delete(a.flat, matchID)
-		}
-	}
-	r.FlatReply = lower || (matchID != "" && a.flat[matchID])
-	if _, ok := in.(*leaguesdk.GameOver); ok {
-		delete(a.flat, matchID)
-	}
-}
-
 // me returns the player's id: the registered one, or the id the caller
 // addressed when the player is not registered (served by a bare Handler).
 func (a *Agent) me(addressed string) string {
@@ -204,13 +175,11 @@ func (a *Agent) addTools() {
 	leaguesdk.Handle(s, st, traced(a, a.onState))
 }
 
-// traced gives a handler's reply the token replyToken allows and the
-// dialect of its caller (answerInDialect). The call itself is logged by the
-// server's middleware (agentkit.LogCalls).
+// traced gives a handler's reply the token replyToken allows. The call
+// itself is logged by the server's middleware (agentkit.LogCalls).
 func traced[In, Out any](a *Agent, h func(context.Context, *In) (*Out, error)) func(context.Context, *leaguesdk.Request, *In) (*Out, error) {
-	return func(ctx context.Context, req *leaguesdk.Request, in *In) (*Out, error) {
+	return func(ctx context.Context, _ *leaguesdk.Request, in *In) (*Out, error) {
 		token := a.replyToken(in) // decided before the handler: GAME_OVER ends a match's announcement
-		a.answerInDialect(req, in)
 		out, err := h(ctx, in)
 		if m, ok := any(out).(leaguesdk.Message); ok && out != nil {
 			m.Header().AuthToken = token
@@ -228,7 +197,7 @@ func traced[In, Out any](a *Agent, h func(context.Context, *In) (*Out, error)) f
 // type under an unknown name) gets the server's "method not found".
 func (a *Agent) onUnknown(_ context.Context, req *leaguesdk.Request) (any, error) {
 	method := req.Method
-	if req.Form == leaguesdk.FormToolsCall {
+	if req.Tool != "" { // the tool a tools/call asked for
 		method = req.Tool
 	}
 	var env leaguesdk.Envelope
@@ -237,13 +206,6 @@ func (a *Agent) onUnknown(_ context.Context, req *leaguesdk.Request) (any, error
 	}
 	if env.MessageType == "" && !strings.HasPrefix(strings.ToLower(method), "notify") {
 		return nil, leaguesdk.ErrUnrouted
-	}
-	if req.Form == leaguesdk.FormToolsCall {
-		for _, t := range a.srv.Tools() {
-			if slices.Contains(t.MessageTypes, env.MessageType) {
-				return nil, leaguesdk.ErrUnrouted
-			}
-		}
 	}
 	a.log.Info("unknown notification acknowledged", slog.String("method", req.Method),
 		slog.String("message_type", string(env.MessageType)), slog.String("sender", env.Sender))

@@ -1,21 +1,12 @@
 package referee
 
-import (
-	"bytes"
-	"encoding/json"
-)
-
 // document returns a transcript record (one line of JSON) as the match's
-// file holds it: indented for people to read and diff, ending with a
-// newline. A record that is not well-formed JSON is written as it is.
+// file holds it: the record as the journal has it, ending with a newline.
+// It is not laid out again: a file is read with any JSON viewer, and the
+// referee writes one per match.
 func document(record []byte) []byte {
-	// Indent grows out to twice the record's length at once, room enough
-	// for a transcript's layout and its newline; a smaller buffer given
-	// first would be allocated and then dropped.
-	var out bytes.Buffer
-	if json.Indent(&out, record, "", "  ") != nil {
-		return record
-	}
-	out.WriteByte('\n')
-	return out.Bytes()
+	out := make([]byte, len(record)+1)
+	copy(out, record)
+	out[len(record)] = '\n'
+	return out
 }

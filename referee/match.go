@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -389,9 +390,8 @@ func (m *match) ask(ctx context.Context, i int, kind, method string, msg leagues
 		return leaguesdk.NewError(leaguesdk.CodeTimeout, "no answer to %s within %s", method, timeout)
 	}
 
-	m.rec.message(Sent, pid, method, msg, nil)
-	raw, err := leaguesdk.CallWith[json.RawMessage](actx, m.r.client, endpoint, msg,
-		leaguesdk.CallOptions{Method: method, Retry: leaguesdk.Once()})
+	body := m.sent(pid, method, msg)
+	direct, err := m.call(actx, kind, endpoint, method, body)
 	if rep, ok := answered(); ok { // a callback came first, or with the reply
 		return rep, nil
 	}
@@ -406,8 +406,8 @@ func (m *match) ask(ctx context.Context, i int, kind, method string, msg leagues
 		}
 		callErr = err // unreadable reply: a callback may still come
 	default:
-		m.rec.message(Received, pid, method, *raw, nil)
-		rep := decodeReply(kind, *raw)
+		m.rec.add(Received, pid, method, direct.raw, nil)
+		rep := direct.reply
 		m.learnAlias(k, w, i, rep)
 		if rep.answers() {
 			return rep, nil
@@ -453,17 +453,54 @@ func (m *match) learnAlias(k waitKey, w *wait, i int, rep reply) {
 	m.r.hub.learn(k, w, id)
 }
 
-// decodeReply reads a direct reply to a call of kind. A field of an
-// unexpected JSON type does not make it unreadable: the rest is read.
-func decodeReply(kind string, raw json.RawMessage) reply {
+// directReply is a player's direct reply to a call: read as the call's
+// answer, and as the transcript records it (tokens masked).
+type directReply struct {
+	reply reply
+	raw   json.RawMessage
+}
+
+// call makes one attempt of a call of kind to a player, the message
+// encoded as body, and reads the reply with its typed decoding. A reply
+// whose fields are of unexpected JSON types is read all the same (the
+// message types' decoding reads the rest): only a failed call is an
+// error.
+func (m *match) call(ctx context.Context, kind, endpoint, method string, body json.RawMessage) (directReply, error) {
+	opts := leaguesdk.CallOptions{Method: method, Retry: leaguesdk.Once()}
 	if kind == kindJoin {
-		a := new(leaguesdk.GameJoinAck)
-		_ = json.Unmarshal(raw, a)
-		return joinReply(a)
+		resp, err := leaguesdk.CallResponse[leaguesdk.GameJoinAck](ctx, m.r.client, endpoint, body, opts)
+		if resp == nil {
+			return directReply{}, err
+		}
+		return directReply{joinReply(resp.Msg), received(resp.Raw, resp.Msg.AuthToken, err)}, nil
 	}
-	r := new(leaguesdk.ChooseParityResponse)
-	_ = json.Unmarshal(raw, r)
-	return moveReply(r)
+	resp, err := leaguesdk.CallResponse[leaguesdk.ChooseParityResponse](ctx, m.r.client, endpoint, body, opts)
+	if resp == nil {
+		return directReply{}, err
+	}
+	return directReply{moveReply(resp.Msg), received(resp.Raw, resp.Msg.AuthToken, err)}, nil
+}
+
+// received returns a reply as the transcript records it: its bytes with
+// its auth token masked; read for its tokens when it did not decode
+// (decodeErr), and its token is not known.
+func received(raw []byte, token string, decodeErr error) json.RawMessage {
+	if decodeErr != nil {
+		return redactMessage(json.RawMessage(raw))
+	}
+	return maskToken(raw, token)
+}
+
+// sent encodes a message to send to peer, once, records it in the
+// transcript and returns the bytes to send.
+func (m *match) sent(peer, method string, msg leaguesdk.Message) json.RawMessage {
+	body, err := wirejson.Marshal(msg)
+	if err != nil { // not a message of this package: recorded as it encodes
+		m.rec.message(Sent, peer, method, msg, nil)
+		return nil
+	}
+	m.rec.raw(Sent, peer, method, body, msg.Header().AuthToken)
+	return body
 }
 
 func clip(s string) string {
@@ -544,25 +581,26 @@ func (m *match) gameError(ctx context.Context, i int, state State, cause error, 
 // pool (tracked by wg), with GameOverTimeout as deadline. Failures are
 // logged.
 func (m *match) notify(ctx context.Context, i int, method string, msg leaguesdk.Message, wg *sync.WaitGroup) {
-	m.rec.message(Sent, m.ids[i], method, msg, nil)
-	m.r.workers.GoWait(wg, func() { m.deliver(ctx, i, method, msg) })
+	body := m.sent(m.ids[i], method, msg)
+	m.r.workers.GoWait(wg, func() { m.deliver(ctx, i, method, body) })
 }
 
 // deliver makes the call of a notification to player i that the
 // transcript has as sent, and records its answer. Failures are logged.
-func (m *match) deliver(ctx context.Context, i int, method string, msg leaguesdk.Message) {
+func (m *match) deliver(ctx context.Context, i int, method string, body json.RawMessage) {
 	pid, endpoint := m.ids[i], m.endpoints[i]
 	nctx, cancel := context.WithTimeout(ctx, m.r.cfg.GameOverTimeout)
 	defer cancel()
-	raw, err := leaguesdk.CallWith[json.RawMessage](nctx, m.r.client, endpoint, msg,
+	resp, err := leaguesdk.CallResponse[leaguesdk.Ack](nctx, m.r.client, endpoint, body,
 		leaguesdk.CallOptions{Method: method, Retry: leaguesdk.Once()})
-	if err != nil {
+	if resp == nil {
 		m.rec.message(Received, pid, method, nil, err)
 		m.log.Info("notification not delivered", slog.String("player_id", pid), slog.String("method", method),
 			slog.String("error", err.Error()))
 		return
 	}
-	m.rec.message(Received, pid, method, *raw, nil)
+	// Whatever the player answered acknowledges the notification.
+	m.rec.add(Received, pid, method, received(resp.Raw, resp.Msg.AuthToken, err), nil)
 }
 
 // decide turns the game's outcome and the players' failures into the result.
@@ -629,9 +667,9 @@ func parities(choices map[string]string) map[string]leaguesdk.Parity {
 // gameOver sends GAME_OVER to both players in parallel and waits for both
 // (each bounded by GameOverTimeout).
 func (m *match) gameOver(ctx context.Context, res *Result) {
-	var msgs [2]leaguesdk.Message
+	var bodies [2]json.RawMessage
 	for i := range 2 {
-		msgs[i] = &leaguesdk.GameOver{
+		msg := &leaguesdk.GameOver{
 			Envelope: m.envelope(leaguesdk.MsgGameOver),
 			MatchID:  m.req.MatchID, GameType: m.req.GameType,
 			GameResult: leaguesdk.GameResult{Status: res.Status, WinnerPlayerID: res.Winner,
@@ -639,9 +677,9 @@ func (m *match) gameOver(ctx context.Context, res *Result) {
 				Reason: res.Reason},
 			Attempt: m.req.Attempt,
 		}
-		m.rec.message(Sent, m.ids[i], leaguesdk.MethodNotifyMatchResult, msgs[i], nil)
+		bodies[i] = m.sent(m.ids[i], leaguesdk.MethodNotifyMatchResult, msg)
 	}
-	m.both(func(i int) { m.deliver(ctx, i, leaguesdk.MethodNotifyMatchResult, msgs[i]) })
+	m.both(func(i int) { m.deliver(ctx, i, leaguesdk.MethodNotifyMatchResult, bodies[i]) })
 }
 
 // report sends MATCH_RESULT_REPORT until the manager acknowledges it, an
@@ -672,7 +710,7 @@ func (m *match) sendReport(ctx context.Context, res *Result) bool {
 			Details: leaguesdk.MatchDetails{DrawnNumber: res.DrawnNumber, Choices: parities(res.Choices), Reason: res.Reason,
 				Unresponsive: res.Unresponsive}},
 	}
-	m.rec.message(Sent, leaguesdk.LeagueManagerSender, leaguesdk.MethodReportMatchResult, msg, nil)
+	body := m.sent(leaguesdk.LeagueManagerSender, leaguesdk.MethodReportMatchResult, msg)
 	attempts := 1
 	// Retried until acknowledged, a refusal, or the referee stops: each
 	// attempt within ReportTimeout, the pause doubling from RetryDelay up
@@ -683,11 +721,12 @@ func (m *match) sendReport(ctx context.Context, res *Result) bool {
 			m.rec.message(Received, leaguesdk.LeagueManagerSender, leaguesdk.MethodReportMatchResult, nil, err)
 			m.log.Warn("report failed; retrying", slog.Int("attempt", attempt), slog.Duration("in", pause),
 				slog.String("error", err.Error()))
-			m.rec.message(Sent, leaguesdk.LeagueManagerSender, leaguesdk.MethodReportMatchResult, msg, nil)
+			m.rec.raw(Sent, leaguesdk.LeagueManagerSender, leaguesdk.MethodReportMatchResult, body, msg.AuthToken)
 			attempts = attempt + 1
 		}}
-	raw, err := leaguesdk.CallWith[json.RawMessage](ctx, m.r.manager, m.r.cfg.League, msg, leaguesdk.CallOptions{Retry: policy})
-	if err != nil {
+	resp, err := leaguesdk.CallResponse[leaguesdk.Ack](ctx, m.r.manager, m.r.cfg.League, body,
+		leaguesdk.CallOptions{Method: leaguesdk.MethodReportMatchResult, Retry: policy})
+	if resp == nil {
 		m.rec.message(Received, leaguesdk.LeagueManagerSender, leaguesdk.MethodReportMatchResult, nil, err)
 		if ctx.Err() != nil {
 			m.log.Error("result not reported: referee stopping", slog.Int("attempts", attempts))
@@ -696,9 +735,8 @@ func (m *match) sendReport(ctx context.Context, res *Result) bool {
 		}
 		return false
 	}
-	m.rec.message(Received, leaguesdk.LeagueManagerSender, leaguesdk.MethodReportMatchResult, *raw, nil)
-	var ack leaguesdk.Ack
-	_ = json.Unmarshal(*raw, &ack)
+	m.rec.add(Received, leaguesdk.LeagueManagerSender, leaguesdk.MethodReportMatchResult, received(resp.Raw, resp.Msg.AuthToken, err), nil)
+	ack := resp.Msg // an answer that does not decode as an ack is taken as one all the same
 	if s := leaguesdk.AckStatus(strings.ToUpper(string(ack.Status))); s != leaguesdk.AckRecorded && s != leaguesdk.AckDuplicate && s != leaguesdk.AckOK {
 		m.log.Warn("report answered without a RECORDED/DUPLICATE ack; taken as acknowledged",
 			slog.String("status", string(ack.Status)))

@@ -17,6 +17,7 @@ import (
 	"github.com/agentleague/league/internal/atomicfile"
 	"github.com/agentleague/league/internal/filelock"
 	"github.com/agentleague/league/internal/journal"
+	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/google/uuid"
 )
 
@@ -81,11 +82,17 @@ type leagueTranscripts struct {
 	sinceCompa int                 // records appended since the last compaction
 	compacting bool
 	wg         sync.WaitGroup // background compaction
+	// kick wakes the writer goroutine, which creates the files of settled
+	// matches; stop ends it, and writer is done when it has ended.
+	kick   chan struct{}
+	stop   chan struct{}
+	writer sync.WaitGroup
 }
 
 // pending is a transcript record whose match file is not yet durable.
 type pending struct {
 	record  []byte
+	settled bool // the match is settled: its file is to be written now
 	written bool // the match's file holds record (not yet durably)
 }
 
@@ -177,7 +184,10 @@ func (s *transcripts) league(leagueID string) (*leagueTranscripts, error) {
 		lock.Release(true)
 		return nil, err
 	}
-	lt := &leagueTranscripts{dir: dir, j: j, lock: lock, dirty: map[string]*pending{}}
+	lt := &leagueTranscripts{dir: dir, j: j, lock: lock, dirty: map[string]*pending{},
+		kick: make(chan struct{}, 1), stop: make(chan struct{})}
+	lt.writer.Add(1)
+	go lt.write()
 	s.leagues[leagueID] = lt
 	return lt, nil
 }
@@ -269,11 +279,14 @@ func olderThan(a, b *Transcript) bool {
 func (lt *leagueTranscripts) path(matchID string) string { return matchFile(lt.dir, matchID) }
 
 // writeWith makes t durable and, when file is set (the match is settled),
-// writes its match's file; the settled record is then made durable with
-// the journal's next group commit rather than waited for. The file holds
-// the record laid out for people (see document).
+// has its match's file written; the settled record is then made durable
+// with the journal's next group commit rather than waited for. The file
+// is created off the match's path, by the league's writer goroutine
+// (creating a file costs a file system more than writing one); until it
+// is, and until it is durable, the journal holds the record. The file
+// holds the record as it is, with a newline (see document).
 func (s *transcripts) writeWith(t *Transcript, file bool) error {
-	record, err := json.Marshal(t)
+	record, err := wirejson.Marshal(t)
 	if err != nil {
 		return fmt.Errorf("referee: encode transcript: %w", err)
 	}
@@ -288,7 +301,7 @@ func (s *transcripts) writeWith(t *Transcript, file bool) error {
 	lt.mu.Lock()
 	// Marked before the record is appended, so that a compaction running
 	// meanwhile keeps the record.
-	p := &pending{record: record}
+	p := &pending{record: record, settled: file}
 	lt.dirty[t.MatchID] = p
 	lt.sinceCompa++
 	compact := lt.sinceCompa >= compactEvery && !lt.compacting
@@ -307,7 +320,10 @@ func (s *transcripts) writeWith(t *Transcript, file bool) error {
 	}
 	switch {
 	case err == nil && file:
-		err = lt.writeFile(t.MatchID, p)
+		select {
+		case lt.kick <- struct{}{}:
+		default: // the writer is awake already
+		}
 	case err != nil:
 		lt.mu.Lock()
 		if lt.dirty[t.MatchID] == p {
@@ -328,16 +344,66 @@ func (s *transcripts) writeWith(t *Transcript, file bool) error {
 	return err
 }
 
+// write is the league's writer goroutine: each time it wakes, until stop,
+// it creates the files of the matches settled since (writeSettled). A file
+// it fails to write stays the journal's to keep: the next compaction, or
+// close, writes it again and reports the error.
+func (lt *leagueTranscripts) write() {
+	defer lt.writer.Done()
+	for {
+		select {
+		case <-lt.kick:
+			_ = lt.writeSettled()
+		case <-lt.stop:
+			return
+		}
+	}
+}
+
+// writeSettled writes the file of every settled match whose file does
+// not hold its record yet.
+func (lt *leagueTranscripts) writeSettled() error {
+	lt.mu.Lock()
+	var ids []string
+	var ps []*pending
+	for id, p := range lt.dirty {
+		if p.settled && !p.written {
+			ids, ps = append(ids, id), append(ps, p)
+		}
+	}
+	lt.mu.Unlock()
+	var errs []error
+	for i, id := range ids {
+		errs = append(errs, lt.writeFile(id, ps[i], true))
+	}
+	return errors.Join(errs...)
+}
+
+// writeSettled writes now the files of the league's settled matches that
+// the writer has not written yet: at the end of the league, so that its
+// files are all there.
+func (s *transcripts) writeSettled(leagueID string) error {
+	s.mu.Lock()
+	lt := s.leagues[leagueID]
+	s.mu.Unlock()
+	if lt == nil {
+		return nil
+	}
+	return lt.writeSettled()
+}
+
 // writeFile writes p's record to its match's file unless the file holds
 // it already or a newer record of the match has come since (its own write
 // or the next flush writes the file then, and the journal keeps it until
-// that file is durable).
-func (lt *leagueTranscripts) writeFile(matchID string, p *pending) error {
+// that file is durable). With pendingOnly (the writer goroutine, whose
+// record may be stale by the time it writes), a record a compaction has
+// taken is left to that compaction too.
+func (lt *leagueTranscripts) writeFile(matchID string, p *pending, pendingOnly bool) error {
 	lt.files.Lock()
 	defer lt.files.Unlock()
 	lt.mu.Lock()
 	newest := lt.dirty[matchID]
-	skip := p.written || newest != nil && newest != p
+	skip := p.written || newest != nil && newest != p || pendingOnly && newest == nil
 	lt.mu.Unlock()
 	if skip {
 		return nil
@@ -356,7 +422,7 @@ func (lt *leagueTranscripts) writeFile(matchID string, p *pending) error {
 func (lt *leagueTranscripts) flush(taken map[string]*pending) error {
 	paths := make([]string, 0, len(taken))
 	for id, p := range taken {
-		if err := lt.writeFile(id, p); err != nil {
+		if err := lt.writeFile(id, p, false); err != nil {
 			return err
 		}
 		paths = append(paths, lt.path(id))
@@ -439,6 +505,8 @@ func (s *transcripts) close() error {
 	var errs []error
 	for _, lt := range leagues {
 		lt.wg.Wait()
+		close(lt.stop)
+		lt.writer.Wait()
 		err := lt.j.Close()
 		if err == nil {
 			lt.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 func transcriptOf(league, match string, state State, reported bool) *Transcript {
@@ -214,7 +215,8 @@ func TestMatchFileIsWrittenOnceWhenSettled(t *testing.T) {
 	if err := s.write(transcriptOf("L1", "R1M1", StateFinished, true), true); err != nil {
 		t.Fatal(err)
 	}
-	if tr, err := ReadTranscript(root, "L1", "R1M1"); err != nil || !tr.Reported {
+	// The league's writer creates the file off the match's path.
+	if tr, err := settledFile(root, "L1", "R1M1"); err != nil || !tr.Reported {
 		t.Fatalf("file after settling: %+v, %v", tr, err)
 	}
 	// Stopping writes the files of matches not yet settled.
@@ -255,7 +257,7 @@ func TestCompactionNeverWritesAnOlderTranscriptOverANewer(t *testing.T) {
 	if err := lt.flush(taken); err != nil {
 		t.Fatal(err)
 	}
-	if tr, err := ReadTranscript(root, "L1", "R1M1"); err != nil || !tr.Reported {
+	if tr, err := settledFile(root, "L1", "R1M1"); err != nil || !tr.Reported {
 		t.Fatalf("file after the flush of the older record: %+v, %v; want the settled transcript", tr, err)
 	}
 	if record := lt.newest("R1M1"); record == nil {
@@ -271,3 +273,16 @@ func TestCompactionNeverWritesAnOlderTranscriptOverANewer(t *testing.T) {
 
 // write is writeWith, as the recorder uses it.
 func (s *transcripts) write(t *Transcript, file bool) error { return s.writeWith(t, file) }
+
+// settledFile reads a match's file once the league's writer has written
+// a settled transcript to it, or returns what it read after 5 s.
+func settledFile(root, leagueID, matchID string) (*Transcript, error) {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		tr, err := ReadTranscript(root, leagueID, matchID)
+		if err == nil && tr.Reported || time.Now().After(deadline) {
+			return tr, err
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

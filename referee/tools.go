@@ -290,6 +290,9 @@ func (r *Referee) leagueCompleted(ctx context.Context, _ *leaguesdk.Request, in 
 		attrs = append(attrs, slog.String("champion", in.Champion.PlayerID))
 	}
 	r.log.Info("league completed", attrs...)
+	if err := r.transcripts.writeSettled(in.LeagueID); err != nil {
+		r.log.Error("cannot write the match files", slog.String("error", err.Error()))
+	}
 	return r.ack(in.AuthToken, in.ConversationID, leaguesdk.MsgLeagueCompleted, ""), nil
 }
 

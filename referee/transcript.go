@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -99,13 +100,25 @@ type recorder struct {
 
 func (r *recorder) at() string { return r.now().UTC().Format(time.RFC3339Nano) }
 
-// message records a message sent to or received from peer. It does not
+// message records a message sent to or received from peer: msg is a
+// message to encode, or its JSON text (json.RawMessage). It does not
 // write the file: messages are flushed with the next state change.
 func (r *recorder) message(direction, peer, method string, msg any, callErr error) {
-	e := TranscriptMessage{At: r.at(), Direction: direction, Peer: peer, Method: method}
+	var raw json.RawMessage
 	if msg != nil {
-		e.Message = redactMessage(msg)
+		raw = redactMessage(msg)
 	}
+	r.add(direction, peer, method, raw, callErr)
+}
+
+// raw records a message as the bytes sent or received, whose auth token
+// (if any) is token: the token is masked in a copy of them, once.
+func (r *recorder) raw(direction, peer, method string, raw []byte, token string) {
+	r.add(direction, peer, method, maskToken(raw, token), nil)
+}
+
+func (r *recorder) add(direction, peer, method string, raw json.RawMessage, callErr error) {
+	e := TranscriptMessage{At: r.at(), Direction: direction, Peer: peer, Method: method, Message: raw}
 	if callErr != nil {
 		e.Error = leaguesdk.RedactTokens(callErr.Error())
 	}
@@ -165,7 +178,7 @@ func redactMessage(msg any) json.RawMessage {
 	case []byte:
 		raw = m
 	default:
-		b, err := json.Marshal(msg)
+		b, err := wirejson.Marshal(msg)
 		if err != nil {
 			return nil
 		}
@@ -177,6 +190,41 @@ func redactMessage(msg any) json.RawMessage {
 	}
 	// Token-shaped text elsewhere is masked too, in place.
 	return redact.Append(out[:0], out)
+}
+
+// maskToken returns a copy of the JSON text raw with token, the auth
+// token it carries (read from its decoded envelope), masked wherever it
+// appears as a JSON string, and other token-shaped text masked too. A
+// token that would need escaping in JSON is found by redactMessage's
+// reading of raw instead.
+func maskToken(raw []byte, token string) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	if strings.ContainsAny(token, "\"\\") || hasControl(token) {
+		return redactMessage(json.RawMessage(raw))
+	}
+	out := raw
+	if token != "" {
+		out = bytes.ReplaceAll(raw, []byte(`"`+token+`"`), []byte(`"`+leaguesdk.Redacted+`"`))
+	}
+	// Token-shaped text elsewhere is masked too; into a copy when
+	// ReplaceAll made none.
+	dst := make([]byte, 0, len(out))
+	if &out[0] != &raw[0] {
+		dst = out[:0]
+	}
+	return redact.Append(dst, out)
+}
+
+// hasControl reports whether s holds a control character.
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // maskTokenMembers appends to out the JSON text raw with the values of

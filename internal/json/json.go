@@ -20,14 +20,11 @@
 // An input nested deeper than [MaxDepth] is refused before it is read: the
 // drop-in has no limit of its own.
 //
-// Beside Unmarshal: [RequestHead] and [Prefix] let a server read a request
-// in one pass (the members before params token by token, then the message
-// where it stands in the body); [Tolerant] gives a message type a second,
-// tolerant reading of what its plain decoding refuses; [Parts] is a value
-// a client sends in pieces, unjoined (a broadcast's shared fields).
-//
-// [Marshal], [Append], [MarshalIndent] and [AppendIndent] encode through
-// the drop-in too, writing encoding/json's bytes: the agents' files and
+// Beside Unmarshal: [Tolerant] gives a message type a second, tolerant
+// reading of what its plain decoding refuses; [Parts] is a value a client
+// sends in pieces, unjoined (a broadcast's shared fields); [Marshal],
+// [Append], [MarshalIndent] and [AppendIndent] encode through the drop-in,
+// writing encoding/json's bytes: the messages sent, the agents' files and
 // records.
 package json
 
@@ -73,7 +70,7 @@ func Unmarshal(data []byte, v any) error {
 }
 
 func unmarshal(data []byte, v any) error {
-	rest, err := Prefix(data, v)
+	rest, err := prefix(data, v)
 	if len(rest) != 0 {
 		var syntax *segjson.SyntaxError
 		if !errors.As(err, &syntax) {
@@ -118,61 +115,15 @@ func tooDeep(data []byte) bool {
 // special marks the bytes tooDeep looks at.
 var special = [256]bool{'"': true, '\\': true, '[': true, ']': true, '{': true, '}': true}
 
-// Prefix decodes the JSON value at the start of data into v and returns
+// prefix decodes the JSON value at the start of data into v and returns
 // the text that follows it, leading spaces removed. It refuses what
-// [Unmarshal] refuses but for the text after the value; [Tolerant] is not
+// Unmarshal refuses but for the text after the value; Tolerant is not
 // consulted.
-func Prefix(data []byte, v any) (rest []byte, err error) {
+func prefix(data []byte, v any) (rest []byte, err error) {
 	if tooDeep(data) {
 		return nil, errTooDeep
 	}
 	return segjson.Parse(data, v, segjson.DontCopyRawMessage)
-}
-
-// RequestHead reads a JSON-RPC request object up to the value of its
-// params member: the jsonrpc, id and method members before it, and params,
-// the text from that value to the end of data. It reads token by token
-// and reports ok only for the plain form: an object whose members before
-// params are jsonrpc, id and method alone, each a string or (id) a number
-// or null, their names and strings written without escapes. Anything
-// else (no params, another member first, an escape) reports false: such a
-// request is read whole instead. What follows params is the caller's to
-// read.
-func RequestHead(data []byte) (jsonrpc, method string, id, params []byte, ok bool) {
-	tok := segjson.NewTokenizer(data)
-	if !tok.Next() || tok.Delim != '{' {
-		return "", "", nil, nil, false
-	}
-	for tok.Next() {
-		if !tok.IsKey || bytes.IndexByte(tok.Value, '\\') >= 0 {
-			return "", "", nil, nil, false
-		}
-		key := string(tok.Value)
-		if !tok.Next() || tok.Delim != ':' {
-			return "", "", nil, nil, false
-		}
-		if key == `"params"` {
-			return jsonrpc, method, id, bytes.TrimLeft(data[len(data)-tok.Remaining():], " \t\r\n"), true
-		}
-		if !tok.Next() || tok.Delim != 0 {
-			return "", "", nil, nil, false
-		}
-		v := tok.Value
-		switch kind := tok.Kind(); {
-		case key == `"id"` && (kind.Class() == segjson.Num || kind == segjson.Null || kind == segjson.Unescaped):
-			id = v
-		case key == `"jsonrpc"` && kind == segjson.Unescaped:
-			jsonrpc = string(v[1 : len(v)-1])
-		case key == `"method"` && kind == segjson.Unescaped:
-			method = string(v[1 : len(v)-1])
-		default:
-			return "", "", nil, nil, false
-		}
-		if !tok.Next() || tok.Delim != ',' {
-			return "", "", nil, nil, false
-		}
-	}
-	return "", "", nil, nil, false
 }
 
 // Parts is one JSON value given as consecutive pieces of its text, for a

@@ -11,11 +11,11 @@ import (
 
 var convID = regexp.MustCompile(`conv-[0-9a-f-]{36}`)
 
-// The server reads the common form of a request (jsonrpc, id and method
-// before params) in one pass. Every body is answered as the same body with
-// an unknown member put first, which the server reads in two passes: the
-// same status, the same answer, and the handler given the same request.
-func TestServerOneReadingAnswersAsTheGeneralPath(t *testing.T) {
+// A request's members may come in any order, and unknown ones are
+// ignored: every body is answered as the same body with an unknown member
+// put first: the same status, the same answer, and the handler given the
+// same request.
+func TestServerReadsMembersInAnyOrder(t *testing.T) {
 	p := newTestPeer(t, leaguesdk.ServerConfig{})
 	over := mustJSON(t, &leaguesdk.GameOver{Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgGameOver, "referee:REF01", testToken, "c", fixedNow),
 		MatchID: "R1M1", GameResult: leaguesdk.GameResult{Status: leaguesdk.ResultDraw}})

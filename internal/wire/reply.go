@@ -1,0 +1,161 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	wirejson "github.com/agentleague/league/internal/json"
+)
+
+// Response is a JSON-RPC response a server writes.
+type Response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   any             `json:"error,omitempty"`
+}
+
+// Result returns the response to id that carries a handler's reply out
+// to a request of form f: the message itself as result, the MCP tool
+// result for tools/call, and, when flat is set (a caller that reads a
+// reply only as a bare message), the message's fields repeated at the
+// top level beside result.
+func Result(id json.RawMessage, f Form, flat bool, out any) any {
+	switch {
+	case f == ToolsCall:
+		return Response{JSONRPC: "2.0", ID: id, Result: toolResult(out)}
+	case flat:
+		return flatResponse(id, out)
+	}
+	return Response{JSONRPC: "2.0", ID: id, Result: out}
+}
+
+// flatResponse returns the response to id carrying msg as result and its
+// fields beside it, but for the response's own members.
+func flatResponse(id json.RawMessage, msg any) any {
+	raw, err := json.Marshal(msg)
+	var fields map[string]json.RawMessage
+	if err != nil || wirejson.Unmarshal(raw, &fields) != nil {
+		return Response{JSONRPC: "2.0", ID: id, Result: msg}
+	}
+	for _, k := range []string{"jsonrpc", "id", "result", "error", "method", "params"} {
+		delete(fields, k)
+	}
+	fields["jsonrpc"] = json.RawMessage(`"2.0"`)
+	fields["id"] = id
+	fields["result"] = raw
+	return fields
+}
+
+// WriteJSON answers v as JSON. HTML escaping is off, so that the request's
+// id and the handler's strings go back byte for byte. The encoding goes to
+// w as it is, from the encoder's own buffer, not copied into one of ours
+// first: an encoder writes nothing of a value it cannot encode.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	jw := &jsonWriter{w: w, status: status}
+	enc := json.NewEncoder(jw)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil && !jw.wrote {
+		jw.status = http.StatusInternalServerError
+		_, _ = jw.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"response does not encode"}}`))
+	}
+}
+
+// jsonWriter writes a JSON answer's headers and status before its first
+// bytes.
+type jsonWriter struct {
+	w      http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (j *jsonWriter) Write(p []byte) (int, error) {
+	if !j.wrote {
+		j.wrote = true
+		j.w.Header().Set("Content-Type", "application/json")
+		j.w.WriteHeader(j.status)
+	}
+	return j.w.Write(p)
+}
+
+// Reply is what a client reads of a peer's answer.
+type Reply struct {
+	// Error is the JSON-RPC error the peer answered, if it did.
+	Error *Error
+	// Message is the reply message as found: result, the message of an
+	// MCP tool result, params of a request-shaped reply, or the whole
+	// body. It may still wrap the message (see [LocateReply]).
+	Message json.RawMessage
+}
+
+// replyTop is what ReadReply reads of a response body.
+type replyTop struct {
+	Result      json.RawMessage `json:"result"`
+	Error       *Error          `json:"error"`
+	Params      json.RawMessage `json:"params"`
+	MessageType string          `json:"message_type"`
+}
+
+// ErrNoResult is the error of a JSON object that holds no reply.
+var ErrNoResult = errors.New("no result")
+
+// ReadReply reads a response body: its error, or where its message is (in
+// result, itself or MCP content; in params of a request-shaped reply; or
+// at the top level). It reads the body once; the message is a slice of it.
+func ReadReply(raw []byte) (Reply, error) {
+	var top replyTop
+	if err := wirejson.Unmarshal(raw, &top); err != nil {
+		return Reply{}, err
+	}
+	switch {
+	case top.Error != nil:
+		return Reply{Error: top.Error}, nil
+	case len(top.Result) > 0 && !bytes.Equal(top.Result, []byte("null")):
+		return Reply{Message: unwrapToolResult(top.Result)}, nil
+	case len(top.Params) > 0:
+		return Reply{Message: top.Params}, nil
+	case top.MessageType != "":
+		return Reply{Message: raw}, nil
+	}
+	return Reply{}, ErrNoResult
+}
+
+// LocateReply finds the message inside a reply message that wraps it
+// (params.message and the like) and returns it with its message_type
+// ("" when it names none) and whether it was inside msg. A decoder that
+// found no message_type where it looked asks it.
+func LocateReply(msg json.RawMessage) (json.RawMessage, string, bool) {
+	return locate(msg)
+}
+
+// unwrapToolResult returns the message inside an MCP tool result
+// (structuredContent, else the JSON text of content[0]); any other result
+// is returned as it is.
+func unwrapToolResult(res json.RawMessage) json.RawMessage {
+	if !bytes.Contains(res, []byte(`"content"`)) {
+		return res
+	}
+	var tr struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		MessageType       string          `json:"message_type"`
+	}
+	if wirejson.Unmarshal(res, &tr) != nil || tr.MessageType != "" {
+		return res
+	}
+	if len(tr.StructuredContent) > 0 && tr.StructuredContent[0] == '{' {
+		return tr.StructuredContent
+	}
+	for _, c := range tr.Content {
+		if t := strings.TrimSpace(c.Text); c.Type == "text" && strings.HasPrefix(t, "{") && json.Valid([]byte(t)) {
+			return json.RawMessage(t)
+		}
+	}
+	return res
+}

@@ -1,0 +1,219 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	wirejson "github.com/agentleague/league/internal/json"
+)
+
+// Request is a JSON-RPC request read from a body.
+type Request struct {
+	// ID is the id as received, nil for a notification.
+	ID json.RawMessage
+	// Method is the method as received.
+	Method string
+	// Params is the params member as received.
+	Params json.RawMessage
+}
+
+// Notification reports whether r has no id.
+func (r *Request) Notification() bool { return len(r.ID) == 0 }
+
+// NullID is the id of a response to a request whose id is unknown.
+var NullID = json.RawMessage("null")
+
+type rpcRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  *string         `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+// ReadRequest reads a request body. A body that is not one JSON-RPC 2.0
+// request comes back as the error to answer, with the id to answer it
+// under (null when the id could not be read).
+func ReadRequest(body []byte) (Request, json.RawMessage, *Error) {
+	var req rpcRequest
+	if err := wirejson.Unmarshal(body, &req); err != nil {
+		trimmed := bytes.TrimSpace(body)
+		switch {
+		case len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed):
+			return Request{}, NullID, &Error{Code: codeInvalidRequest, Message: "batch requests are not supported"}
+		case json.Valid(trimmed):
+			// Well-formed JSON that is not a request object ("method": 5, a bare string).
+			return Request{}, NullID, &Error{Code: codeInvalidRequest, Message: "invalid request: " + err.Error()}
+		}
+		return Request{}, NullID, &Error{Code: codeParse, Message: "parse error: " + err.Error()}
+	}
+	id := req.ID
+	if len(id) == 0 {
+		id = NullID
+	}
+	if req.JSONRPC != "2.0" || req.Method == nil || *req.Method == "" {
+		return Request{}, id, &Error{Code: codeInvalidRequest, Message: `invalid request: want "jsonrpc":"2.0" and a method`}
+	}
+	return Request{ID: req.ID, Method: *req.Method, Params: req.Params}, id, nil
+}
+
+// Call is where a request's message is and how it came.
+type Call struct {
+	// Form is the request's form (set by Locate for tools/call, by Route
+	// for the others).
+	Form Form
+	// Tool is the tool a tools/call names.
+	Tool string
+	// Message is the message object (params itself, or the member of
+	// params that holds it).
+	Message json.RawMessage
+	// MessageType is the message's message_type, "" when it names none.
+	MessageType string
+	// nested is true when the message is a member of params.
+	nested bool
+}
+
+// paramsProbe is what Locate reads of a request's params.
+type paramsProbe struct {
+	MessageType string          `json:"message_type"`
+	Message     json.RawMessage `json:"message"`
+	Arguments   json.RawMessage `json:"arguments"`
+	Payload     json.RawMessage `json:"payload"`
+}
+
+// Locate finds the message of a request: for tools/call in its
+// arguments, otherwise in params, params.message, params.arguments or
+// params.payload. A tools/call without a name is an error to answer.
+func Locate(method string, params json.RawMessage) (Call, *Error) {
+	if method != "tools/call" {
+		msg, t, nested := locate(params)
+		return Call{Message: msg, MessageType: t, nested: nested}, nil
+	}
+	var call struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := wirejson.Unmarshal(params, &call); err != nil || call.Name == "" {
+		return Call{}, &Error{Code: codeInvalidParams, Message: "tools/call needs params.name"}
+	}
+	msg, t, _ := locate(call.Arguments)
+	return Call{Form: ToolsCall, Tool: call.Name, Message: msg, MessageType: t}, nil
+}
+
+// locate finds the protocol message in params: params itself, or
+// params.message, params.arguments or params.payload. It returns the
+// message, its message_type ("" when none is named), and whether it is a
+// member of params.
+func locate(params json.RawMessage) (json.RawMessage, string, bool) {
+	if len(params) == 0 {
+		return params, "", false
+	}
+	var probe paramsProbe
+	if wirejson.Unmarshal(params, &probe) != nil {
+		return params, "", false
+	}
+	if probe.MessageType != "" {
+		return params, probe.MessageType, false
+	}
+	for _, inner := range []json.RawMessage{probe.Message, probe.Arguments, probe.Payload} {
+		if len(inner) == 0 || inner[0] != '{' {
+			continue
+		}
+		if t := MessageTypeOf(inner); t != "" {
+			return inner, t, true
+		}
+	}
+	return params, "", false
+}
+
+// MessageTypeOf returns the message_type of the JSON object msg, or ""
+// when msg is not an object with a string message_type.
+func MessageTypeOf(msg []byte) string {
+	var p struct {
+		MessageType string `json:"message_type"`
+	}
+	if wirejson.Unmarshal(msg, &p) != nil {
+		return ""
+	}
+	return p.MessageType
+}
+
+// Routes is what a server serves, as [Route] consults it. Names are
+// compared case-insensitively (the caller keeps them lower-case).
+type Routes[T comparable] interface {
+	// Named returns the tool a method or tool name names.
+	Named(lowerName string) (T, bool)
+	// Typed returns the tool that takes a message type.
+	Typed(messageType string) (T, bool)
+	// Takes reports whether t takes messages of the type.
+	Takes(t T, messageType string) bool
+}
+
+// Route picks the tool of a request that is not tools/call and sets
+// c.Form. The message's message_type decides when the method names no
+// tool that takes it; the method is a hint.
+func Route[T comparable](rs Routes[T], method string, c *Call) (T, bool) {
+	c.Form = Spec
+	if c.nested {
+		c.Form = Envelope
+	}
+	t := c.MessageType
+	byMethod, named := rs.Named(strings.ToLower(method))
+	byType, typed := rs.Typed(t)
+	switch {
+	case named && (t == "" || rs.Takes(byMethod, t) || !typed):
+		return byMethod, true
+	case typed:
+		if strings.EqualFold(method, t) {
+			c.Form = MessageType
+		} else {
+			c.Form = Envelope
+		}
+		return byType, true
+	}
+	if rt, ok := rs.Typed(strings.ToUpper(method)); ok {
+		c.Form = MessageType
+		return rt, true
+	}
+	var zero T
+	return zero, false
+}
+
+// EncodeRequest returns a request of id to method in form f (not
+// [Spec], whose params a client sends as they are) carrying the message
+// msg of type messageType.
+func EncodeRequest(f Form, id int64, method, messageType string, msg []byte) []byte {
+	switch f {
+	case MessageType:
+		return AppendRequest(nil, id, messageType, msg)
+	case Envelope:
+		p, _ := json.Marshal(map[string]json.RawMessage{"message": msg})
+		return AppendRequest(nil, id, "handle_message", p)
+	case ToolsCall:
+		name, _ := json.Marshal(method)
+		p, _ := json.Marshal(map[string]json.RawMessage{"name": name, "arguments": msg})
+		return AppendRequest(nil, id, "tools/call", p)
+	}
+	return AppendRequest(nil, id, method, msg)
+}
+
+// AppendRequest appends a JSON-RPC request with params, which must be one
+// JSON value, without encoding them again.
+func AppendRequest(dst []byte, id int64, method string, params []byte) []byte {
+	if len(params) == 0 {
+		params = []byte("null")
+	}
+	return append(append(AppendRequestHead(dst, id, method), params...), '}')
+}
+
+// AppendRequestHead appends a JSON-RPC request up to its params' value:
+// `{"jsonrpc":"2.0","id":<id>,"method":<method>,"params":`.
+func AppendRequestHead(dst []byte, id int64, method string) []byte {
+	m, _ := json.Marshal(method)
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = strconv.AppendInt(dst, id, 10)
+	dst = append(dst, `,"method":`...)
+	dst = append(dst, m...)
+	return append(dst, `,"params":`...)
+}

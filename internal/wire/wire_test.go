@@ -1,0 +1,133 @@
+package wire
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestLocate checks where a server finds the message of a request.
+func TestLocate(t *testing.T) {
+	msg := `{"message_type":"GAME_OVER","match_id":"R1M1"}`
+	tests := []struct {
+		name, method, params string
+		wantType, wantMsg    string
+		wantTool             string
+	}{
+		{"flat", "notify_match_result", msg, "GAME_OVER", msg, ""},
+		{"params.message", "handle_message", `{"message":` + msg + `}`, "GAME_OVER", msg, ""},
+		{"params.arguments", "handle_message", `{"arguments":` + msg + `}`, "GAME_OVER", msg, ""},
+		{"params.payload", "handle_message", `{"payload":` + msg + `}`, "GAME_OVER", msg, ""},
+		{"no message", "x", `{"name":"x"}`, "", `{"name":"x"}`, ""},
+		{"not an object", "x", `[1]`, "", `[1]`, ""},
+		{"tools/call", "tools/call", `{"name":"notify_match_result","arguments":` + msg + `}`, "GAME_OVER", msg, "notify_match_result"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, bad := Locate(tc.method, json.RawMessage(tc.params))
+			if bad != nil || c.MessageType != tc.wantType || string(c.Message) != tc.wantMsg || c.Tool != tc.wantTool {
+				t.Fatalf("Locate = %+v, %v", c, bad)
+			}
+		})
+	}
+	if _, bad := Locate("tools/call", json.RawMessage(`{"arguments":{}}`)); bad == nil || bad.Code != codeInvalidParams {
+		t.Fatalf("tools/call without a name: %v", bad)
+	}
+}
+
+// table is a route table of three tools for TestRoute.
+type table map[string][]string // tool → message types
+
+func (t table) Named(name string) (string, bool) { _, ok := t[name]; return name, ok }
+func (t table) Typed(mt string) (string, bool) {
+	for name, types := range t {
+		for _, x := range types {
+			if x == mt {
+				return name, true
+			}
+		}
+	}
+	return "", false
+}
+func (t table) Takes(name, mt string) bool {
+	for _, x := range t[name] {
+		if x == mt {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRoute checks the tool and the form Route gives each request.
+func TestRoute(t *testing.T) {
+	tools := table{"choose_parity": {"CHOOSE_PARITY_CALL"}, "notify_match_result": {"GAME_OVER"}}
+	call := `{"message_type":"CHOOSE_PARITY_CALL"}`
+	tests := []struct {
+		method, params, tool string
+		form                 Form
+	}{
+		{"choose_parity", call, "choose_parity", Spec},
+		{"Choose_Parity", call, "choose_parity", Spec},
+		{"CHOOSE_PARITY_CALL", call, "choose_parity", MessageType},
+		{"choose_parity_call", call, "choose_parity", MessageType},
+		{"mcp_message", call, "choose_parity", Envelope},
+		{"handle_message", `{"message":` + call + `}`, "choose_parity", Envelope},
+		{"choose_parity", `{"message":` + call + `}`, "choose_parity", Envelope},
+		{"choose_parity", `{"message_type":"GAME_OVER"}`, "notify_match_result", Envelope},
+		{"game_over", `{}`, "notify_match_result", MessageType},
+		{"unknown", `{}`, "", Spec},
+	}
+	for _, tc := range tests {
+		c, _ := Locate(tc.method, json.RawMessage(tc.params))
+		tool, ok := Route[string](tools, tc.method, &c)
+		if tool != tc.tool || ok != (tc.tool != "") || ok && c.Form != tc.form {
+			t.Errorf("%s %s: routed to %q (%v) as %v, want %q as %v", tc.method, tc.params, tool, ok, c.Form, tc.tool, tc.form)
+		}
+	}
+}
+
+// TestDialects: a match opened in the lower-case dialect is answered flat
+// until its GAME_OVER; other callers are not.
+func TestDialects(t *testing.T) {
+	var d Dialects
+	if !d.Flat(MessageType, "game_invitation", "R1M1", true, false) {
+		t.Fatal("lower-case invitation not flat")
+	}
+	if !d.Flat(Spec, "choose_parity", "R1M1", false, false) {
+		t.Fatal("a later call of the match not flat")
+	}
+	if d.Flat(Spec, "choose_parity", "R1M2", false, false) || d.Flat(MessageType, "CHOOSE_PARITY_CALL", "R1M2", false, false) {
+		t.Fatal("another match flat")
+	}
+	if d.Flat(ToolsCall, "tools/call", "R1M1", false, false) {
+		t.Fatal("tools/call flat")
+	}
+	if !d.Flat(Spec, "notify_match_result", "R1M1", false, true) || d.Flat(Spec, "choose_parity", "R1M1", false, false) {
+		t.Fatal("GAME_OVER does not end the match's dialect")
+	}
+}
+
+// TestReadReply checks where a client finds the message of a reply.
+func TestReadReply(t *testing.T) {
+	msg := `{"message_type":"GAME_JOIN_ACK","accept":true}`
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":` + msg + `}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":` + quoteJSON(msg) + `}]}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":` + msg + `}}`,
+		`{"jsonrpc":"2.0","method":"game_join_ack","params":` + msg + `}`,
+		msg,
+	} {
+		r, err := ReadReply([]byte(body))
+		if err != nil || string(r.Message) != msg {
+			t.Errorf("%s: message %s, %v", body, r.Message, err)
+		}
+	}
+	r, err := ReadReply([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`))
+	if err != nil || r.Error == nil || r.Error.Code != -32601 {
+		t.Fatalf("error reply: %+v, %v", r, err)
+	}
+	if _, err := ReadReply([]byte(`{"jsonrpc":"2.0","id":1}`)); err != ErrNoResult {
+		t.Fatalf("no result: %v", err)
+	}
+}
+
+func quoteJSON(s string) string { b, _ := json.Marshal(s); return string(b) }
