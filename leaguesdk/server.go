@@ -231,7 +231,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		wire.WriteJSON(w, http.StatusOK, map[string]string{"status": "healthy", "agent": s.cfg.Sender()})
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]string{"status": "healthy", "agent": s.cfg.Sender()})
 	case path == "" || path == "/mcp" || strings.HasSuffix(path, "/mcp"):
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", "POST")
@@ -322,7 +323,7 @@ func rpcErrorOf(e *wire.Error) *RPCError {
 
 // dispatch routes one request and returns the response to write under id,
 // or the error to answer.
-func (s *Server) dispatch(hr *http.Request, req *wire.Request, id json.RawMessage) (any, *RPCError) {
+func (s *Server) dispatch(hr *http.Request, req *wire.Request, id json.RawMessage) (wire.Response, *RPCError) {
 	method := req.Method
 	switch method {
 	case "initialize":
@@ -336,14 +337,14 @@ func (s *Server) dispatch(hr *http.Request, req *wire.Request, id json.RawMessag
 		return wire.Response{JSONRPC: "2.0", ID: id, Result: struct{}{}}, nil
 	}
 	if rt, in, t, panicked := s.named(hr.Context(), method, req.Params); panicked != nil {
-		return nil, panicked
+		return wire.Response{}, panicked
 	} else if rt != nil {
 		call := wire.Call{Form: wire.Spec, Message: req.Params, MessageType: string(t)}
 		return s.serve(hr, rt, req, id, &call, in)
 	}
 	call, bad := wire.Locate(method, req.Params)
 	if bad != nil {
-		return nil, rpcErrorOf(bad)
+		return wire.Response{}, rpcErrorOf(bad)
 	}
 	var rt *route
 	if call.Form == wire.ToolsCall {
@@ -351,7 +352,7 @@ func (s *Server) dispatch(hr *http.Request, req *wire.Request, id json.RawMessag
 		if rt, _ = table.Named(strings.ToLower(call.Tool)); rt == nil {
 			notFound := &RPCError{Code: RPCInvalidParams, Message: "unknown tool " + quote(call.Tool)}
 			if _, typed := table.Typed(call.MessageType); typed {
-				return nil, notFound // a message a tool takes, under a name none has
+				return wire.Response{}, notFound // a message a tool takes, under a name none has
 			}
 			return s.unrouted(hr, req, id, &call, notFound)
 		}
@@ -395,7 +396,7 @@ func (s *Server) named(ctx context.Context, method string, params json.RawMessag
 // serve runs a routed request: its message is decoded into the tool's
 // input (unless in is the message decoded already), then passes through the middleware, is validated, authorised and
 // handled, and the reply is made the response.
-func (s *Server) serve(hr *http.Request, rt *route, wr *wire.Request, id json.RawMessage, call *wire.Call, in any) (any, *RPCError) {
+func (s *Server) serve(hr *http.Request, rt *route, wr *wire.Request, id json.RawMessage, call *wire.Call, in any) (wire.Response, *RPCError) {
 	method, msgType, form := wr.Method, call.MessageType, WireForm(call.Form)
 	req := &Request{Method: method, Tool: rt.tool.Name, Form: form, ID: wr.ID, Message: call.Message, HTTP: hr}
 	ctx := context.WithValue(hr.Context(), requestKey{}, req)
@@ -427,7 +428,7 @@ func (s *Server) serve(hr *http.Request, rt *route, wr *wire.Request, id json.Ra
 		log.LogAttrs(ctx, slog.LevelWarn, "request refused", slog.String("method", method), slog.String("tool", rt.tool.Name),
 			slog.String("message_type", msgType), slog.String("form", form.String()), slog.Int("code", rpcErr.Code),
 			slog.String("error", err.Error()))
-		return nil, rpcErr
+		return wire.Response{}, rpcErr
 	}
 	log.LogAttrs(ctx, slog.LevelDebug, "request served", slog.String("method", method), slog.String("tool", rt.tool.Name),
 		slog.String("message_type", msgType), slog.String("form", form.String()), slog.Duration("took", took))
@@ -451,9 +452,9 @@ func (h handling) handle(ctx context.Context, req *Request) (any, error) {
 
 // unrouted serves a request no tool takes with ServerConfig.Unknown, or
 // answers notFound.
-func (s *Server) unrouted(hr *http.Request, wr *wire.Request, id json.RawMessage, call *wire.Call, notFound *RPCError) (any, *RPCError) {
+func (s *Server) unrouted(hr *http.Request, wr *wire.Request, id json.RawMessage, call *wire.Call, notFound *RPCError) (wire.Response, *RPCError) {
 	if s.cfg.Unknown == nil {
-		return nil, notFound
+		return wire.Response{}, notFound
 	}
 	method, msgType, form := wr.Method, call.MessageType, WireForm(call.Form)
 	req := &Request{Method: method, Tool: call.Tool, Form: form, ID: wr.ID, Message: call.Message, HTTP: hr}
@@ -467,15 +468,15 @@ func (s *Server) unrouted(hr *http.Request, wr *wire.Request, id json.RawMessage
 	out, err := s.guard(ctx, "unknown", chain(s.cfg.Unknown, s.cfg.Middleware), req)
 	switch {
 	case errors.Is(err, ErrUnrouted):
-		return nil, notFound
+		return wire.Response{}, notFound
 	case err != nil:
 		rpcErr := s.toRPCError(err, msgType)
 		s.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "request refused", slog.String("method", method),
 			slog.String("message_type", msgType), slog.String("form", form.String()), slog.Int("code", rpcErr.Code),
 			slog.String("error", err.Error()))
-		return nil, rpcErr
+		return wire.Response{}, rpcErr
 	case out == nil:
-		return nil, &RPCError{Code: RPCInternalError, Message: "internal error: unknown-request handler returned no message"}
+		return wire.Response{}, &RPCError{Code: RPCInternalError, Message: "internal error: unknown-request handler returned no message"}
 	}
 	return wire.Result(id, call.Form, req.FlatReply, out), nil
 }

@@ -4,18 +4,25 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	wirejson "github.com/agentleague/league/internal/json"
 )
 
-// Response is a JSON-RPC response a server writes.
+// Response is a JSON-RPC response a server writes. Its ID is written as
+// the request carried it, byte for byte (see [WriteJSON]).
 type Response struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Result  any             `json:"result,omitempty"`
 	Error   any             `json:"error,omitempty"`
+	// Flat holds the reply message's own members, repeated at the top
+	// level beside result for a caller that reads a reply only as a bare
+	// message (see [Result]).
+	Flat map[string]json.RawMessage `json:"-"`
 }
 
 // Result returns the response to id that carries a handler's reply out
@@ -23,7 +30,7 @@ type Response struct {
 // result for tools/call, and, when flat is set (a caller that reads a
 // reply only as a bare message), the message's fields repeated at the
 // top level beside result.
-func Result(id json.RawMessage, f Form, flat bool, out any) any {
+func Result(id json.RawMessage, f Form, flat bool, out any) Response {
 	switch {
 	case f == ToolsCall:
 		return Response{JSONRPC: "2.0", ID: id, Result: toolResult(out)}
@@ -35,7 +42,7 @@ func Result(id json.RawMessage, f Form, flat bool, out any) any {
 
 // flatResponse returns the response to id carrying msg as result and its
 // fields beside it, but for the response's own members.
-func flatResponse(id json.RawMessage, msg any) any {
+func flatResponse(id json.RawMessage, msg any) Response {
 	raw, err := json.Marshal(msg)
 	var fields map[string]json.RawMessage
 	if err != nil || wirejson.Unmarshal(raw, &fields) != nil {
@@ -44,24 +51,55 @@ func flatResponse(id json.RawMessage, msg any) any {
 	for _, k := range []string{"jsonrpc", "id", "result", "error", "method", "params"} {
 		delete(fields, k)
 	}
-	fields["jsonrpc"] = json.RawMessage(`"2.0"`)
-	fields["id"] = id
-	fields["result"] = raw
-	return fields
+	return Response{JSONRPC: "2.0", ID: id, Result: json.RawMessage(raw), Flat: fields}
 }
 
-// WriteJSON answers v as JSON. HTML escaping is off, so that the request's
-// id and the handler's strings go back byte for byte. The encoding goes to
-// w as it is, from the encoder's own buffer, not copied into one of ours
-// first: an encoder writes nothing of a value it cannot encode.
-func WriteJSON(w http.ResponseWriter, status int, v any) {
-	jw := &jsonWriter{w: w, status: status}
-	enc := json.NewEncoder(jw)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil && !jw.wrote {
-		jw.status = http.StatusInternalServerError
-		_, _ = jw.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"response does not encode"}}`))
+// WriteJSON answers r as JSON. The request's id goes back byte for byte,
+// written as it came rather than re-encoded (an encoder may escape what
+// the caller did not, such as U+2028); HTML escaping is off, so that the
+// handler's strings go back as they are.
+func WriteJSON(w http.ResponseWriter, status int, r Response) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"jsonrpc":"2.0","id":`)
+	if len(r.ID) == 0 {
+		buf.Write(NullID)
+	} else {
+		buf.Write(r.ID)
 	}
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := writeMember(&buf, enc, "result", r.Result)
+	if err == nil {
+		err = writeMember(&buf, enc, "error", r.Error)
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Flat)) {
+		if err == nil {
+			err = writeMember(&buf, enc, k, r.Flat[k])
+		}
+	}
+	buf.WriteString("}\n")
+	if err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"response does not encode"}}`)
+	}
+	jw := &jsonWriter{w: w, status: status}
+	_, _ = jw.Write(buf.Bytes())
+}
+
+// writeMember writes ,"name":v unless v is nil.
+func writeMember(buf *bytes.Buffer, enc *json.Encoder, name string, v any) error {
+	if v == nil {
+		return nil
+	}
+	buf.WriteString(`,"`)
+	buf.WriteString(name) // the members' names need no escaping
+	buf.WriteString(`":`)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1) // the encoder's newline
+	return nil
 }
 
 // jsonWriter writes a JSON answer's headers and status before its first
