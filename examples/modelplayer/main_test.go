@@ -1,13 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -73,22 +74,37 @@ func TestTheModelChooses(t *testing.T) {
 	t.Setenv(llm.EnvOpenAIBaseURL, model.URL+"/v1")
 	t.Setenv(llm.EnvChatModel, "stand-in-model")
 
-	stderr := &syncWriter{}
+	// The program's stderr, read line by line: the endpoint it serves on,
+	// then, until it ends, whether it fell back.
+	r, w := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-port", "0", "-name", "Agent Llama", "-data", t.TempDir(), "-no-register"}, stderr)
+		done <- run(ctx, []string{"-port", "0", "-name", "Agent Llama", "-data", t.TempDir(), "-no-register"}, w)
+		w.Close()
 	}()
+	lines := bufio.NewScanner(r)
 	serving := regexp.MustCompile(`msg="player serving" .*endpoint=(\S+)`)
 	var endpoint string
-	for deadline := time.Now().Add(10 * time.Second); endpoint == ""; time.Sleep(10 * time.Millisecond) {
-		if m := serving.FindStringSubmatch(stderr.String()); m != nil {
+	for endpoint == "" && lines.Scan() {
+		if m := serving.FindStringSubmatch(lines.Text()); m != nil {
 			endpoint = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("the player does not serve; stderr:\n%s", stderr)
 		}
 	}
+	if endpoint == "" {
+		t.Fatalf("the player does not serve: run = %v", <-done)
+	}
+	fellBack := make(chan []string, 1)
+	go func() {
+		var fb []string
+		for lines.Scan() {
+			if strings.Contains(lines.Text(), "fallback") {
+				fb = append(fb, lines.Text())
+			}
+		}
+		fellBack <- fb
+	}()
 	c := leaguesdk.NewClient(leaguesdk.ClientConfig{Retry: leaguesdk.RetryPolicy{MaxRetries: leaguesdk.NoRetries}})
 	defer c.Close()
 	const calls = 3
@@ -101,7 +117,7 @@ func TestTheModelChooses(t *testing.T) {
 			t.Fatal(err)
 		}
 		if reply.ParityChoice != leaguesdk.Odd {
-			t.Fatalf("call %d answered %q; the model says odd every time:\n%s", i, reply.ParityChoice, stderr)
+			t.Fatalf("call %d answered %q; the model says odd every time", i, reply.ParityChoice)
 		}
 	}
 	if n := asked.Load(); n != calls {
@@ -116,25 +132,7 @@ func TestTheModelChooses(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("run did not stop")
 	}
-	if strings.Contains(stderr.String(), "fallback") {
-		t.Errorf("the player fell back:\n%s", stderr)
+	if fb := <-fellBack; len(fb) > 0 {
+		t.Errorf("the player fell back:\n%s", strings.Join(fb, "\n"))
 	}
-}
-
-// syncWriter is a strings.Builder safe for concurrent writes.
-type syncWriter struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
 }
