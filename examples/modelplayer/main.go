@@ -21,13 +21,14 @@
 // OPENAI_API_KEY, OLLAMA_HOST and LEAGUE_CHAT_MODEL for llm_chat;
 // LEAGUE_LLM_MODEL and GEMINI_API_KEY for llm. -h lists them all.
 //
-// The program is short on purpose: it is the twenty-line player of
-// docs/writing-a-player.md with a model for its strategy. It logs to
-// stderr and keeps its history and agent log under the data root as
-// examples/player does. For TLS, another host, an advertised endpoint,
-// message traces or metrics, examples/player shows the flags and the
-// [player.Config] fields behind them; set those fields in a program of
-// your own. SIGINT or SIGTERM stops the player cleanly.
+// The program is short on purpose: it is the README's twenty-line player
+// with a few flags and a model for its strategy. It logs to stderr and
+// keeps its history and agent log under the data root as examples/player
+// does; when the model fails or is late, the player answers at random and
+// says so. For TLS, another host, an advertised endpoint, message traces
+// or metrics, examples/player shows the flags and the [player.Config]
+// fields behind them: set those fields in a program of your own. SIGINT or
+// SIGTERM stops the player cleanly.
 package main
 
 import (
