@@ -56,8 +56,8 @@ done
 printf 'root:x:0:0:root:/root:/sbin/nologin\nleague:x:%d:%d:league agent:/data:/sbin/nologin\n' "$uid" "$uid" >"$rootfs/etc/passwd"
 printf 'root:x:0:\nleague:x:%d:\n' "$uid" >"$rootfs/etc/group"
 
-# System roots for calls to https:// endpoints signed by public CAs (the
-# llm strategy's API, agents with public certificates).
+# System roots for calls to https:// endpoints signed by public CAs (agents
+# with public certificates).
 bundle=
 for f in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt /etc/ssl/cert.pem; do
   if [ -s "$f" ]; then bundle=$f; break; fi

@@ -41,14 +41,16 @@ func TestMain(m *testing.M) {
 }
 
 // programDir builds the programs the manifests run (manager, referee,
-// player) once for the test binary, and returns their directory.
+// player), and the model player the process tests run for slow matches,
+// once for the test binary, and returns their directory.
 func programDir(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		if binDir, buildErr = os.MkdirTemp("", "league-programs-"); buildErr != nil {
 			return
 		}
-		build := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./examples/manager", "./examples/referee", "./examples/player")
+		build := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./examples/manager", "./examples/referee", "./examples/player",
+			"./examples/modelplayer")
 		build.Dir = ".."
 		if out, err := build.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
@@ -142,8 +144,8 @@ func (p *process) await(t *testing.T, re *regexp.Regexp, within time.Duration) s
 	}
 }
 
-// thinkingModel serves the generate-content API the players' llm strategy
-// calls: it answers even or odd at random, after delay, so that each match
+// thinkingModel serves the generate-content API the model players' llm
+// strategy calls: it answers even or odd at random, after delay, so that each match
 // lasts a while and a league of real processes can be scaled mid-way.
 func thinkingModel(t *testing.T, delay time.Duration) []string {
 	t.Helper()
@@ -239,12 +241,13 @@ func (l *leagueProcs) restartReferee(r *refereeProc) (*refereeProc, string) {
 	return again, p.await(l.t, regexp.MustCompile(`msg=registered .*?referee_id=(REF\d+)`), 20*time.Second)
 }
 
-// player runs a player process of the llm strategy, with data root data,
-// on port (0 for any), and returns it with its player id once it has
+// player runs a player process of the llm strategy (the model player
+// program, examples/modelplayer, on the thinking model), with data root
+// data, on port (0 for any), and returns it with its player id once it has
 // registered.
 func (l *leagueProcs) player(name, data string, port int) (*process, string) {
 	l.t.Helper()
-	p := start(l.t, name, "player", l.env, "-port="+strconv.Itoa(port), "-league="+l.url(), "-name="+name, "-data="+data,
+	p := start(l.t, name, "modelplayer", l.env, "-port="+strconv.Itoa(port), "-league="+l.url(), "-name="+name, "-data="+data,
 		"-strategy=llm")
 	return p, p.await(l.t, regexp.MustCompile(`msg=registered .*?player_id=(P\d+)`), 20*time.Second)
 }

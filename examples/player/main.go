@@ -10,7 +10,7 @@
 //	-name      display name (default "Player <port>")
 //	-id        player id to ask for ("P01"), sent as player:<id> before registration;
 //	           for managers that key players by sender (default: made from the name)
-//	-strategy  random | always_even | always_odd | history | llm | llm_chat (random)
+//	-strategy  random | always_even | always_odd | history (random)
 //	-endpoint  contact endpoint advertised to the manager (default http://<host>:<port>/mcp; https:// with -tls-cert)
 //	-data      data root (./league-data)
 //	-no-register  serve without registering with a manager: for a harness that calls the player
@@ -21,14 +21,9 @@
 //	-ca FILE         PEM CA certificates trusted for https:// endpoints, beside the system roots
 //	-client-ca FILE  PEM CA certificates: require client certificates signed by them (mutual TLS; needs -tls-cert)
 //
-// The llm_chat strategy (any chat completions server: Ollama, llama.cpp's
-// server, vLLM, LM Studio, OpenAI) reads LEAGUE_CHAT_MODEL (required),
-// OPENAI_BASE_URL (default: the Ollama of OLLAMA_HOST, else
-// http://localhost:11434/v1) and OPENAI_API_KEY (when the server needs one);
-// LEAGUE_CHAT_BASE_URL and LEAGUE_CHAT_API_KEY override them. The llm
-// strategy (Google's generate-content API) reads LEAGUE_LLM_MODEL and
-// GEMINI_API_KEY. -h lists them all (see package
-// github.com/agentleague/league/player/strategies/llm).
+// The strategies that ask a language model, llm_chat and llm, are in
+// package github.com/agentleague/league/player/strategies/llm, on the model
+// SDKs, which this program does not link: examples/modelplayer plays them.
 //
 // Human-readable log lines go to stderr. The player writes its JSON lines
 // to <data>/logs/agents/<player_id>.log.jsonl itself ([player.Config]
@@ -55,12 +50,13 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/metrics"
 	"github.com/agentleague/league/player"
-	"github.com/agentleague/league/player/strategies/llm"
+	"github.com/agentleague/league/player/strategies"
 )
 
 func main() {
@@ -82,7 +78,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	league := fs.String("league", "http://127.0.0.1:8000/mcp", "the league manager's endpoint")
 	name := fs.String("name", "", `display name (default "Player <port>")`)
 	id := fs.String("id", "", `player id to ask for ("P01"), sent as player:<id> before registration (default: made from the name)`)
-	strategyName := fs.String("strategy", "random", "random | always_even | always_odd | history | llm | llm_chat")
+	strategyName := fs.String("strategy", "random", strings.Join(strategies.Names(), " | "))
 	endpoint := fs.String("endpoint", "", "contact endpoint advertised to the manager (default http://<host>:<port>/mcp; https:// with -tls-cert)")
 	var tlsFiles leaguesdk.TLSFiles
 	tlsFiles.RegisterFlags(fs)
@@ -92,7 +88,6 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: player [flags]")
 		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\n"+llm.EnvUsage)
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -100,8 +95,12 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if *name == "" {
 		*name = "Player " + strconv.Itoa(*port)
 	}
-	strategy, err := llm.ByName(*strategyName, nil)
+	strategy, err := strategies.ByName(*strategyName, nil)
 	if err != nil {
+		if n := strings.ToLower(strings.TrimSpace(*strategyName)); n == "llm" || n == "llm_chat" {
+			return fmt.Errorf("the %s strategy asks a language model and this program links no model SDK: "+
+				"run examples/modelplayer -strategy %s instead (its -h lists the model's variables)", n, n)
+		}
 		return err
 	}
 	serverTLS, clientTLS, err := tlsFiles.Configs()

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -192,21 +194,21 @@ func TestRunAsksForItsID(t *testing.T) {
 	}
 }
 
-func TestHelpListsTheModelsVariables(t *testing.T) {
-	var stderr strings.Builder
-	_ = run(context.Background(), []string{"-h"}, &stderr)
-	for _, v := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY", "OLLAMA_HOST", "LEAGUE_CHAT_MODEL", "LEAGUE_LLM_MODEL", "GEMINI_API_KEY", "-strategy"} {
-		if !strings.Contains(stderr.String(), v) {
-			t.Errorf("-h does not name %s:\n%s", v, stderr.String())
+// TestAModelStrategyNamesTheModelProgram: this program links no model
+// SDK; asked for a model's strategy, it says which program plays it, and
+// -h offers the plain strategies only.
+func TestAModelStrategyNamesTheModelProgram(t *testing.T) {
+	for _, name := range []string{"llm_chat", "llm"} {
+		err := run(context.Background(), []string{"-strategy", name, "-data", t.TempDir()}, &syncWriter{})
+		if err == nil || !strings.Contains(err.Error(), "examples/modelplayer -strategy "+name) {
+			t.Errorf("-strategy %s: %v, want an error naming examples/modelplayer", name, err)
 		}
 	}
-}
-
-func TestAModelWithoutItsModelIsAnErrorNamingTheVariable(t *testing.T) {
-	t.Setenv("LEAGUE_CHAT_MODEL", "")
 	var stderr strings.Builder
-	err := run(context.Background(), []string{"-strategy", "llm_chat", "-data", t.TempDir()}, &stderr)
-	if err == nil || !strings.Contains(err.Error(), "LEAGUE_CHAT_MODEL") {
-		t.Fatalf("got %v, want an error naming LEAGUE_CHAT_MODEL", err)
+	if err := run(context.Background(), []string{"-h"}, &stderr); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	if h := stderr.String(); !strings.Contains(h, "random | always_even | always_odd | history") || strings.Contains(h, "llm") {
+		t.Errorf("-h must list the plain strategies and no model's:\n%s", h)
 	}
 }

@@ -8,7 +8,9 @@
 //     Google's Gen AI SDK (google.golang.org/genai).
 //
 // They live in a package of their own so that a player that uses no model
-// (package strategies and the [player] package) links neither SDK.
+// (package strategies and the [player] package) links neither SDK. The
+// repository's examples/modelplayer is a player program that plays them;
+// examples/player, which links neither SDK, does not.
 //
 // Both ask for a structured answer, {"parity": "even"|"odd"}, where the
 // server supports it, and read free text tolerantly where it does not

@@ -365,8 +365,9 @@ func TestParseParity(t *testing.T) {
 	}
 }
 
-// Neither SDK is linked into a player that uses no model; a player that
-// imports this package links both.
+// Neither SDK is linked into a player that uses no model (the player
+// package, the plain strategies, examples/player); a player program that
+// imports this package (examples/modelplayer) links both.
 func TestOnlyTheModelPackageLinksTheSDKs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
@@ -384,13 +385,13 @@ func TestOnlyTheModelPackageLinksTheSDKs(t *testing.T) {
 	}
 	const openaiSDK, genaiSDK = "github.com/openai/openai-go/v3\n", "google.golang.org/genai\n"
 	for _, pkg := range []string{"github.com/agentleague/league/player/strategies", "github.com/agentleague/league/player",
-		"github.com/agentleague/league/player/arena"} {
+		"github.com/agentleague/league/player/arena", "github.com/agentleague/league/examples/player"} {
 		if d := deps(pkg); strings.Contains(d, openaiSDK) || strings.Contains(d, genaiSDK) {
 			t.Errorf("%s links a model SDK", pkg)
 		}
 	}
-	if d := deps("github.com/agentleague/league/examples/player"); !strings.Contains(d, openaiSDK) || !strings.Contains(d, genaiSDK) {
-		t.Errorf("examples/player, which can use a model, does not link both SDKs")
+	if d := deps("github.com/agentleague/league/examples/modelplayer"); !strings.Contains(d, openaiSDK) || !strings.Contains(d, genaiSDK) {
+		t.Errorf("examples/modelplayer, the player program of the model strategies, does not link both SDKs")
 	}
 }
 
