@@ -34,6 +34,13 @@ type route struct {
 // is answered as -32603 and the server keeps serving. [Tool.NoValidate] skips
 // Validate.
 //
+// tools/list shows the tool's input schema: when In is one of this
+// package's messages (a type [MessageTypeOf] knows), the JSON Schema of
+// that message, inferred from its Go type when this package was written
+// and compiled in (no reflection at run time); for any other In, a type
+// of the caller's own included, {"type":"object"}: any JSON object, In's
+// fields not described.
+//
 // Handle panics when the tool's name or one of its aliases is already
 // taken (compared case-insensitively), as [http.ServeMux] does for a pattern
 // registered twice: the conflict is a programming error found at start.
@@ -46,7 +53,7 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, req *
 		}
 	}
 	_, typed := any(&zero).(Message)
-	r := &route{tool: tool, schema: schemaFor(reflect.TypeOf(zero)), typed: typed}
+	r := &route{tool: tool, schema: inputSchema(&zero), typed: typed}
 	renames := wire.ReadsAliased(reflect.TypeFor[In]())
 	r.decode = func(raw json.RawMessage) (any, error) {
 		in := new(In)
@@ -113,7 +120,7 @@ func matchIDField(t reflect.Type) func(any) string {
 // it by message_type. Errors, panics and duplicate names are treated as by
 // [Handle].
 func (s *Server) HandleRaw(tool Tool, h HandlerFunc) {
-	r := &route{tool: tool, schema: json.RawMessage(`{"type":"object"}`)}
+	r := &route{tool: tool, schema: json.RawMessage(objectSchema)}
 	r.decode = func(raw json.RawMessage) (any, error) {
 		env := new(Envelope)
 		if len(raw) > 0 && raw[0] == '{' {

@@ -1,12 +1,6 @@
 package leaguesdk
 
-import (
-	"encoding/json"
-	"reflect"
-	"strings"
-
-	"github.com/google/jsonschema-go/jsonschema"
-)
+import "encoding/json"
 
 // MessageTypeOf returns the message type of a message value of this
 // package (a pointer or a value), or "" for any other value.
@@ -144,75 +138,17 @@ func MessageTypes() []MessageType {
 	}
 }
 
-// schemaTypes are the types whose JSON form is not their Go kind's: a raw
-// message or an interface is any JSON value (described rather than left
-// empty, which the library writes as the schema true), a [RoundID]
-// is received as an integer or a numeric string, an [OptionalString] is
-// sent as null when empty.
-var schemaTypes = map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[json.RawMessage](): {Description: "any JSON value"},
-	reflect.TypeFor[any]():             {Description: "any JSON value"},
-	reflect.TypeFor[RoundID]():         {Types: []string{"integer", "string"}},
-	reflect.TypeFor[OptionalString]():  {Types: []string{"string", "null"}},
-}
+// objectSchema is the input schema of a tool whose input is not one of
+// this package's messages: any JSON object.
+const objectSchema = `{"type":"object"}`
 
-// schemaFor returns a JSON Schema of t's JSON form, as tools/list shows it.
-// The library infers the types; two of its choices are changed to match
-// how messages are received (tolerantly, docs/protocol.md): an
-// object accepts properties it does not name, and the required properties
-// are those the message's validation requires (its validate tags), not every
-// field without omitempty.
-func schemaFor(t reflect.Type) json.RawMessage {
-	s := &jsonschema.Schema{Type: "object"}
-	if t != nil {
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if t.Kind() == reflect.Struct {
-			if inferred, err := jsonschema.ForType(t, &jsonschema.ForOptions{IgnoreInvalidTypes: true, TypeSchemas: schemaTypes}); err == nil {
-				s = inferred
-				tolerate(t, s)
-			}
-		}
+// inputSchema returns the JSON Schema tools/list shows for a tool whose
+// input is in (a pointer to the handler's input type): the schema of its
+// message type when in is one of this package's messages, generated once
+// from the Go type (zz_schemas.go), and objectSchema for any other type.
+func inputSchema(in any) json.RawMessage {
+	if s := messageSchema(MessageTypeOf(in)); s != "" {
+		return json.RawMessage(s)
 	}
-	b, _ := json.Marshal(s)
-	return b
-}
-
-// tolerate walks s beside the type t it was inferred from: it lets every
-// object take properties it does not name and requires of it what the
-// validate tags require.
-func tolerate(t reflect.Type, s *jsonschema.Schema) {
-	if s == nil || schemaTypes[t] != nil {
-		return
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.Slice, reflect.Array:
-		tolerate(t.Elem(), s.Items)
-	case reflect.Map:
-		tolerate(t.Elem(), s.AdditionalProperties)
-	case reflect.Struct:
-		s.AdditionalProperties = nil
-		s.Required = nil
-		for _, f := range reflect.VisibleFields(t) {
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if f.Anonymous || !f.IsExported() || name == "-" {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			prop, ok := s.Properties[name]
-			if !ok {
-				continue
-			}
-			tolerate(f.Type, prop)
-			if rules := f.Tag.Get("validate"); rules == "required" || strings.HasPrefix(rules, "required,") {
-				s.Required = append(s.Required, name)
-			}
-		}
-	}
+	return json.RawMessage(objectSchema)
 }

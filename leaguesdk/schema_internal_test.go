@@ -16,7 +16,7 @@ import (
 // ready to validate instances.
 func resolvedSchema(t *testing.T, mt MessageType) *jsonschema.Resolved {
 	t.Helper()
-	raw := schemaFor(reflect.TypeOf(NewMessage(mt)))
+	raw := json.RawMessage(messageSchema(mt))
 	if strings.Contains(string(raw), "true") || strings.Contains(string(raw), "false") {
 		t.Fatalf("%s: schema has a boolean subschema: %s", mt, raw)
 	}
@@ -101,6 +101,35 @@ func TestToolSchemasRequireTheEnvelope(t *testing.T) {
 		}
 		if slices.Contains(s.Required, "auth_token") {
 			t.Errorf("%s: auth_token required", mt)
+		}
+	}
+}
+
+// TestInputSchemaOfOtherTypesIsAnObject: a tool whose input is one of the
+// package's messages gets its generated schema, by value or pointer; a
+// type of the user's own, even one that embeds the envelope, gets any
+// JSON object.
+func TestInputSchemaOfOtherTypesIsAnObject(t *testing.T) {
+	type own struct {
+		Envelope
+		Note string `json:"note" validate:"required"`
+	}
+	for _, in := range []any{new(own), new(struct{ N int }), new(int), nil} {
+		if got := string(inputSchema(in)); got != objectSchema {
+			t.Errorf("%T: schema %s", in, got)
+		}
+	}
+	for _, mt := range MessageTypes() {
+		want := messageSchema(mt)
+		if want == "" || !strings.HasPrefix(want, `{"type":"object"`) {
+			t.Fatalf("%s: no generated schema: %q", mt, want)
+		}
+		m := NewMessage(mt)
+		if got := string(inputSchema(m)); got != want {
+			t.Errorf("%s: schema %s", mt, got)
+		}
+		if got := string(inputSchema(reflect.ValueOf(m).Elem().Interface())); got != want {
+			t.Errorf("%s by value: schema %s", mt, got)
 		}
 	}
 }

@@ -87,7 +87,10 @@ type ServerConfig struct {
 // request no tool takes as it does without the hook.
 var ErrUnrouted = errors.New("leaguesdk: no tool serves this request")
 
-// Tool describes a method a [Server] serves. It is listed by tools/list.
+// Tool describes a method a [Server] serves. It is listed by tools/list,
+// with the input schema [Handle] describes: a message's own schema, or
+// {"type":"object"} for an input type that is not one of this package's
+// messages.
 type Tool struct {
 	// Name is the JSON-RPC method and MCP tool name ("choose_parity").
 	Name string
