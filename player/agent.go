@@ -32,6 +32,7 @@ type Agent struct {
 	saving    bool
 	saveAgain bool
 
+	gaps       gapFiller           // fills of the history from the manager (gapfill.go)
 	runner     *agentkit.Lifecycle // Run, Shutdown and Close
 	registered chan struct{}
 	regOnce    sync.Once
@@ -101,6 +102,7 @@ func New(cfg Config) (*Agent, error) {
 	})
 	a.addTools()
 	a.runner = agentkit.NewLifecycle("player", func() error {
+		a.gaps.close()    // the fill of the history under way, if any
 		a.saves.Wait()    // the end-of-round rewrite under way, if any
 		a.history.close() // history.json complete, the player's own Store closed
 		a.client.Close()

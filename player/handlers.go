@@ -764,6 +764,7 @@ func (a *Agent) onLeagueCompleted(ctx context.Context, in *leaguesdk.LeagueCompl
 	if len(in.FinalStandings) > 0 {
 		a.observe(ctx, round, in.FinalStandings)
 	}
+	a.checkGapIn(in.FinalStandings) // gapfill.go
 	// The league is at rest: history.json holds every result before the
 	// acknowledgement says so.
 	a.saveHistory(ctx)

@@ -72,6 +72,10 @@ type MatchRecord struct {
 	// Attempt is the GAME_OVER's attempt number (see [leaguesdk.GameOver]);
 	// zero when it carried none, which counts as 1.
 	Attempt int `json:"attempt,omitempty"`
+	// Filled marks a result the player did not get in a GAME_OVER (it was
+	// down or cut off then) but from the manager's schedule afterwards:
+	// such a record has no choices.
+	Filled bool `json:"filled,omitempty"`
 }
 
 // Stats sums up a history. Losses include technical losses, which are also

@@ -60,7 +60,13 @@ func (a *Agent) Register(ctx context.Context) error {
 		return fmt.Errorf("player: register with %s: %w", a.cfg.League, err)
 	}
 	a.log.LogAttrs(ctx, slog.LevelDebug, "received", agentkit.MessageAttrs(resp)...)
-	return a.registerReply(resp)
+	if err := a.registerReply(resp); err != nil {
+		return err
+	}
+	if saved != "" {
+		a.checkGapAfterRestart() // registered again as itself: results may have come while it was down (gapfill.go)
+	}
+	return nil
 }
 
 // registerReply reads a registration response tolerantly: REGISTERED means

@@ -1,0 +1,268 @@
+package player_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentleague/league/internal/atomicfile"
+	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/manager"
+	"github.com/agentleague/league/player"
+	"github.com/agentleague/league/referee"
+)
+
+// dropGameOvers serves next, but cuts the connection of the first drop
+// GAME_OVER requests it sees, as a network fault would: the referee's
+// GAME_OVER never reaches the player.
+type dropGameOvers struct {
+	next    http.Handler
+	drop    atomic.Int32
+	dropped atomic.Int32
+}
+
+func (d *dropGameOvers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if bytes.Contains(body, []byte(`"GAME_OVER"`)) && d.drop.Add(-1) >= 0 {
+		d.dropped.Add(1)
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			_ = conn.Close()
+		}
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	d.next.ServeHTTP(w, r)
+}
+
+// countQueries counts the LEAGUE_QUERY calls a player sends.
+type countQueries struct{ n atomic.Int32 }
+
+func (c *countQueries) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Contains(body, []byte(`"LEAGUE_QUERY"`)) {
+			c.n.Add(1)
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// learned records what a strategy's Learn is told.
+type learned struct {
+	mu      sync.Mutex
+	records []player.MatchRecord
+}
+
+func (l *learned) ChooseParity(context.Context, player.ParityCall) (leaguesdk.Parity, error) {
+	return leaguesdk.Even, nil
+}
+
+func (l *learned) Learn(_ context.Context, m player.MatchRecord) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.records = append(l.records, m)
+}
+
+func (l *learned) filled() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, m := range l.records {
+		if m.Filled {
+			n++
+		}
+	}
+	return n
+}
+
+// gapLeague is a real league on loopback: a manager, a referee and
+// players, the first of which is served behind a dropGameOvers.
+type gapLeague struct {
+	mgr     *manager.Manager
+	data    string
+	players []*player.Agent
+	drops   *dropGameOvers
+	queries []*countQueries
+	learn   []*learned
+}
+
+func runGapLeague(t *testing.T, players, drop int) *gapLeague {
+	t.Helper()
+	g := &gapLeague{data: t.TempDir()} // removed after the agents stop
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	run := func(what string, f func(context.Context) error) {
+		wg.Go(func() {
+			if err := f(ctx); err != nil && ctx.Err() == nil {
+				t.Errorf("%s: %v", what, err)
+			}
+		})
+	}
+	ln := listen(t)
+	url := "http://" + ln.Addr().String() + "/mcp"
+	mgr, err := manager.New(manager.Config{LeagueID: "league_gap", Listener: ln, DataRoot: g.data,
+		MinPlayers: players, RegistrationWindow: -1, RetryDelay: 100 * time.Millisecond, BroadcastTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.mgr = mgr
+	run("manager", mgr.Run)
+	ref, err := referee.New(referee.Config{Name: "Referee", League: url, Listener: listen(t), DataRoot: g.data,
+		JoinTimeout: 2 * time.Second, MoveTimeout: 3 * time.Second, RetryDelay: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run("referee", ref.Run)
+	<-ref.Registered()
+	for i := range players {
+		q, l := &countQueries{}, &learned{}
+		cfg := player.Config{Name: "Gap " + string(rune('A'+i)), League: url, DataRoot: g.data, Strategy: l,
+			HTTPClient: &http.Client{Transport: q}, RegisterRetry: 100 * time.Millisecond}
+		var p *player.Agent
+		if i == 0 {
+			g.drops = &dropGameOvers{}
+			g.drops.drop.Store(int32(drop))
+			srv := httptest.NewServer(g.drops)
+			t.Cleanup(srv.Close)
+			cfg.Endpoint = srv.URL + "/mcp"
+			if p, err = player.New(cfg); err != nil {
+				t.Fatal(err)
+			}
+			g.drops.next = p.Handler()
+			t.Cleanup(func() { _ = p.Close() })
+			run("player 0", p.Register)
+		} else {
+			cfg.Listener = listen(t)
+			if p, err = player.New(cfg); err != nil {
+				t.Fatal(err)
+			}
+			run(cfg.Name, p.Run)
+		}
+		g.players, g.queries, g.learn = append(g.players, p), append(g.queries, q), append(g.learn, l)
+	}
+	select {
+	case <-mgr.Done():
+	case <-time.After(60 * time.Second):
+		t.Fatal("the league did not complete")
+	}
+	return g
+}
+
+// results returns the manager's results of player id, by match.
+func (g *gapLeague) results(id string) map[string]manager.MatchRecord {
+	out := map[string]manager.MatchRecord{}
+	for _, r := range g.mgr.Results() {
+		if r.PlayerA == id || r.PlayerB == id {
+			out[r.MatchID] = r
+		}
+	}
+	return out
+}
+
+// eventually waits up to 10 s for ok.
+func eventually(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestHistoryGapFilledFromTheManager(t *testing.T) {
+	const players = 4
+	g := runGapLeague(t, players, 2)
+	if g.drops.dropped.Load() != 2 {
+		t.Fatalf("%d GAME_OVERs dropped, want 2", g.drops.dropped.Load())
+	}
+	p := g.players[0]
+	want := g.results(p.ID())
+	if len(want) != players-1 {
+		t.Fatalf("the manager has %d results of %s, want %d", len(want), p.ID(), players-1)
+	}
+	eventually(t, "the history to be complete", func() bool { return p.History().Len() == len(want) })
+	filled := 0
+	for _, m := range p.History().Matches() {
+		r, ok := want[m.MatchID]
+		if !ok {
+			t.Fatalf("history holds %s, which the manager has no result of", m.MatchID)
+		}
+		opp := r.PlayerB
+		if r.PlayerB == p.ID() {
+			opp = r.PlayerA
+		}
+		if m.OpponentID != opp {
+			t.Errorf("%s: opponent %s, want %s", m.MatchID, m.OpponentID, opp)
+		}
+		if got, want := m.Result == player.Win, string(r.Result.Winner) == p.ID(); got != want {
+			t.Errorf("%s: result %s, the manager's winner %q", m.MatchID, m.Result, r.Result.Winner)
+		}
+		if m.Filled {
+			filled++
+			if m.MyChoice != "" || m.OpponentChoice != "" {
+				t.Errorf("%s: a filled record holds choices %q %q it never saw", m.MatchID, m.MyChoice, m.OpponentChoice)
+			}
+		}
+	}
+	if filled != 2 {
+		t.Errorf("%d records filled, want 2", filled)
+	}
+	eventually(t, "the Learner to be told", func() bool { return g.learn[0].filled() == 2 })
+	for i, q := range g.queries[1:] {
+		if n := q.n.Load(); n != 0 {
+			t.Errorf("player %d, whose history is complete, sent %d league queries", i+1, n)
+		}
+	}
+
+	// Durable as a GAME_OVER's record: history.json holds them once the
+	// player has closed.
+	id := p.ID()
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Matches []player.MatchRecord `json:"matches"`
+	}
+	if err := atomicfile.ReadJSON(filepath.Join(g.data, "data", "players", "league_gap", id, "history.json"), &f); err != nil {
+		t.Fatal(err)
+	}
+	filled = 0
+	for _, m := range f.Matches {
+		if m.Filled {
+			filled++
+		}
+	}
+	if len(f.Matches) != players-1 || filled != 2 {
+		t.Fatalf("history.json holds %d matches, %d filled; want %d, 2 filled", len(f.Matches), filled, players-1)
+	}
+}
+
+// listen listens on a port of loopback the system picks.
+func listen(t *testing.T) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
+}
