@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
@@ -34,6 +35,12 @@ type gapFiller struct {
 	running bool
 	again   bool // another fill was asked for while one ran
 	wg      sync.WaitGroup
+	// rejoining is set while a player started again registers with its
+	// saved token: its history is not open yet, so a result it
+	// acknowledged then would be kept in memory only. It refuses
+	// GAME_OVER meanwhile and takes those results from the manager once
+	// registered.
+	rejoining atomic.Bool
 }
 
 // start runs fill on a goroutine of its own, or once more after the fill
@@ -77,6 +84,16 @@ func (g *gapFiller) close() {
 	}
 	g.mu.Unlock()
 	g.wg.Wait()
+}
+
+// refuseResult returns the error a GAME_OVER is answered with while the
+// player registers again after a restart, or nil.
+func (a *Agent) refuseResult() error {
+	if !a.gaps.rejoining.Load() {
+		return nil
+	}
+	return leaguesdk.NewError(leaguesdk.CodePlayerNotRegistered,
+		"the player is registering again: its history is not open, the result will be taken from the manager")
 }
 
 // checkGap fills the history from the manager when played, the matches

@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -265,4 +267,117 @@ func listen(t *testing.T) net.Listener {
 		t.Fatal(err)
 	}
 	return ln
+}
+
+// switchHandler serves the handler last set, and cuts registrations while
+// blocked is set.
+type switchHandler struct {
+	mu      sync.Mutex
+	next    http.Handler
+	blocked bool
+	tries   atomic.Int32 // registrations cut
+}
+
+func (s *switchHandler) set(h http.Handler, blocked bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next, s.blocked = h, blocked
+}
+
+func (s *switchHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	next, blocked := s.next, s.blocked
+	s.mu.Unlock()
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if blocked && bytes.Contains(body, []byte(`"LEAGUE_REGISTER_REQUEST"`)) {
+		s.tries.Add(1)
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			_ = conn.Close()
+		}
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	next.ServeHTTP(w, r)
+}
+
+// TestRestartedPlayerAcknowledgesNoResultBeforeItsHistoryIsOpen: a player
+// started again on its data root plays under its old id while it
+// registers again, before its history is open. A GAME_OVER then must not
+// be acknowledged (it would live in memory only, and die with the
+// process); the gap fill takes the result from the manager later.
+func TestRestartedPlayerAcknowledgesNoResultBeforeItsHistoryIsOpen(t *testing.T) {
+	data := t.TempDir()
+	ln := listen(t)
+	mgr, err := manager.New(manager.Config{LeagueID: "league_gap", Listener: ln, DataRoot: data, MinPlayers: 10, RegistrationWindow: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	defer func() { cancel(); wg.Wait() }()
+	wg.Go(func() { _ = mgr.Run(ctx) })
+	gate := &switchHandler{}
+	gate.set(httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: ln.Addr().String()}), false)
+	mgrSrv := httptest.NewServer(gate)
+	defer mgrSrv.Close()
+	front := &switchHandler{}
+	playerSrv := httptest.NewServer(front)
+	defer playerSrv.Close()
+	cfg := player.Config{Name: "Returning", League: mgrSrv.URL + "/mcp", DataRoot: data, Endpoint: playerSrv.URL + "/mcp",
+		RegisterRetry: 20 * time.Millisecond}
+
+	first, err := player.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	front.set(first.Handler(), false)
+	if err := first.Register(ctx); err != nil {
+		t.Fatal(err)
+	}
+	id := first.ID()
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Started again; its registration does not get through for now.
+	gate.set(httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: ln.Addr().String()}), true)
+	again, err := player.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	front.set(again.Handler(), false)
+	registered := make(chan error, 1)
+	wg.Go(func() { registered <- again.Register(ctx) })
+	eventually(t, "a registration attempt", func() bool { return gate.tries.Load() > 0 })
+
+	c := leaguesdk.NewClient(leaguesdk.ClientConfig{Retry: leaguesdk.RetryPolicy{MaxRetries: leaguesdk.NoRetries}})
+	defer c.Close()
+	var ack leaguesdk.GameJoinAck
+	if err := c.Call(ctx, cfg.Endpoint, leaguesdk.MethodHandleGameInvitation, invitation("R1M1", id, "P02", leaguesdk.PlayerA), &ack); err != nil {
+		t.Fatal(err)
+	}
+	var over leaguesdk.Ack
+	err = c.Call(ctx, cfg.Endpoint, leaguesdk.MethodNotifyMatchResult,
+		gameOver("R1M1", id, 4, map[string]leaguesdk.Parity{id: leaguesdk.Even, "P02": leaguesdk.Odd}), &over)
+	if err == nil {
+		t.Fatalf("GAME_OVER acknowledged (%+v) by a player whose history is not open: the result lives in memory only", over)
+	}
+
+	// Once registered, the player records results again.
+	gate.set(httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: ln.Addr().String()}), false)
+	if err := <-registered; err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, cfg.Endpoint, leaguesdk.MethodNotifyMatchResult,
+		gameOver("R1M1", id, 4, map[string]leaguesdk.Parity{id: leaguesdk.Even, "P02": leaguesdk.Odd}), &over); err != nil {
+		t.Fatalf("GAME_OVER after registration: %v", err)
+	}
+	if again.History().Len() != 1 {
+		t.Fatalf("history holds %d records after registration, want 1", again.History().Len())
+	}
 }

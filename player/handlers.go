@@ -486,6 +486,9 @@ func recordOf(me string, st matchState, in *leaguesdk.GameOver, leagueID string,
 }
 
 func (a *Agent) onGameOver(ctx context.Context, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
+	if err := a.refuseResult(); err != nil { // gapfill.go
+		return nil, err
+	}
 	st := a.takeMatch(in.MatchID)
 	a.mu.Lock()
 	delete(a.announced, in.MatchID) // over: no referee needs the player's token for it any more

@@ -34,6 +34,7 @@ func (a *Agent) Register(ctx context.Context) error {
 		regs = &a.cfg.Store.regs // read once for all the players of the store
 	}
 	saved := regs.token(a.cfg.Name, a.cfg.League, endpoint)
+	a.gaps.rejoining.Store(saved != "") // gapfill.go
 	req := &leaguesdk.LeagueRegisterRequest{
 		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterRequest, a.sender(), saved, "", a.cfg.Now()),
 		PlayerMeta: leaguesdk.PlayerMeta{
@@ -64,6 +65,7 @@ func (a *Agent) Register(ctx context.Context) error {
 		return err
 	}
 	if saved != "" {
+		a.gaps.rejoining.Store(false)
 		a.checkGapAfterRestart() // registered again as itself: results may have come while it was down (gapfill.go)
 	}
 	return nil
