@@ -25,10 +25,12 @@ import (
 // dropGameOvers serves next, but cuts the connection of the first drop
 // GAME_OVER requests it sees, as a network fault would: the referee's
 // GAME_OVER never reaches the player.
+// While down is set, it cuts every request.
 type dropGameOvers struct {
 	next    http.Handler
 	drop    atomic.Int32
 	dropped atomic.Int32
+	down    atomic.Bool
 }
 
 func (d *dropGameOvers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -37,7 +39,7 @@ func (d *dropGameOvers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	if bytes.Contains(body, []byte(`"GAME_OVER"`)) && d.drop.Add(-1) >= 0 {
+	if d.down.Load() || bytes.Contains(body, []byte(`"GAME_OVER"`)) && d.drop.Add(-1) >= 0 {
 		d.dropped.Add(1)
 		conn, _, err := http.NewResponseController(w).Hijack()
 		if err == nil {
@@ -105,7 +107,10 @@ type gapLeague struct {
 	learn   []*learned
 }
 
-func runGapLeague(t *testing.T, players, drop int) *gapLeague {
+// runGapLeague runs a league of players players whose first player's
+// first drop GAME_OVERs are cut; adjust, when set, changes the manager's
+// Config, and during, when set, runs while the league does.
+func runGapLeague(t *testing.T, players, drop int, adjust func(*manager.Config), during func(*gapLeague)) *gapLeague {
 	t.Helper()
 	g := &gapLeague{data: t.TempDir()} // removed after the agents stop
 	ctx, cancel := context.WithCancel(context.Background())
@@ -120,8 +125,14 @@ func runGapLeague(t *testing.T, players, drop int) *gapLeague {
 	}
 	ln := listen(t)
 	url := "http://" + ln.Addr().String() + "/mcp"
-	mgr, err := manager.New(manager.Config{LeagueID: "league_gap", Listener: ln, DataRoot: g.data,
-		MinPlayers: players, RegistrationWindow: -1, RetryDelay: 100 * time.Millisecond, BroadcastTimeout: 2 * time.Second})
+	mcfg := manager.Config{LeagueID: "league_gap", Listener: ln, DataRoot: g.data,
+		MinPlayers: players, RegistrationWindow: -1, RetryDelay: 100 * time.Millisecond, BroadcastTimeout: 2 * time.Second}
+	g.drops = &dropGameOvers{}
+	g.drops.drop.Store(int32(drop))
+	if adjust != nil {
+		adjust(&mcfg)
+	}
+	mgr, err := manager.New(mcfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,8 +151,6 @@ func runGapLeague(t *testing.T, players, drop int) *gapLeague {
 			HTTPClient: &http.Client{Transport: q}, RegisterRetry: 100 * time.Millisecond}
 		var p *player.Agent
 		if i == 0 {
-			g.drops = &dropGameOvers{}
-			g.drops.drop.Store(int32(drop))
 			srv := httptest.NewServer(g.drops)
 			t.Cleanup(srv.Close)
 			cfg.Endpoint = srv.URL + "/mcp"
@@ -159,6 +168,9 @@ func runGapLeague(t *testing.T, players, drop int) *gapLeague {
 			run(cfg.Name, p.Run)
 		}
 		g.players, g.queries, g.learn = append(g.players, p), append(g.queries, q), append(g.learn, l)
+	}
+	if during != nil {
+		wg.Go(func() { during(g) })
 	}
 	select {
 	case <-mgr.Done():
@@ -193,7 +205,7 @@ func eventually(t *testing.T, what string, ok func() bool) {
 
 func TestHistoryGapFilledFromTheManager(t *testing.T) {
 	const players = 4
-	g := runGapLeague(t, players, 2)
+	g := runGapLeague(t, players, 2, nil, nil)
 	if g.drops.dropped.Load() != 2 {
 		t.Fatalf("%d GAME_OVERs dropped, want 2", g.drops.dropped.Load())
 	}
@@ -267,6 +279,44 @@ func listen(t *testing.T) net.Listener {
 		t.Fatal(err)
 	}
 	return ln
+}
+
+// TestShutDownPlayerAliveAtTheEndHasItsWholeHistory: a player the manager
+// shut down (unreachable for MaxFails calls) that is reachable again
+// before the league ends is told the league completed, and fills every
+// result it missed from the manager.
+func TestShutDownPlayerAliveAtTheEndHasItsWholeHistory(t *testing.T) {
+	const players = 6
+	var wasShutDown atomic.Bool
+	// Its GAME_OVERs are lost too: what it knows of its matches comes from
+	// the manager.
+	g := runGapLeague(t, players, 1000, func(cfg *manager.Config) {
+		cfg.MaxFails, cfg.ProbeInterval = 1, 50*time.Millisecond
+	}, func(g *gapLeague) {
+		g.drops.down.Store(true) // unreachable from the start…
+		p := g.players[0]
+		<-p.Registered()
+		deadline := time.Now().Add(20 * time.Second)
+		for g.mgr.AgentState(p.ID()) != manager.StateShutdown && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		wasShutDown.Store(g.mgr.AgentState(p.ID()) == manager.StateShutdown && g.mgr.Status() == manager.StatusRunning)
+		g.drops.down.Store(false) // …until the manager has shut it down
+	})
+	if !wasShutDown.Load() {
+		t.Fatal("the manager did not shut the unreachable player down while the league ran")
+	}
+	p := g.players[0]
+	want := g.results(p.ID())
+	if len(want) != players-1 {
+		t.Fatalf("the manager has %d results of %s, want %d", len(want), p.ID(), players-1)
+	}
+	eventually(t, "the history to be complete", func() bool { return p.History().Len() == len(want) })
+	for _, m := range p.History().Matches() {
+		if _, ok := want[m.MatchID]; !ok {
+			t.Fatalf("history holds %s, which the manager has no result of", m.MatchID)
+		}
+	}
 }
 
 // switchHandler serves the handler last set, and cuts registrations while
