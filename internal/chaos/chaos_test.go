@@ -448,10 +448,10 @@ func containsInt(s []int, v int) bool {
 	return false
 }
 
-func (f *faults) netTotal() int                { return f.netCount.total() }
-func (f *faults) netByKind() *counter          { return &f.netCount }
-func (f *faults) killTotal() int               { return f.killCount.total() }
-func (f *faults) killsByKind() *counter        { return &f.killCount }
+func (f *faults) netTotal() int               { return f.netCount.total() }
+func (f *faults) netByKind() *counter         { return &f.netCount }
+func (f *faults) killTotal() int              { return f.killCount.total() }
+func (f *faults) killsByKind() *counter       { return &f.killCount }
 func (f *faults) restart(i int) time.Duration { return f.restarts[i%len(f.restarts)] }
 
 // run brings the faults until they are all done or ctx ends; it returns
