@@ -105,7 +105,7 @@ func TestChaos(t *testing.T) {
 	for _, lg := range []*league{calm, l} {
 		for _, a := range lg.all {
 			if len(a.crashes) > 0 && !a.refusedLate() {
-				t.Errorf("%s exited on its own %d times: %v", a.name, len(a.crashes), a.crashes)
+				t.Errorf("%s exited on its own %d times: %v; its log ends: %s", a.name, len(a.crashes), a.crashes, a.lastLine())
 			}
 			if where := findIn(a.logPath, "DATA RACE"); where != "" {
 				t.Errorf("%s: the race detector reported a data race in %s", a.name, where)
@@ -493,8 +493,14 @@ func (f *faults) runNet(ctx context.Context, wg *sync.WaitGroup) {
 		f.netCount.add(nf.kind)
 		wg.Go(func() {
 			if nf.change != nil && sleep(ctx, nf.hold/2) {
-				if _, err := px.UpdateToxic(name, 1, nf.change); err == nil {
-					f.netCount.add(nf.kind + " changed")
+				// Changed by taking it away and putting the new one in its
+				// place: toxiproxy's UpdateToxic writes the attributes of a
+				// toxic that is running, a data race the race detector
+				// reports (v2.12.0).
+				if px.RemoveToxic(name) == nil {
+					if _, err := px.AddToxic(name, nf.kind, nf.stream, 1, nf.change); err == nil {
+						f.netCount.add(nf.kind + " changed")
+					}
 				}
 			}
 			sleep(ctx, nf.hold/2)
@@ -511,7 +517,7 @@ func (f *faults) runKills(ctx context.Context, wg *sync.WaitGroup) {
 		}
 		var down []*agent
 		for _, k := range targets {
-			if a := f.l.all[k]; a.running() {
+			if a := f.l.all[k]; a.up() { // not one that is starting again
 				down = append(down, a)
 			}
 		}
@@ -530,7 +536,10 @@ func (f *faults) runKills(ctx context.Context, wg *sync.WaitGroup) {
 			n++
 			wg.Go(func() {
 				time.Sleep(pause) // restarted even when the faults stop meanwhile
-				for a.start(context.Background()) != nil && !a.running() {
+				for range 100 {
+					if a.start(context.Background()) == nil || a.running() {
+						return
+					}
 					time.Sleep(100 * time.Millisecond) // the port may still be held a moment
 				}
 			})

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -81,9 +82,30 @@ func startProxies(t *testing.T) *proxies {
 }
 
 // freePort returns a port of loopback that was free a moment ago: an
-// agent keeps it across restarts, as a real one keeps its address.
+// agent keeps it across restarts, as a real one keeps its address. It is
+// taken below the system's ephemeral range when it can be: a port of that
+// range may meanwhile be the local end of some connection, and the agent
+// started again could not listen on it.
 func freePort(t *testing.T) int {
 	t.Helper()
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil {
+				low = n
+			}
+		}
+	}
+	for range 100 {
+		if low <= 11000 {
+			break
+		}
+		port := 10000 + rand.IntN(low-10000)
+		if ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
+			ln.Close()
+			return port
+		}
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +129,7 @@ type agent struct {
 	cmd     *exec.Cmd
 	done    chan struct{}
 	killed  bool // by the test: its exit is expected
+	served  bool // the process answered /health
 	starts  int
 	crashes []string // exits the test did not cause
 }
@@ -149,20 +172,28 @@ func (a *agent) start(ctx context.Context) error {
 		return err
 	}
 	done := make(chan struct{})
-	a.cmd, a.done, a.killed = cmd, done, false
+	a.cmd, a.done, a.killed, a.served = cmd, done, false, false
 	a.starts++
 	a.mu.Unlock()
 	go func() {
 		err := cmd.Wait()
 		logf.Close()
 		a.mu.Lock()
-		if !a.killed && a.cmd == cmd {
+		if !a.killed && a.cmd == cmd && a.served {
 			a.crashes = append(a.crashes, fmt.Sprint(err))
 		}
 		a.mu.Unlock()
 		close(done)
 	}()
-	return a.awaitHealthy(ctx, done)
+	if err := a.awaitHealthy(ctx, done); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	if a.cmd == cmd {
+		a.served = true
+	}
+	a.mu.Unlock()
+	return nil
 }
 
 // awaitHealthy polls the agent's /health until it answers 200, its process
@@ -203,6 +234,17 @@ func (a *agent) running() bool {
 	}
 }
 
+// up reports whether the agent's process runs and has served: it is
+// neither down nor starting.
+func (a *agent) up() bool {
+	if !a.running() {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.served
+}
+
 // signal sends sig to the agent's process and waits until it exits.
 func (a *agent) signal(sig syscall.Signal, wait time.Duration) {
 	a.mu.Lock()
@@ -228,15 +270,17 @@ func (a *agent) stop() { a.signal(syscall.SIGTERM, 15*time.Second) }
 // league had completed when it registered again: started again after the
 // end, it is not alive at the end.
 func (a *agent) refusedLate() bool {
-	if a.running() {
-		return false
-	}
+	return !a.running() && strings.Contains(a.lastLine(), "is over")
+}
+
+// lastLine returns the last line of the agent's log.
+func (a *agent) lastLine() string {
 	b, err := os.ReadFile(a.logPath)
 	if err != nil {
-		return false
+		return ""
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	return strings.Contains(lines[len(lines)-1], "is over")
+	return lines[len(lines)-1]
 }
 
 // pid returns the process id of the agent, 0 when it is not running.
