@@ -96,7 +96,8 @@ func TestChaos(t *testing.T) {
 	t.Logf("network faults: %d %v", f.netTotal(), f.netByKind())
 	t.Logf("kills: %d events, %d agents %v", f.killEvents.Load(), f.killTotal(), f.killsByKind())
 	t.Logf("technical losses: %d %v (without faults: %d)", report.technical, report.causes, calmReport.technical)
-	t.Logf("history records filled from the manager: %d; missing at the end: %d", report.filled, report.missing)
+	t.Logf("history records filled from the manager: %d; missing at the end: %d (players alive at the end: %d of %d)",
+		report.filled, report.missing, len(l.players)-report.notAlive, len(l.players))
 	t.Logf("strangers: %s; without faults: %s", run.strangers, calmRun.strangers)
 	t.Logf("league time %.1fs, without faults %.1fs (%.1fx)", run.elapsed.Seconds(), calmRun.elapsed.Seconds(),
 		run.elapsed.Seconds()/calmRun.elapsed.Seconds())
@@ -226,6 +227,13 @@ func (l *league) play(t *testing.T, sz size, f *faults) runResult {
 		time.Sleep(20 * time.Millisecond)
 	}
 	start := time.Now()
+	st := newStrangers(l.mgr.direct()+"/mcp", sz.strangers)
+	// The level before the faults is taken once the first round is over:
+	// the agents hold their connections to one another by then.
+	for s.Status == manager.StatusRunning && s.CurrentRound < 2 && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+		s, _ = l.state(false)
+	}
 	res := runResult{usage: map[*agent][2]usage{}}
 	for _, a := range l.all {
 		u, err := a.sample()
@@ -234,7 +242,6 @@ func (l *league) play(t *testing.T, sz size, f *faults) runResult {
 		}
 		res.usage[a] = [2]usage{u}
 	}
-	st := newStrangers(l.mgr.direct()+"/mcp", sz.strangers)
 	res.strangers = st.stats
 	faultsCtx, stopFaults := context.WithCancel(ctx)
 	var faultsDone sync.WaitGroup
@@ -405,7 +412,8 @@ func newFaults(rng *rand.Rand, l *league, px *proxies, sz size, calm time.Durati
 			nf.attrs = toxiclient.Attributes{"bytes": ms(64, 4096)}
 		case 5:
 			nf.kind = "slicer"
-			nf.attrs = toxiclient.Attributes{"average_size": ms(1, 64), "size_variation": ms(0, 16), "delay": ms(0, 2000)}
+			avg := ms(1, 64) // the variation must stay below the average (toxiproxy's slicer panics otherwise)
+			nf.attrs = toxiclient.Attributes{"average_size": avg, "size_variation": ms(0, min(avg-1, 16)), "delay": ms(0, 2000)}
 		default:
 			nf.kind = "slow_close"
 			nf.attrs = toxiclient.Attributes{"delay": ms(100, 1500)}

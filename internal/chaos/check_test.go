@@ -22,6 +22,7 @@ type report struct {
 	causes    *counter
 	filled    int // history records a player filled from the manager
 	missing   int // history records missing at the end
+	notAlive  int // players started again after the end (histories not checked)
 	checked   int
 	held      int
 	failed    []string
@@ -210,6 +211,7 @@ func (l *league) check(t *testing.T, run runResult) report {
 	}
 	for _, p := range l.players {
 		if p.refusedLate() {
+			r.notAlive++
 			continue // started again after the end: not alive then
 		}
 		files, _ := filepath.Glob(filepath.Join(p.data, "data", "players", l.id, "*", "history.json"))
