@@ -96,10 +96,16 @@ func (a *Agent) refuseResult() error {
 		"the player is registering again: its history is not open, the result will be taken from the manager")
 }
 
-// checkGap fills the history from the manager when played, the matches
-// the player's standings row counts, is more than its history holds.
-func (a *Agent) checkGap(played int) {
-	if played <= a.history.snapshot().Len() {
+// checkGap fills the history from the manager when the player's standings
+// row disagrees with it: it counts more matches played than the history
+// holds (results missed), or other wins, draws or losses (a match played
+// twice, by a referee that was thought not to have taken it and by
+// another, whose GAME_OVERs differ: the league keeps the result reported
+// first, which need not be the one the player kept).
+func (a *Agent) checkGap(row leaguesdk.StandingRow) {
+	s := a.history.snapshot().Stats()
+	if row.Played <= s.TotalMatches && (row.Played != s.TotalMatches ||
+		row.Wins == s.Wins && row.Draws == s.Draws && row.Losses == s.Losses) {
 		return
 	}
 	a.gaps.start(a.fillGaps)
@@ -110,7 +116,7 @@ func (a *Agent) checkGapIn(table []leaguesdk.StandingRow) {
 	me, _ := a.credentials()
 	for _, row := range table {
 		if sameID(row.PlayerID, me) {
-			a.checkGap(row.Played)
+			a.checkGap(row)
 			return
 		}
 	}
@@ -170,18 +176,29 @@ func (a *Agent) fillGaps(ctx context.Context) {
 	}
 	me, _ := a.credentials()
 	leagueID := a.LeagueID()
-	have := map[string]bool{}
+	have := map[string]MatchRecord{}
 	for _, m := range a.history.snapshot().Matches() {
-		have[m.MatchID] = true
+		have[m.MatchID] = m
 	}
 	filled := 0
 	for _, e := range matches {
-		if e.Status != leaguesdk.MatchFinished || e.Result == nil || have[e.MatchID] ||
+		if e.Status != leaguesdk.MatchFinished || e.Result == nil ||
 			(!sameID(e.PlayerAID, me) && !sameID(e.PlayerBID, me)) {
 			continue
 		}
 		now := a.cfg.Now()
 		rec := filledRecord(me, leagueID, e, now)
+		old, ok := have[e.MatchID]
+		if ok && old.Result == rec.Result {
+			continue
+		}
+		if ok {
+			// The league kept another result than the player: the record
+			// is replaced by the league's, as a later attempt's would be.
+			rec.Attempt = leaguesdk.AttemptOf(old.Attempt) + 1
+			a.log.Warn("history corrected from the manager", slog.String("match_id", rec.MatchID),
+				slog.String("recorded", string(old.Result)), slog.String("league", string(rec.Result)))
+		}
 		added, err := a.history.add(rec, now)
 		if err != nil {
 			a.log.Error("history not saved", slog.String("match_id", rec.MatchID), slog.String("error", err.Error()))

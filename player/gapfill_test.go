@@ -3,13 +3,16 @@ package player_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -31,6 +34,30 @@ type dropGameOvers struct {
 	drop    atomic.Int32
 	dropped atomic.Int32
 	down    atomic.Bool
+	flip    atomic.Int32 // the first flip GAME_OVERs are rewritten by flipDraw
+}
+
+// flipDraw rewrites a GAME_OVER whose result is a draw into a win of the
+// player whose id sorts first: the GAME_OVER of another referee that ran
+// the same match too, with another outcome.
+func flipDraw(body []byte) []byte {
+	var req map[string]any
+	if json.Unmarshal(body, &req) != nil {
+		return body
+	}
+	params, _ := req["params"].(map[string]any)
+	res, _ := params["game_result"].(map[string]any)
+	choices, _ := res["choices"].(map[string]any)
+	if res == nil || res["status"] != "DRAW" || len(choices) == 0 {
+		return body
+	}
+	ids := slices.Sorted(maps.Keys(choices))
+	res["status"], res["winner_player_id"] = "WIN", ids[0]
+	out, err := json.Marshal(req)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 func (d *dropGameOvers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -38,6 +65,9 @@ func (d *dropGameOvers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
+	}
+	if bytes.Contains(body, []byte(`"GAME_OVER"`)) && d.flip.Add(-1) >= 0 {
+		body = flipDraw(body)
 	}
 	if d.down.Load() || bytes.Contains(body, []byte(`"GAME_OVER"`)) && d.drop.Add(-1) >= 0 {
 		d.dropped.Add(1)
@@ -110,7 +140,7 @@ type gapLeague struct {
 // runGapLeague runs a league of players players whose first player's
 // first drop GAME_OVERs are cut; adjust, when set, changes the manager's
 // Config, and during, when set, runs while the league does.
-func runGapLeague(t *testing.T, players, drop int, adjust func(*manager.Config), during func(*gapLeague)) *gapLeague {
+func runGapLeague(t *testing.T, players, drop int, adjust func(*manager.Config), during func(*gapLeague), front ...func(*dropGameOvers)) *gapLeague {
 	t.Helper()
 	g := &gapLeague{data: t.TempDir()} // removed after the agents stop
 	ctx, cancel := context.WithCancel(context.Background())
@@ -129,6 +159,9 @@ func runGapLeague(t *testing.T, players, drop int, adjust func(*manager.Config),
 		MinPlayers: players, RegistrationWindow: -1, RetryDelay: 100 * time.Millisecond, BroadcastTimeout: 2 * time.Second}
 	g.drops = &dropGameOvers{}
 	g.drops.drop.Store(int32(drop))
+	for _, f := range front {
+		f(g.drops)
+	}
 	if adjust != nil {
 		adjust(&mcfg)
 	}
@@ -316,6 +349,33 @@ func TestShutDownPlayerAliveAtTheEndHasItsWholeHistory(t *testing.T) {
 		if _, ok := want[m.MatchID]; !ok {
 			t.Fatalf("history holds %s, which the manager has no result of", m.MatchID)
 		}
+	}
+}
+
+// TestHistoryCorrectedToTheLeaguesResult: a player that kept another
+// result of a match than the league (two referees ran it, the league kept
+// the first report, the player the other's GAME_OVER) notices it in its
+// standings row and takes the league's result.
+func TestHistoryCorrectedToTheLeaguesResult(t *testing.T) {
+	const players = 4 // every player chooses even: every match is a draw
+	g := runGapLeague(t, players, 0, nil, nil, func(d *dropGameOvers) { d.flip.Store(1) })
+	p := g.players[0]
+	want := g.results(p.ID())
+	eventually(t, "the history to hold the league's results", func() bool {
+		h := p.History()
+		return h.Len() == len(want) && h.Stats().Draws == len(want)
+	})
+	corrected := 0
+	for _, m := range p.History().Matches() {
+		if m.Filled {
+			corrected++
+			if m.Attempt != 2 {
+				t.Errorf("%s: corrected record of attempt %d, want 2", m.MatchID, m.Attempt)
+			}
+		}
+	}
+	if corrected != 1 {
+		t.Fatalf("%d records corrected, want 1", corrected)
 	}
 }
 

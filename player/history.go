@@ -72,9 +72,11 @@ type MatchRecord struct {
 	// Attempt is the GAME_OVER's attempt number (see [leaguesdk.GameOver]);
 	// zero when it carried none, which counts as 1.
 	Attempt int `json:"attempt,omitempty"`
-	// Filled marks a result the player did not get in a GAME_OVER (it was
-	// down or cut off then) but from the manager's schedule afterwards:
-	// such a record has no choices.
+	// Filled marks a result the player took from the manager's schedule
+	// rather than from a GAME_OVER: one it missed (it was down or cut off
+	// then), or one the league kept otherwise than the player had (a match
+	// played twice; the record then carries the next attempt number). Such
+	// a record has no choices.
 	Filled bool `json:"filled,omitempty"`
 }
 

@@ -165,7 +165,7 @@ func (a *Agent) onStandings(ctx context.Context, in *standingsUpdate) (*leaguesd
 		a.myStanding = &mine
 	}
 	a.mu.Unlock()
-	a.checkGap(mine.Played) // gapfill.go
+	a.checkGap(mine) // gapfill.go
 	if o, ok := a.cfg.Strategy.(StandingsObserver); ok {
 		table := in.Standings.rows()
 		a.notify(ctx, "ObserveStandings", func(ctx context.Context) { o.ObserveStandings(ctx, round, table) })
