@@ -32,7 +32,7 @@ type size struct {
 
 var (
 	short = size{players: 12, referees: 2, netFaults: 40, kills: 8, managerKills: 2, strangers: 300, rateLimit: 30, timeout: 3 * time.Minute}
-	long  = size{players: 50, referees: 3, netFaults: 320, kills: 56, managerKills: 6, strangers: 600, rateLimit: 30, timeout: 40 * time.Minute}
+	long  = size{players: 50, referees: 3, netFaults: 320, kills: 56, managerKills: 7, strangers: 600, rateLimit: 30, timeout: 40 * time.Minute}
 )
 
 // runConfig reads the run's size and seed from the environment:
@@ -525,7 +525,11 @@ func (f *faults) runKills(ctx context.Context, wg *sync.WaitGroup) {
 		}
 		var down []*agent
 		for _, k := range targets {
-			if a := f.l.all[k]; a.up() { // not one that is starting again
+			a := f.l.all[k]
+			for wait := 0; !a.up() && wait < 100 && ctx.Err() == nil; wait++ {
+				time.Sleep(50 * time.Millisecond) // starting again: killed once it serves
+			}
+			if a.up() {
 				down = append(down, a)
 			}
 		}
