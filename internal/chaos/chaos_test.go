@@ -472,10 +472,25 @@ func (f *faults) run(ctx context.Context) {
 	for _, a := range f.l.all { // no toxic outlives the faults
 		if toxics, err := a.proxy.Toxics(); err == nil {
 			for _, x := range toxics {
-				_ = a.proxy.RemoveToxic(x.Name)
+				removeToxic(a.proxy, x.Name, x.Type)
 			}
 		}
 	}
+}
+
+// removeToxic removes a toxic from px. A timeout toxic is removed with
+// the proxy disabled (its connections closed) and enabled again: removing
+// it from a live connection leaves toxiproxy's chain of that connection
+// stale (v2.12.0, link.go's RemoveToxic returns early after the timeout
+// toxic's Cleanup), and the next toxic added to it panics.
+func removeToxic(px *toxiclient.Proxy, name, kind string) {
+	if kind != "timeout" {
+		_ = px.RemoveToxic(name)
+		return
+	}
+	_ = px.Disable()
+	_ = px.RemoveToxic(name)
+	_ = px.Enable()
 }
 
 // sleep waits d or until ctx ends, and reports whether ctx is still live.
@@ -512,7 +527,7 @@ func (f *faults) runNet(ctx context.Context, wg *sync.WaitGroup) {
 				}
 			}
 			sleep(ctx, nf.hold/2)
-			_ = px.RemoveToxic(name)
+			removeToxic(px, name, nf.kind)
 		})
 	}
 }
