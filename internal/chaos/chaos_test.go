@@ -219,10 +219,10 @@ func (l *league) play(t *testing.T, sz size, f *faults) runResult {
 	}
 	// The league starts once every player has registered.
 	var s manager.Snapshot
-	for s.Status != manager.StatusRunning && s.Status != manager.StatusCompleted {
+	for deadline := time.Now().Add(2 * time.Minute); s.Status != manager.StatusRunning && s.Status != manager.StatusCompleted; {
 		var err error
-		if s, err = l.state(false); err != nil && ctx.Err() != nil {
-			t.Fatalf("the league did not start: %v", err)
+		if s, err = l.state(false); time.Now().After(deadline) {
+			t.Fatalf("the league did not start within 2 minutes: %v %v", s.Status, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -63,13 +63,16 @@ func buildAgents(t *testing.T, dir string) map[string]string {
 type proxies struct {
 	api    *httptest.Server
 	client *toxiclient.Client
+
+	mu    sync.Mutex
+	ports map[int]bool // handed out to agents: no two agents get one port
 }
 
 func startProxies(t *testing.T) *proxies {
 	t.Helper()
 	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
 	api := httptest.NewServer(srv.Routes())
-	p := &proxies{api: api, client: toxiclient.NewClient(api.URL)}
+	p := &proxies{api: api, client: toxiclient.NewClient(api.URL), ports: map[int]bool{}}
 	t.Cleanup(func() {
 		if all, err := p.client.Proxies(); err == nil {
 			for _, px := range all {
@@ -86,6 +89,18 @@ func startProxies(t *testing.T) *proxies {
 // taken below the system's ephemeral range when it can be: a port of that
 // range may meanwhile be the local end of some connection, and the agent
 // started again could not listen on it.
+func (px *proxies) freePort(t *testing.T) int {
+	t.Helper()
+	px.mu.Lock()
+	defer px.mu.Unlock()
+	for {
+		if port := freePort(t); !px.ports[port] {
+			px.ports[port] = true
+			return port
+		}
+	}
+}
+
 func freePort(t *testing.T) int {
 	t.Helper()
 	low := 32768
@@ -142,7 +157,7 @@ func (a *agent) direct() string { return "http://127.0.0.1:" + strconv.Itoa(a.po
 
 func newAgent(t *testing.T, px *proxies, bins map[string]string, dir, kind, name string) *agent {
 	t.Helper()
-	a := &agent{kind: kind, name: name, bin: bins[kind], port: freePort(t)}
+	a := &agent{kind: kind, name: name, bin: bins[kind], port: px.freePort(t)}
 	a.data = filepath.Join(dir, strings.ReplaceAll(strings.ToLower(name), " ", "_"))
 	a.logPath = a.data + ".log"
 	if err := os.MkdirAll(a.data, 0o755); err != nil {
@@ -166,6 +181,7 @@ func (a *agent) start(ctx context.Context) error {
 	}
 	cmd := exec.Command(a.bin, a.args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
+	dieWithTest(cmd)
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		a.mu.Unlock()
