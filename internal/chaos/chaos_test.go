@@ -475,6 +475,11 @@ func (f *faults) run(ctx context.Context) {
 				removeToxic(a.proxy, x.Name, x.Type)
 			}
 		}
+		for i := 0; !a.proxy.Enabled && i < 50; i++ { // nor a proxy left disabled
+			if a.proxy.Enable() != nil {
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
 	}
 }
 
@@ -490,7 +495,12 @@ func removeToxic(px *toxiclient.Proxy, name, kind string) {
 	}
 	_ = px.Disable()
 	_ = px.RemoveToxic(name)
-	_ = px.Enable()
+	for range 50 { // its port may be held a moment
+		if px.Enable() == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // sleep waits d or until ctx ends, and reports whether ctx is still live.

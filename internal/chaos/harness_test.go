@@ -164,7 +164,10 @@ func newAgent(t *testing.T, px *proxies, bins map[string]string, dir, kind, name
 		t.Fatal(err)
 	}
 	var err error
-	a.proxy, err = px.client.CreateProxy(filepath.Base(dir)+"_"+filepath.Base(a.data), "127.0.0.1:0", "127.0.0.1:"+strconv.Itoa(a.port))
+	// The proxy's port, too, is taken below the ephemeral range: it listens
+	// again on it when it is enabled after a timeout toxic (removeToxic).
+	listen := "127.0.0.1:" + strconv.Itoa(px.freePort(t))
+	a.proxy, err = px.client.CreateProxy(filepath.Base(dir)+"_"+filepath.Base(a.data), listen, "127.0.0.1:"+strconv.Itoa(a.port))
 	if err != nil {
 		t.Fatal(err)
 	}
