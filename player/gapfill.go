@@ -14,12 +14,13 @@ import (
 // A player that is down, or cut off, when its GAME_OVER comes never learns
 // that result from the referee. The manager has it: a player that notices
 // a gap — its standings row counts more matches played than its history
-// holds, or it was started again and registered as itself — asks the
-// manager for the league's schedule (LEAGUE_QUERY GET_SCHEDULE) and records
-// every finished match of its own that its history lacks, marked Filled
-// and without the choices it never saw, through the same durable path as a
-// GAME_OVER; its Learner is told of each. A player whose history is
-// complete sends nothing more than before.
+// holds, or other wins, draws or losses, or it was started again and
+// registered as itself — asks the manager for the league's schedule
+// (LEAGUE_QUERY GET_SCHEDULE) and records every finished match of its own
+// that its history lacks or holds with another result, marked Filled and
+// without the choices it never saw, through the same durable path as a
+// GAME_OVER; its Learner is told of each. A player whose history agrees
+// with its standings sends nothing more than before.
 
 // gapFillAttempts is how many times a fill asks the manager before it
 // gives up until the next sign of a gap.
