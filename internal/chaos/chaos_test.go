@@ -470,6 +470,7 @@ func (f *faults) run(ctx context.Context) {
 	wg.Go(func() { f.runKills(ctx, &wg) })
 	wg.Wait()
 	for _, a := range f.l.all { // no toxic outlives the faults
+		a.proxyMu.Lock()
 		if toxics, err := a.proxy.Toxics(); err == nil {
 			for _, x := range toxics {
 				removeToxic(a.proxy, x.Name, x.Type)
@@ -480,6 +481,7 @@ func (f *faults) run(ctx context.Context) {
 				time.Sleep(100 * time.Millisecond)
 			}
 		}
+		a.proxyMu.Unlock()
 	}
 }
 
@@ -518,9 +520,13 @@ func (f *faults) runNet(ctx context.Context, wg *sync.WaitGroup) {
 		if !sleep(ctx, f.netEvery) {
 			return
 		}
-		px := f.l.all[nf.agent].proxy
+		a := f.l.all[nf.agent]
+		px := a.proxy
 		name := "fault" + strconv.Itoa(i)
-		if _, err := px.AddToxic(name, nf.kind, nf.stream, 1, nf.attrs); err != nil {
+		a.proxyMu.Lock()
+		_, err := px.AddToxic(name, nf.kind, nf.stream, 1, nf.attrs)
+		a.proxyMu.Unlock()
+		if err != nil {
 			continue
 		}
 		f.netCount.add(nf.kind)
@@ -530,14 +536,18 @@ func (f *faults) runNet(ctx context.Context, wg *sync.WaitGroup) {
 				// place: toxiproxy's UpdateToxic writes the attributes of a
 				// toxic that is running, a data race the race detector
 				// reports (v2.12.0).
+				a.proxyMu.Lock()
 				if px.RemoveToxic(name) == nil {
 					if _, err := px.AddToxic(name, nf.kind, nf.stream, 1, nf.change); err == nil {
 						f.netCount.add(nf.kind + " changed")
 					}
 				}
+				a.proxyMu.Unlock()
 			}
 			sleep(ctx, nf.hold/2)
+			a.proxyMu.Lock()
 			removeToxic(px, name, nf.kind)
+			a.proxyMu.Unlock()
 		})
 	}
 }

@@ -137,8 +137,11 @@ type agent struct {
 	port       int
 	data       string
 	logPath    string
-	proxy      *toxiclient.Proxy
-	args       []string
+	// proxy is the proxy in front of the agent; proxyMu serialises its
+	// use (the client's Proxy is updated in place by Enable and Disable).
+	proxy   *toxiclient.Proxy
+	proxyMu sync.Mutex
+	args    []string
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
