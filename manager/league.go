@@ -539,6 +539,15 @@ func (m *Manager) completeLeague(ctx context.Context) error {
 		champion = &leaguesdk.Champion{PlayerID: standings[0].PlayerID, DisplayName: standings[0].DisplayName, Points: standings[0].Points}
 	}
 	targets := m.playerTargetsLocked()
+	// A player shut down meanwhile (lifecycle.go) hears of the end as well:
+	// alive again, it learns the results it missed from the final
+	// standings. Not waiting for it is over; one call, bounded like the
+	// others, is the last.
+	for _, p := range m.players {
+		if m.life.State(p.ID) == StateShutdown {
+			targets = append(targets, target{id: p.ID, sender: leaguesdk.PlayerSender(p.ID), endpoint: p.Endpoint, token: p.AuthToken})
+		}
+	}
 	for _, ref := range m.referees {
 		targets = append(targets, target{id: ref.ID, sender: leaguesdk.RefereeSender(ref.ID), endpoint: ref.Endpoint, token: ref.AuthToken})
 	}

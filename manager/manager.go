@@ -358,13 +358,22 @@ func New(cfg Config) (*Manager, error) {
 }
 
 // identify returns the agent a request proves it comes from, by the token
-// the manager issued to its sender, or "" (rate limiting keys on it).
+// the manager issued to its sender, or "" (rate limiting keys on it). An
+// agent started again registers with the token it was issued under the
+// sender it had before registration: the token alone proves it, so that
+// strangers flooding from the same address do not hold up its return.
 func (m *Manager) identify(req *leaguesdk.Request) string {
 	if req.Envelope == nil || req.Envelope.AuthToken == "" {
 		return ""
 	}
 	id, err := m.tokens.Verify(req.Envelope.Sender, req.Envelope.AuthToken)
 	if err != nil {
+		switch req.Envelope.MessageType {
+		case leaguesdk.MsgLeagueRegisterRequest, leaguesdk.MsgRefereeRegisterRequest:
+			if owner, ok := m.tokens.Owner(req.Envelope.AuthToken); ok {
+				return owner
+			}
+		}
 		return ""
 	}
 	return id

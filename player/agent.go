@@ -27,6 +27,7 @@ type Agent struct {
 	history  *memory
 	counts   decide.Counts // Decisions
 
+	gaps       gapFiller           // fills of the history from the manager (gapfill.go)
 	runner     *agentkit.Lifecycle // Run, Shutdown and Close
 	registered chan struct{}
 	regOnce    sync.Once
@@ -94,6 +95,7 @@ func New(cfg Config) (*Agent, error) {
 	})
 	a.addTools()
 	a.runner = agentkit.NewLifecycle("player", func() error {
+		a.gaps.close()            // the fill of the history under way, if any
 		a.history.records.Close() // history.json complete, the player's own store closed
 		a.client.Close()
 		return a.agentLog.Close()

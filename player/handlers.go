@@ -448,6 +448,9 @@ func recordOf(me string, st matchState, in *leaguesdk.GameOver, leagueID string,
 }
 
 func (a *Agent) onGameOver(ctx context.Context, in *leaguesdk.GameOver) (*leaguesdk.Ack, error) {
+	if err := a.refuseResult(); err != nil { // gapfill.go
+		return nil, err
+	}
 	st := a.takeMatch(in.MatchID)
 	a.mu.Lock()
 	delete(a.announced, in.MatchID) // over: no referee needs the player's token for it any more
@@ -602,6 +605,7 @@ func (a *Agent) onLeagueCompleted(ctx context.Context, in *leaguesdk.LeagueCompl
 	if len(in.FinalStandings) > 0 {
 		a.observe(ctx, round, in.FinalStandings)
 	}
+	a.checkGapIn(in.FinalStandings) // gapfill.go
 	// The league is at rest: history.json holds every result before the
 	// acknowledgement says so.
 	if err := a.history.records.Flush(); err != nil {

@@ -59,6 +59,12 @@ type MatchRecord struct {
 	// Attempt is the GAME_OVER's attempt number (docs/protocol.md);
 	// zero when it carried none, which counts as 1.
 	Attempt int `json:"attempt,omitempty"`
+	// Filled marks a result the player took from the manager's schedule
+	// rather than from a GAME_OVER: one it missed (it was down or cut off
+	// then), or one the league kept otherwise than the player had (a match
+	// played twice; the record then carries the next attempt number). Such
+	// a record has no choices.
+	Filled bool `json:"filled,omitempty"`
 }
 
 // Stats sums up a history. Losses include technical losses, which are also

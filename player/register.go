@@ -31,6 +31,7 @@ func (a *Agent) Register(ctx context.Context) error {
 	// A player registered before from this endpoint (its token is kept
 	// with its history) registers again with its token, and so as itself.
 	saved := playerstore.SavedToken(a.cfg.Store, a.cfg.DataRoot, a.cfg.Name, a.cfg.League, endpoint)
+	a.gaps.rejoining.Store(saved != "") // gapfill.go
 	req := &leaguesdk.LeagueRegisterRequest{
 		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueRegisterRequest, a.sender(), saved, "", a.cfg.Now()),
 		PlayerMeta: leaguesdk.PlayerMeta{
@@ -57,7 +58,14 @@ func (a *Agent) Register(ctx context.Context) error {
 		return fmt.Errorf("player: register with %s: %w", a.cfg.League, err)
 	}
 	a.log.LogAttrs(ctx, slog.LevelDebug, "received", agentkit.MessageAttrs(resp)...)
-	return a.registerReply(resp)
+	if err := a.registerReply(resp); err != nil {
+		return err
+	}
+	if saved != "" {
+		a.gaps.rejoining.Store(false)
+		a.checkGapAfterRestart() // registered again as itself: results may have come while it was down (gapfill.go)
+	}
+	return nil
 }
 
 // registerReply reads a registration response tolerantly: REGISTERED means

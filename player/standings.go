@@ -26,6 +26,7 @@ func (a *Agent) onStandings(ctx context.Context, in *broadcast.StandingsUpdate) 
 		a.myStanding = &mine
 	}
 	a.mu.Unlock()
+	a.checkGap(mine) // gapfill.go
 	if o, ok := a.cfg.Strategy.(StandingsObserver); ok {
 		table := in.Standings.Rows()
 		a.notify(ctx, "ObserveStandings", func(ctx context.Context) { o.ObserveStandings(ctx, round, table) })

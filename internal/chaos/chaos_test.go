@@ -1,0 +1,595 @@
+package chaos_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+
+	"github.com/agentleague/league/manager"
+)
+
+// size is how big a run is and how many faults it brings.
+type size struct {
+	players, referees int
+	netFaults         int // toxics added
+	kills             int // kill events, several agents at once in some
+	managerKills      int // of the kill events, those of the manager
+	strangers         int // queries per second the strangers send, all told
+	rateLimit         int // the manager's -rate-limit
+	timeout           time.Duration
+}
+
+var (
+	short = size{players: 12, referees: 2, netFaults: 40, kills: 8, managerKills: 2, strangers: 300, rateLimit: 30, timeout: 3 * time.Minute}
+	long  = size{players: 50, referees: 3, netFaults: 320, kills: 56, managerKills: 7, strangers: 600, rateLimit: 30, timeout: 40 * time.Minute}
+)
+
+// runConfig reads the run's size and seed from the environment:
+// CHAOS_LONG=1 for the long run, CHAOS_SEED to replay a seed (default 1),
+// CHAOS_PLAYERS to change the number of players.
+func runConfig(t *testing.T) (size, uint64, string) {
+	sz, name := short, "short"
+	if os.Getenv("CHAOS_LONG") != "" {
+		sz, name = long, "long"
+	}
+	if v := os.Getenv("CHAOS_PLAYERS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 2 {
+			t.Fatalf("CHAOS_PLAYERS=%q: want a number of at least 2", v)
+		}
+		sz.players = n
+	}
+	seed := uint64(1)
+	if v := os.Getenv("CHAOS_SEED"); v != "" {
+		s, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("CHAOS_SEED=%q: %v", v, err)
+		}
+		seed = s
+	}
+	return sz, seed, name
+}
+
+func TestChaos(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a league of processes")
+	}
+	sz, seed, name := runConfig(t)
+	t.Logf("chaos %s run: seed %d (replay: CHAOS_SEED=%d%s go test -run TestChaos -v)", name, seed, seed,
+		map[bool]string{true: " CHAOS_LONG=1", false: ""}[name == "long"])
+	dir := t.TempDir()
+	if keep := os.Getenv("CHAOS_DIR"); keep != "" { // the agents' files and logs are kept there
+		dir = keep
+	}
+	bins := buildAgents(t, filepath.Join(dir, "bin"))
+	px := startProxies(t)
+
+	// The same league without faults (strangers' queries included), for
+	// its time and as the proof that the query load alone costs nothing.
+	calm := newLeague(t, px, bins, filepath.Join(dir, "calm"), sz)
+	calmRun := calm.play(t, sz, nil)
+	calm.stopAll()
+	calmReport := calm.check(t, calmRun)
+	if calmReport.technical != 0 {
+		t.Errorf("the league without faults had %d technical losses under the strangers' load: %v", calmReport.technical, calmReport.causes)
+	}
+
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	l := newLeague(t, px, bins, filepath.Join(dir, "chaos"), sz)
+	f := newFaults(rng, l, px, sz, calmRun.elapsed)
+	run := l.play(t, sz, f)
+	l.stopAll()
+	report := l.check(t, run)
+
+	t.Logf("seed %d: %d players, %d referees, %d matches", seed, sz.players, sz.referees, report.matches)
+	t.Logf("network faults: %d %v", f.netTotal(), f.netByKind())
+	t.Logf("kills: %d events, %d agents %v", f.killEvents.Load(), f.killTotal(), f.killsByKind())
+	t.Logf("technical losses: %d %v (without faults: %d)", report.technical, report.causes, calmReport.technical)
+	t.Logf("history records filled from the manager: %d; missing at the end: %d (players alive at the end: %d of %d)",
+		report.filled, report.missing, len(l.players)-report.notAlive, len(l.players))
+	t.Logf("strangers: %s; without faults: %s", run.strangers, calmRun.strangers)
+	t.Logf("league time %.1fs, without faults %.1fs (%.1fx)", run.elapsed.Seconds(), calmRun.elapsed.Seconds(),
+		run.elapsed.Seconds()/calmRun.elapsed.Seconds())
+	t.Logf("resources before faults and after: %s", run.resources)
+	t.Logf("invariants held: %d of %d%s", report.held, report.checked, report.failedList())
+	for _, lg := range []*league{calm, l} {
+		for _, a := range lg.all {
+			if len(a.crashes) > 0 && !a.refusedLate() {
+				t.Errorf("%s exited on its own %d times: %v; its log ends: %s", a.name, len(a.crashes), a.crashes, a.lastLine())
+			}
+			if where := findIn(a.logPath, "DATA RACE"); where != "" {
+				t.Errorf("%s: the race detector reported a data race in %s", a.name, where)
+			}
+		}
+	}
+}
+
+// league is one league's agents: a manager, referees and players.
+type league struct {
+	id      string
+	dir     string
+	mgr     *agent
+	refs    []*agent
+	players []*agent
+	all     []*agent
+}
+
+func newLeague(t *testing.T, px *proxies, bins map[string]string, dir string, sz size) *league {
+	t.Helper()
+	l := &league{id: "league_chaos", dir: dir}
+	l.mgr = newAgent(t, px, bins, dir, kindManager, "Manager")
+	for i := range sz.referees {
+		l.refs = append(l.refs, newAgent(t, px, bins, dir, kindReferee, fmt.Sprintf("Referee %02d", i+1)))
+	}
+	for i := range sz.players {
+		l.players = append(l.players, newAgent(t, px, bins, dir, kindPlayer, fmt.Sprintf("Player %02d", i+1)))
+	}
+	l.all = append(append([]*agent{l.mgr}, l.refs...), l.players...)
+	port := func(a *agent) string { return strconv.Itoa(a.port) }
+	l.mgr.args = []string{"-port", port(l.mgr), "-data", l.mgr.data, "-league-id", l.id, "-endpoint", l.mgr.url(),
+		"-min-players", strconv.Itoa(sz.players), "-registration-window", "-1s", "-report-timeout", "8s",
+		"-start-match-timeout", "3s", "-broadcast-timeout", "2s", "-retry-delay", "200ms",
+		"-rate-limit", strconv.Itoa(sz.rateLimit)}
+	for _, r := range l.refs {
+		r.args = []string{"-port", port(r), "-data", r.data, "-name", r.name, "-league", l.mgr.url(), "-endpoint", r.url(),
+			"-join-timeout", "2s", "-move-timeout", "3s", "-retries", "2", "-retry-delay", "200ms", "-grace", "2s",
+			"-max-concurrent", "8"}
+	}
+	for _, p := range l.players {
+		p.args = []string{"-port", port(p), "-data", p.data, "-name", p.name, "-league", l.mgr.url(), "-endpoint", p.url(),
+			"-strategy", "random"}
+	}
+	t.Cleanup(l.stopAll)
+	return l
+}
+
+// stopAll stops every agent cleanly (SIGTERM), all at once.
+func (l *league) stopAll() {
+	var wg sync.WaitGroup
+	for _, a := range l.all {
+		wg.Go(a.stop)
+	}
+	wg.Wait()
+}
+
+// state is the manager's GET /api/state, with every match of the league
+// (a round at a time for a league of many matches).
+func (l *league) state(all bool) (manager.Snapshot, error) {
+	var s manager.Snapshot
+	if err := getJSON(l.mgr.direct()+"/api/state", &s); err != nil {
+		return s, err
+	}
+	if !all || s.MatchesRound == 0 {
+		return s, nil
+	}
+	s.Matches = nil
+	for r := 1; r <= s.TotalRounds; r++ {
+		var round manager.Snapshot
+		if err := getJSON(l.mgr.direct()+"/api/state?round="+strconv.Itoa(r), &round); err != nil {
+			return s, err
+		}
+		s.Matches = append(s.Matches, round.Matches...)
+	}
+	return s, nil
+}
+
+// runResult is what a run of a league observed.
+type runResult struct {
+	elapsed   time.Duration
+	strangers *strangerStats
+	resources string
+	final     manager.Snapshot
+	usage     map[*agent][2]usage // before faults, after
+}
+
+// play starts the league's agents, runs the faults f (none when nil) and
+// the strangers' queries while the league runs, and returns once it has
+// completed, every agent is up again and its resources are sampled.
+func (l *league) play(t *testing.T, sz size, f *faults) runResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), sz.timeout)
+	defer cancel()
+	if err := l.mgr.start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, len(l.all))
+	for _, a := range l.all[1:] {
+		wg.Go(func() {
+			if err := a.start(ctx); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	// The league starts once every player has registered.
+	var s manager.Snapshot
+	for deadline := time.Now().Add(2 * time.Minute); s.Status != manager.StatusRunning && s.Status != manager.StatusCompleted; {
+		var err error
+		if s, err = l.state(false); time.Now().After(deadline) {
+			t.Fatalf("the league did not start within 2 minutes: %v %v", s.Status, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	start := time.Now()
+	st := newStrangers(l.mgr.direct()+"/mcp", sz.strangers)
+	// The level before the faults is taken once the first round is over:
+	// the agents hold their connections to one another by then.
+	for s.Status == manager.StatusRunning && s.CurrentRound < 2 && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+		s, _ = l.state(false)
+	}
+	res := runResult{usage: map[*agent][2]usage{}}
+	for _, a := range l.all {
+		u, err := a.sample()
+		if err != nil {
+			t.Fatalf("%s: %v", a.name, err)
+		}
+		res.usage[a] = [2]usage{u}
+	}
+	res.strangers = st.stats
+	faultsCtx, stopFaults := context.WithCancel(ctx)
+	var faultsDone sync.WaitGroup
+	if f != nil {
+		faultsDone.Go(func() { f.run(faultsCtx) })
+	}
+	for {
+		s, err := l.state(false)
+		if err == nil {
+			if s.Status == manager.StatusCompleted {
+				break
+			}
+			// The faults stop as the last round starts: the players alive
+			// then are the ones whose histories must be complete.
+			if s.CurrentRound >= s.TotalRounds {
+				stopFaults()
+			}
+		}
+		if ctx.Err() != nil {
+			stopFaults()
+			faultsDone.Wait()
+			st.stop()
+			t.Fatalf("the league did not complete within %v (last state: %v %d/%d rounds, %d/%d matches)", sz.timeout,
+				s.Status, s.CurrentRound, s.TotalRounds, s.Totals.Finished, s.Totals.Scheduled)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	res.elapsed = time.Since(start)
+	stopFaults()
+	faultsDone.Wait()
+	st.stop()
+	// Players fill their histories after the last standings; then the
+	// agents are at rest.
+	time.Sleep(3 * time.Second)
+	var b strings.Builder
+	for _, a := range l.all {
+		if a.refusedLate() {
+			delete(res.usage, a)
+			continue
+		}
+		u, err := a.sample()
+		if err != nil {
+			t.Errorf("%s after the league: %v", a.name, err)
+			continue
+		}
+		pair := res.usage[a]
+		pair[1] = u
+		res.usage[a] = pair
+	}
+	for _, kind := range []string{kindManager, kindReferee, kindPlayer} {
+		var before, after usage
+		n := 0
+		for a, u := range res.usage {
+			if a.kind == kind {
+				n++
+				before.goroutines, before.fds, before.rss = max(before.goroutines, u[0].goroutines), max(before.fds, u[0].fds), max(before.rss, u[0].rss)
+				after.goroutines, after.fds, after.rss = max(after.goroutines, u[1].goroutines), max(after.fds, u[1].fds), max(after.rss, u[1].rss)
+			}
+		}
+		fmt.Fprintf(&b, "%s (max of %d): goroutines %d→%d, open files %d→%d, RSS %.0f→%.0f MiB; ", kind, n,
+			before.goroutines, after.goroutines, before.fds, after.fds, before.rss/(1<<20), after.rss/(1<<20))
+	}
+	res.resources = strings.TrimSuffix(b.String(), "; ")
+	var err error
+	if res.final, err = l.state(true); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// counter counts events by name.
+type counter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *counter) add(k string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[k]++
+}
+
+func (c *counter) total() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, v := range c.n {
+		n += v
+	}
+	return n
+}
+
+func (c *counter) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	parts := make([]string, 0, len(c.n))
+	for _, k := range sortedKeys(c.n) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, c.n[k]))
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// faults runs a league's network faults and kills, drawn from one seeded
+// random source in advance, so that a seed names the same faults in the
+// same order.
+type faults struct {
+	l          *league
+	px         *proxies
+	net        []netFault
+	kills      [][]int // indexes into l.all, several at once in some
+	netEvery   time.Duration
+	killEvery  time.Duration
+	restarts   []time.Duration // the pause before each restart, in kill order
+	netCount   counter
+	killCount  counter
+	killEvents atomic.Int32
+}
+
+// netFault is one toxic on one agent's proxy for a while.
+type netFault struct {
+	agent        int
+	kind, stream string
+	attrs        toxiclient.Attributes
+	hold         time.Duration
+	change       toxiclient.Attributes // when set, the toxic is changed to these halfway
+}
+
+func newFaults(rng *rand.Rand, l *league, px *proxies, sz size, calm time.Duration) *faults {
+	f := &faults{l: l, px: px}
+	// Spread over about the time the league takes without faults: the
+	// faults slow it, so they end before it does.
+	f.netEvery = max(calm/time.Duration(sz.netFaults), 5*time.Millisecond)
+	f.killEvery = max(calm/time.Duration(sz.kills), 50*time.Millisecond)
+	ms := func(lo, hi int) int { return lo + rng.IntN(hi-lo+1) }
+	for range sz.netFaults {
+		nf := netFault{agent: rng.IntN(len(l.all)), stream: []string{"upstream", "downstream"}[rng.IntN(2)],
+			hold: time.Duration(ms(200, 1500)) * time.Millisecond}
+		switch rng.IntN(7) {
+		case 0:
+			nf.kind = "latency"
+			nf.attrs = toxiclient.Attributes{"latency": ms(20, 400), "jitter": ms(0, 200)}
+			nf.change = toxiclient.Attributes{"latency": ms(20, 400), "jitter": ms(0, 200)}
+		case 1:
+			nf.kind = "bandwidth"
+			nf.attrs = toxiclient.Attributes{"rate": ms(2, 64)}
+			nf.change = toxiclient.Attributes{"rate": ms(2, 64)}
+		case 2:
+			nf.kind = "reset_peer"
+			nf.attrs = toxiclient.Attributes{"timeout": ms(0, 300)}
+		case 3:
+			nf.kind = "timeout"
+			nf.attrs = toxiclient.Attributes{"timeout": ms(100, 1500)}
+		case 4:
+			nf.kind = "limit_data"
+			nf.attrs = toxiclient.Attributes{"bytes": ms(64, 4096)}
+		case 5:
+			nf.kind = "slicer"
+			avg := ms(1, 64) // the variation must stay below the average (toxiproxy's slicer panics otherwise)
+			nf.attrs = toxiclient.Attributes{"average_size": avg, "size_variation": ms(0, min(avg-1, 16)), "delay": ms(0, 2000)}
+		default:
+			nf.kind = "slow_close"
+			nf.attrs = toxiclient.Attributes{"delay": ms(100, 1500)}
+		}
+		f.net = append(f.net, nf)
+	}
+	managerKill := map[int]bool{}
+	for len(managerKill) < sz.managerKills {
+		managerKill[rng.IntN(sz.kills)] = true
+	}
+	for i := range sz.kills {
+		var targets []int
+		switch {
+		case managerKill[i]:
+			targets = []int{0}
+			if rng.IntN(3) == 0 { // with a player or a referee
+				targets = append(targets, 1+rng.IntN(len(l.all)-1))
+			}
+		default:
+			for n := 1 + rng.IntN(3); len(targets) < n; {
+				if k := 1 + rng.IntN(len(l.all)-1); !containsInt(targets, k) {
+					targets = append(targets, k)
+				}
+			}
+		}
+		f.kills = append(f.kills, targets)
+		for range targets {
+			f.restarts = append(f.restarts, time.Duration(ms(100, 1500))*time.Millisecond)
+		}
+	}
+	return f
+}
+
+func containsInt(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *faults) netTotal() int               { return f.netCount.total() }
+func (f *faults) netByKind() *counter         { return &f.netCount }
+func (f *faults) killTotal() int              { return f.killCount.total() }
+func (f *faults) killsByKind() *counter       { return &f.killCount }
+func (f *faults) restart(i int) time.Duration { return f.restarts[i%len(f.restarts)] }
+
+// run brings the faults until they are all done or ctx ends; it returns
+// once every toxic is removed and every killed agent runs again.
+func (f *faults) run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Go(func() { f.runNet(ctx, &wg) })
+	wg.Go(func() { f.runKills(ctx, &wg) })
+	wg.Wait()
+	for _, a := range f.l.all { // no toxic outlives the faults
+		a.proxyMu.Lock()
+		if toxics, err := a.proxy.Toxics(); err == nil {
+			for _, x := range toxics {
+				removeToxic(a.proxy, x.Name, x.Type)
+			}
+		}
+		for i := 0; !a.proxy.Enabled && i < 50; i++ { // nor a proxy left disabled
+			if a.proxy.Enable() != nil {
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		a.proxyMu.Unlock()
+	}
+}
+
+// removeToxic removes a toxic from px. A timeout toxic is removed with
+// the proxy disabled (its connections closed) and enabled again: removing
+// it from a live connection leaves toxiproxy's chain of that connection
+// stale (v2.12.0, link.go's RemoveToxic returns early after the timeout
+// toxic's Cleanup), and the next toxic added to it panics.
+func removeToxic(px *toxiclient.Proxy, name, kind string) {
+	if kind != "timeout" {
+		_ = px.RemoveToxic(name)
+		return
+	}
+	_ = px.Disable()
+	_ = px.RemoveToxic(name)
+	for range 50 { // its port may be held a moment
+		if px.Enable() == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// sleep waits d or until ctx ends, and reports whether ctx is still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
+	}
+}
+
+func (f *faults) runNet(ctx context.Context, wg *sync.WaitGroup) {
+	for i, nf := range f.net {
+		if !sleep(ctx, f.netEvery) {
+			return
+		}
+		a := f.l.all[nf.agent]
+		px := a.proxy
+		name := "fault" + strconv.Itoa(i)
+		a.proxyMu.Lock()
+		_, err := px.AddToxic(name, nf.kind, nf.stream, 1, nf.attrs)
+		a.proxyMu.Unlock()
+		if err != nil {
+			continue
+		}
+		f.netCount.add(nf.kind)
+		wg.Go(func() {
+			if nf.change != nil && sleep(ctx, nf.hold/2) {
+				// Changed by taking it away and putting the new one in its
+				// place: toxiproxy's UpdateToxic writes the attributes of a
+				// toxic that is running, a data race the race detector
+				// reports (v2.12.0).
+				a.proxyMu.Lock()
+				if px.RemoveToxic(name) == nil {
+					if _, err := px.AddToxic(name, nf.kind, nf.stream, 1, nf.change); err == nil {
+						f.netCount.add(nf.kind + " changed")
+					}
+				}
+				a.proxyMu.Unlock()
+			}
+			sleep(ctx, nf.hold/2)
+			a.proxyMu.Lock()
+			removeToxic(px, name, nf.kind)
+			a.proxyMu.Unlock()
+		})
+	}
+}
+
+func (f *faults) runKills(ctx context.Context, wg *sync.WaitGroup) {
+	n := 0
+	for _, targets := range f.kills {
+		if !sleep(ctx, f.killEvery) {
+			return
+		}
+		var down []*agent
+		for _, k := range targets {
+			a := f.l.all[k]
+			for wait := 0; !a.up() && wait < 100 && ctx.Err() == nil; wait++ {
+				time.Sleep(50 * time.Millisecond) // starting again: killed once it serves
+			}
+			if a.up() {
+				down = append(down, a)
+			}
+		}
+		if len(down) == 0 {
+			continue
+		}
+		f.killEvents.Add(1)
+		var killed sync.WaitGroup
+		for _, a := range down {
+			killed.Go(a.kill)
+			f.killCount.add(a.kind)
+		}
+		killed.Wait()
+		for _, a := range down {
+			pause := f.restart(n)
+			n++
+			wg.Go(func() {
+				time.Sleep(pause) // restarted even when the faults stop meanwhile
+				for range 100 {
+					if a.start(context.Background()) == nil || a.running() {
+						return
+					}
+					time.Sleep(100 * time.Millisecond) // the port may still be held a moment
+				}
+			})
+		}
+	}
+}
