@@ -242,6 +242,16 @@ func (c *Client) Close() {
 	}
 }
 
+// Forget drops what the client keeps of endpoint — its circuit breaker's
+// count of failures, the wire form and MCP session it learned — so that
+// the next call finds it as a first call would. Call it when the peer is
+// known to have started again (it has just registered anew, say): its
+// breaker may still be open for the failures of its earlier life. Calls
+// under way finish with what they had.
+func (c *Client) Forget(endpoint string) {
+	c.endpoints.Delete(endpoint)
+}
+
 // breakerState returns the state of endpoint's circuit breaker: "closed",
 // "open" or "half-open".
 func (c *Client) breakerState(endpoint string) string {

@@ -822,3 +822,32 @@ func TestClientSendsSmallAndLargeBodiesWhole(t *testing.T) {
 		}
 	}
 }
+
+func TestClientForgetClosesTheBreakerOfAPeerBackFromARestart(t *testing.T) {
+	var up atomic.Bool
+	peer := newCountingPeer(t, func(w http.ResponseWriter, r *http.Request, req map[string]any, n int) {
+		if !up.Load() {
+			hangUp(w)
+			return
+		}
+		writeRaw(w, http.StatusOK, resultBody(req, parityResponse()))
+	})
+	c := fastClient(t, leaguesdk.ClientConfig{Retry: leaguesdk.RetryPolicy{MaxRetries: leaguesdk.NoRetries},
+		Breaker: leaguesdk.BreakerPolicy{Failures: 2, OpenFor: time.Hour}})
+	for range 2 {
+		if _, err := choose(context.Background(), c, peer.url); err == nil {
+			t.Fatal("a call to a peer that hangs up succeeded")
+		}
+	}
+	up.Store(true) // the peer started again
+	if _, err := choose(context.Background(), c, peer.url); !errors.Is(err, leaguesdk.ErrCircuitOpen) || peer.count() != 2 {
+		t.Fatalf("before Forget: %v after %d requests, want the open circuit's refusal", err, peer.count())
+	}
+	c.Forget(peer.url)
+	if _, err := choose(context.Background(), c, peer.url); err != nil || peer.count() != 3 {
+		t.Fatalf("after Forget: %v after %d requests", err, peer.count())
+	}
+	if got := leaguesdk.BreakerState(c, peer.url); got != "closed" {
+		t.Fatalf("breaker %s after Forget and a success", got)
+	}
+}

@@ -276,6 +276,11 @@ func (m *Manager) register(r registrationRequest) (registration, error) {
 	case reg.id == "":
 		return reg, &leaguesdk.Error{Code: leaguesdk.CodeConnectionError, Message: "the manager could not save the registration; try again"}
 	}
+	if reg.rejoined {
+		// An agent back from a restart is up: calls to it start afresh,
+		// not behind a circuit opened by the failures of its earlier life.
+		m.client.Forget(endpoint)
+	}
 	if status := m.Status(); status != StatusCompleted { // lifecycle.go; after the end everyone stays SHUTDOWN
 		m.applyTransitions(m.life.Registered(reg.id, status != StatusRegistering, m.cfg.Now()))
 	}
