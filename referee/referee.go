@@ -141,9 +141,11 @@ type Config struct {
 	// is not used); a referee that is refused writes no file.
 	NoAgentLog bool
 	// AgentLogLevel is the least level the agent log file records. The
-	// zero value, [slog.LevelInfo], records one line per call with its ids
-	// and outcome; [slog.LevelDebug] adds every message sent and received,
-	// whole (tokens redacted), at a cost that grows with the messages.
+	// zero value, [slog.LevelInfo], records a line per match (the match
+	// accepted, its result) and each refused call, with ids and outcome;
+	// [slog.LevelDebug] adds a line per call served and every message sent
+	// and received, whole (tokens redacted), at a cost that grows with the
+	// messages.
 	AgentLogLevel slog.Level
 	// Now is the clock. Default [time.Now].
 	Now func() time.Time
