@@ -473,7 +473,7 @@ func (f *faults) run(ctx context.Context) {
 		a.proxyMu.Lock()
 		if toxics, err := a.proxy.Toxics(); err == nil {
 			for _, x := range toxics {
-				removeToxic(a.proxy, x.Name, x.Type)
+				f.removeToxic(a, x.Name, x.Type)
 			}
 		}
 		for i := 0; !a.proxy.Enabled && i < 50; i++ { // nor a proxy left disabled
@@ -485,20 +485,25 @@ func (f *faults) run(ctx context.Context) {
 	}
 }
 
-// removeToxic removes a toxic from px. A timeout toxic is removed with
-// the proxy disabled (its connections closed) and enabled again: removing
-// it from a live connection leaves toxiproxy's chain of that connection
-// stale (v2.12.0, link.go's RemoveToxic returns early after the timeout
-// toxic's Cleanup), and the next toxic added to it panics.
-func removeToxic(px *toxiclient.Proxy, name, kind string) {
+// removeToxic removes a toxic from a's proxy; a.proxyMu must be held. A
+// timeout toxic is removed with its whole proxy, made again at once on the
+// same address: removing it from a live connection leaves toxiproxy's
+// chain of that connection stale (v2.12.0, link.go's RemoveToxic returns
+// early after the timeout toxic's Cleanup), and the next toxic added to
+// it panics (AddToxic's index out of range). Disabling the proxy first is
+// not enough, since its connections leave the chain only as each of them
+// ends; a proxy made again starts with a chain of its own. Other toxics of
+// the proxy go with it, a little before their time.
+func (f *faults) removeToxic(a *agent, name, kind string) {
 	if kind != "timeout" {
-		_ = px.RemoveToxic(name)
+		_ = a.proxy.RemoveToxic(name)
 		return
 	}
-	_ = px.Disable()
-	_ = px.RemoveToxic(name)
+	old := a.proxy
+	_ = old.Delete()
 	for range 50 { // its port may be held a moment
-		if px.Enable() == nil {
+		if px, err := f.px.client.CreateProxy(old.Name, old.Listen, old.Upstream); err == nil {
+			a.proxy = px
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -521,10 +526,9 @@ func (f *faults) runNet(ctx context.Context, wg *sync.WaitGroup) {
 			return
 		}
 		a := f.l.all[nf.agent]
-		px := a.proxy
 		name := "fault" + strconv.Itoa(i)
 		a.proxyMu.Lock()
-		_, err := px.AddToxic(name, nf.kind, nf.stream, 1, nf.attrs)
+		_, err := a.proxy.AddToxic(name, nf.kind, nf.stream, 1, nf.attrs)
 		a.proxyMu.Unlock()
 		if err != nil {
 			continue
@@ -537,8 +541,8 @@ func (f *faults) runNet(ctx context.Context, wg *sync.WaitGroup) {
 				// toxic that is running, a data race the race detector
 				// reports (v2.12.0).
 				a.proxyMu.Lock()
-				if px.RemoveToxic(name) == nil {
-					if _, err := px.AddToxic(name, nf.kind, nf.stream, 1, nf.change); err == nil {
+				if a.proxy.RemoveToxic(name) == nil {
+					if _, err := a.proxy.AddToxic(name, nf.kind, nf.stream, 1, nf.change); err == nil {
 						f.netCount.add(nf.kind + " changed")
 					}
 				}
@@ -546,7 +550,7 @@ func (f *faults) runNet(ctx context.Context, wg *sync.WaitGroup) {
 			}
 			sleep(ctx, nf.hold/2)
 			a.proxyMu.Lock()
-			removeToxic(px, name, nf.kind)
+			f.removeToxic(a, name, nf.kind)
 			a.proxyMu.Unlock()
 		})
 	}

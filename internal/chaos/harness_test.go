@@ -137,10 +137,11 @@ type agent struct {
 	port       int
 	data       string
 	logPath    string
-	// proxy is the proxy in front of the agent; proxyMu serialises its
-	// use (the client's Proxy is updated in place by Enable and Disable).
+	// proxy is the proxy in front of the agent, listening on listen;
+	// proxyMu serialises its use and its replacement (faults.removeToxic).
 	proxy   *toxiclient.Proxy
 	proxyMu sync.Mutex
+	listen  string
 	args    []string
 
 	mu      sync.Mutex
@@ -153,7 +154,7 @@ type agent struct {
 }
 
 // url is the agent's endpoint as the others reach it: its proxy's.
-func (a *agent) url() string { return "http://" + a.proxy.Listen + "/mcp" }
+func (a *agent) url() string { return "http://" + a.listen + "/mcp" }
 
 // direct is the agent's own address, for the test's observations.
 func (a *agent) direct() string { return "http://127.0.0.1:" + strconv.Itoa(a.port) }
@@ -170,6 +171,7 @@ func newAgent(t *testing.T, px *proxies, bins map[string]string, dir, kind, name
 	// The proxy's port, too, is taken below the ephemeral range: it listens
 	// again on it when it is enabled after a timeout toxic (removeToxic).
 	listen := "127.0.0.1:" + strconv.Itoa(px.freePort(t))
+	a.listen = listen
 	a.proxy, err = px.client.CreateProxy(filepath.Base(dir)+"_"+filepath.Base(a.data), listen, "127.0.0.1:"+strconv.Itoa(a.port))
 	if err != nil {
 		t.Fatal(err)
