@@ -185,7 +185,8 @@ func (a *Agent) Run(ctx context.Context) error {
 			a.log.Info("player serving", slog.String("endpoint", endpoint), slog.String("name", a.cfg.Name))
 			return nil
 		},
-		Work: work,
+		Work:  work,
+		Drain: a.gaps.drain, // a fill of the history under way finishes within the grace (gapfill.go)
 		Stopped: func(err error) {
 			if err == nil {
 				a.log.Info("player stopped")
@@ -195,10 +196,12 @@ func (a *Agent) Run(ctx context.Context) error {
 }
 
 // Shutdown stops the player gracefully: Run stops serving, letting
-// in-flight calls finish until ctx ends, and returns. Shutdown waits for
-// that and returns ctx's error when ctx ended first. It does nothing to a
-// player that is not running.
-func (a *Agent) Shutdown(ctx context.Context) error { return a.runner.Shutdown(ctx, nil) }
+// in-flight calls and a fill of its history from the manager under way
+// (results it missed, taken after LEAGUE_COMPLETED) finish until ctx
+// ends, and returns. Shutdown waits for that and returns ctx's error when
+// ctx ended first. For a player whose [Agent.Handler] you serve yourself
+// it waits for that fill only.
+func (a *Agent) Shutdown(ctx context.Context) error { return a.runner.Shutdown(ctx, a.gaps.drain) }
 
 // Close stops [Agent.Run] at once if it is running (in-flight calls are cut off)
 // and releases what [New] acquired: the connections to the manager, the

@@ -97,8 +97,9 @@ type Config struct {
 	// short deadlines still leave the strategy most of the time.
 	// Default 2 s.
 	SafetyMargin time.Duration
-	// ShutdownGrace is how long [Agent.Run] lets in-flight calls finish when
-	// its context ends. Default 5 s.
+	// ShutdownGrace is how long [Agent.Run] lets in-flight calls, and a
+	// fill of the history from the manager under way, finish when its
+	// context ends. Default 5 s.
 	ShutdownGrace time.Duration
 
 	// Operator and test settings. A player author needs none of them:

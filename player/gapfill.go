@@ -34,7 +34,8 @@ type gapFiller struct {
 	cancel  context.CancelFunc
 	closed  bool
 	running bool
-	again   bool // another fill was asked for while one ran
+	again   bool          // another fill was asked for while one ran
+	idle    chan struct{} // closed when the fill under way ends (drain)
 	wg      sync.WaitGroup
 	// rejoining is set while a player started again registers with its
 	// saved token: its history is not open yet, so a result it
@@ -67,12 +68,40 @@ func (g *gapFiller) start(fill func(context.Context)) {
 			g.mu.Lock()
 			again := g.again && !g.closed
 			g.running, g.again = again, false
+			if !again && g.idle != nil {
+				close(g.idle)
+				g.idle = nil
+			}
 			g.mu.Unlock()
 			if !again {
 				return
 			}
 		}
 	})
+}
+
+// drain waits until no fill is under way, or until ctx ends: a player
+// stopped gracefully right after the league completed still records the
+// results it is taking from the manager (started again after the end, it
+// would be refused and never get them).
+func (g *gapFiller) drain(ctx context.Context) error {
+	for {
+		g.mu.Lock()
+		if !g.running {
+			g.mu.Unlock()
+			return nil
+		}
+		if g.idle == nil {
+			g.idle = make(chan struct{})
+		}
+		idle := g.idle
+		g.mu.Unlock()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // close stops the fill under way, if any, and waits for it; no fill starts

@@ -35,6 +35,14 @@ type dropGameOvers struct {
 	dropped atomic.Int32
 	down    atomic.Bool
 	flip    atomic.Int32 // the first flip GAME_OVERs are rewritten by flipDraw
+	// hold, when set, holds the player's LEAGUE_QUERY calls (countQueries)
+	// until it is closed.
+	hold chan struct{}
+	// run, when set, has the player Run on a listener of its own behind
+	// the front, under stop's context; Run's error goes to ran.
+	run  bool
+	stop context.CancelFunc
+	ran  chan error
 }
 
 // flipDraw rewrites a GAME_OVER whose result is a draw into a win of the
@@ -81,8 +89,12 @@ func (d *dropGameOvers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.next.ServeHTTP(w, r)
 }
 
-// countQueries counts the LEAGUE_QUERY calls a player sends.
-type countQueries struct{ n atomic.Int32 }
+// countQueries counts the LEAGUE_QUERY calls a player sends; with hold set,
+// it holds each until hold is closed.
+type countQueries struct {
+	n    atomic.Int32
+	hold chan struct{}
+}
 
 func (c *countQueries) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Body != nil {
@@ -92,6 +104,13 @@ func (c *countQueries) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 		if bytes.Contains(body, []byte(`"LEAGUE_QUERY"`)) {
 			c.n.Add(1)
+			if c.hold != nil {
+				select {
+				case <-c.hold:
+				case <-r.Context().Done():
+					return nil, r.Context().Err()
+				}
+			}
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
@@ -139,7 +158,8 @@ type gapLeague struct {
 
 // runGapLeague runs a league of players players whose first player's
 // first drop GAME_OVERs are cut; adjust, when set, changes the manager's
-// Config, and during, when set, runs while the league does.
+// Config, during, when set, runs while the league does, and front sets up
+// the first player's dropGameOvers.
 func runGapLeague(t *testing.T, players, drop int, adjust func(*manager.Config), during func(*gapLeague), front ...func(*dropGameOvers)) *gapLeague {
 	t.Helper()
 	g := &gapLeague{data: t.TempDir()} // removed after the agents stop
@@ -154,7 +174,7 @@ func runGapLeague(t *testing.T, players, drop int, adjust func(*manager.Config),
 		})
 	}
 	ln := listen(t)
-	url := "http://" + ln.Addr().String() + "/mcp"
+	mgrURL := "http://" + ln.Addr().String() + "/mcp"
 	mcfg := manager.Config{LeagueID: "league_gap", Listener: ln, DataRoot: g.data,
 		MinPlayers: players, RegistrationWindow: -1, RetryDelay: 100 * time.Millisecond, BroadcastTimeout: 2 * time.Second}
 	g.drops = &dropGameOvers{}
@@ -171,7 +191,7 @@ func runGapLeague(t *testing.T, players, drop int, adjust func(*manager.Config),
 	}
 	g.mgr = mgr
 	run("manager", mgr.Run)
-	ref, err := referee.New(referee.Config{Name: "Referee", League: url, Listener: listen(t), DataRoot: g.data,
+	ref, err := referee.New(referee.Config{Name: "Referee", League: mgrURL, Listener: listen(t), DataRoot: g.data,
 		JoinTimeout: 2 * time.Second, MoveTimeout: 3 * time.Second, RetryDelay: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -180,19 +200,33 @@ func runGapLeague(t *testing.T, players, drop int, adjust func(*manager.Config),
 	<-ref.Registered()
 	for i := range players {
 		q, l := &countQueries{}, &learned{}
-		cfg := player.Config{Name: "Gap " + string(rune('A'+i)), League: url, DataRoot: g.data, Strategy: l,
+		cfg := player.Config{Name: "Gap " + string(rune('A'+i)), League: mgrURL, DataRoot: g.data, Strategy: l,
 			HTTPClient: &http.Client{Transport: q}, RegisterRetry: 100 * time.Millisecond}
 		var p *player.Agent
 		if i == 0 {
+			q.hold = g.drops.hold
 			srv := httptest.NewServer(g.drops)
 			t.Cleanup(srv.Close)
 			cfg.Endpoint = srv.URL + "/mcp"
+			var own net.Listener
+			if g.drops.run {
+				own = listen(t)
+				cfg.Listener, cfg.ShutdownGrace = own, 10*time.Second
+			}
 			if p, err = player.New(cfg); err != nil {
 				t.Fatal(err)
 			}
-			g.drops.next = p.Handler()
 			t.Cleanup(func() { _ = p.Close() })
-			run("player 0", p.Register)
+			if own == nil {
+				g.drops.next = p.Handler()
+				run("player 0", p.Register)
+			} else {
+				g.drops.next = httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: own.Addr().String()})
+				var pctx context.Context
+				pctx, g.drops.stop = context.WithCancel(ctx)
+				g.drops.ran = make(chan error, 1)
+				wg.Go(func() { g.drops.ran <- p.Run(pctx) })
+			}
 		} else {
 			cfg.Listener = listen(t)
 			if p, err = player.New(cfg); err != nil {
@@ -287,20 +321,30 @@ func TestHistoryGapFilledFromTheManager(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
+	g.checkSaved(t, id, want, 2)
+}
+
+// checkSaved checks that player id's history.json holds the manager's
+// results want, filled of them filled from the manager.
+func (g *gapLeague) checkSaved(t *testing.T, id string, want map[string]manager.MatchRecord, filled int) {
+	t.Helper()
 	var f struct {
 		Matches []player.MatchRecord `json:"matches"`
 	}
 	if err := atomicfile.ReadJSON(filepath.Join(g.data, "data", "players", "league_gap", id, "history.json"), &f); err != nil {
 		t.Fatal(err)
 	}
-	filled = 0
+	n := 0
 	for _, m := range f.Matches {
+		if _, ok := want[m.MatchID]; !ok {
+			t.Errorf("history.json holds %s, which the manager has no result of", m.MatchID)
+		}
 		if m.Filled {
-			filled++
+			n++
 		}
 	}
-	if len(f.Matches) != players-1 || filled != 2 {
-		t.Fatalf("history.json holds %d matches, %d filled; want %d, 2 filled", len(f.Matches), filled, players-1)
+	if len(f.Matches) != len(want) || n != filled {
+		t.Fatalf("history.json holds %d matches, %d filled; want %d, %d filled", len(f.Matches), n, len(want), filled)
 	}
 }
 
@@ -489,5 +533,57 @@ func TestRestartedPlayerAcknowledgesNoResultBeforeItsHistoryIsOpen(t *testing.T)
 	}
 	if again.History().Len() != 1 {
 		t.Fatalf("history holds %d records after registration, want 1", again.History().Len())
+	}
+}
+
+// TestShutdownLetsTheFillOfTheHistoryFinish: a player stopped gracefully
+// while it takes the results it missed from the manager (after the league
+// completed, as a person stops it) records them before it stops: started
+// again after the end, it would be refused and never get them.
+func TestShutdownLetsTheFillOfTheHistoryFinish(t *testing.T) {
+	for _, how := range []string{"Shutdown", "Run's context"} {
+		t.Run(how, func(t *testing.T) {
+			const players = 4
+			hold := make(chan struct{})
+			released := sync.OnceFunc(func() { close(hold) })
+			t.Cleanup(released)
+			g := runGapLeague(t, players, 2, nil, nil, func(d *dropGameOvers) {
+				d.hold, d.run = hold, how != "Shutdown"
+			})
+			if g.drops.dropped.Load() != 2 {
+				t.Fatalf("%d GAME_OVERs dropped, want 2", g.drops.dropped.Load())
+			}
+			p := g.players[0]
+			id := p.ID()
+			want := g.results(id)
+			// The player noticed its gap (its standings row, or the final
+			// standings) and asks the manager, who does not answer yet.
+			eventually(t, "the player to ask the manager", func() bool { return g.queries[0].n.Load() > 0 })
+			if n := p.History().Len(); n != players-1-2 {
+				t.Fatalf("history holds %d matches before the fill, want %d", n, players-1-2)
+			}
+			stopped := make(chan error, 1)
+			if how == "Shutdown" {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				go func() { stopped <- p.Shutdown(ctx) }()
+			} else {
+				g.drops.stop() // as a signal does: Run stops with ShutdownGrace
+				stopped = g.drops.ran
+			}
+			select {
+			case err := <-stopped:
+				t.Fatalf("the player stopped (%v) while the fill of its history waited on the manager", err)
+			case <-time.After(200 * time.Millisecond):
+			}
+			released()
+			if err := <-stopped; err != nil {
+				t.Fatalf("stop: %v", err)
+			}
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+			g.checkSaved(t, id, want, 2)
+		})
 	}
 }

@@ -101,7 +101,8 @@ func TestChaos(t *testing.T) {
 	t.Logf("strangers: %s; without faults: %s", run.strangers, calmRun.strangers)
 	t.Logf("league time %.1fs, without faults %.1fs (%.1fx)", run.elapsed.Seconds(), calmRun.elapsed.Seconds(),
 		run.elapsed.Seconds()/calmRun.elapsed.Seconds())
-	t.Logf("resources before faults and after: %s", run.resources)
+	t.Logf("at rest %.1fs after the league (without faults %.1fs); resources before faults and after: %s",
+		run.rest.Seconds(), calmRun.rest.Seconds(), run.resources)
 	t.Logf("invariants held: %d of %d%s", report.held, report.checked, report.failedList())
 	for _, lg := range []*league{calm, l} {
 		for _, a := range lg.all {
@@ -191,6 +192,7 @@ type runResult struct {
 	resources string
 	final     manager.Snapshot
 	usage     map[*agent][2]usage // before faults, after
+	rest      time.Duration       // from the league's end until every agent was at rest
 }
 
 // play starts the league's agents, runs the faults f (none when nil) and
@@ -273,24 +275,31 @@ func (l *league) play(t *testing.T, sz size, f *faults) runResult {
 	stopFaults()
 	faultsDone.Wait()
 	st.stop()
-	// Players fill their histories after the last standings; then the
-	// agents are at rest.
-	time.Sleep(3 * time.Second)
-	var b strings.Builder
-	for _, a := range l.all {
-		if a.refusedLate() {
-			delete(res.usage, a)
-			continue
-		}
-		u, err := a.sample()
-		if err != nil {
-			t.Errorf("%s after the league: %v", a.name, err)
-			continue
-		}
-		pair := res.usage[a]
-		pair[1] = u
-		res.usage[a] = pair
+	var err error
+	if res.final, err = l.state(true); err != nil {
+		t.Fatal(err)
 	}
+	// Players fill their histories after the last standings, and the
+	// agents let go of what the faults made them hold: the samples are
+	// taken once every live player's history holds the league's results
+	// and every agent is back within bounds, or after restWait.
+	var waited []string
+	var sampleErrs []error
+	restStart := time.Now()
+	for deadline := restStart.Add(restWait); ; time.Sleep(100 * time.Millisecond) {
+		waited, sampleErrs = l.notAtRest(res.final, res.usage)
+		if len(waited)+len(sampleErrs) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, err := range sampleErrs {
+		t.Errorf("after the league: %v", err)
+	}
+	if len(waited) > 0 {
+		t.Logf("not at rest %v after the league (the checks below tell why): %s", restWait, strings.Join(waited, "; "))
+	}
+	res.rest = time.Since(restStart)
+	var b strings.Builder
 	for _, kind := range []string{kindManager, kindReferee, kindPlayer} {
 		var before, after usage
 		n := 0
@@ -305,11 +314,42 @@ func (l *league) play(t *testing.T, sz size, f *faults) runResult {
 			before.goroutines, after.goroutines, before.fds, after.fds, before.rss/(1<<20), after.rss/(1<<20))
 	}
 	res.resources = strings.TrimSuffix(b.String(), "; ")
-	var err error
-	if res.final, err = l.state(true); err != nil {
-		t.Fatal(err)
-	}
 	return res
+}
+
+// restWait bounds the wait for the agents to be at rest after the league.
+const restWait = time.Minute
+
+// notAtRest samples every agent still up (res.usage holds the samples
+// before the faults; the ones after are stored in it) and returns what is
+// not at rest yet: a live player whose history lacks a result of the
+// league's final state s, or holds another one; an agent whose resources
+// are not back within bounds. It returns the agents it failed to sample
+// apart.
+func (l *league) notAtRest(s manager.Snapshot, usage map[*agent][2]usage) (out []string, errs []error) {
+	for _, a := range l.all {
+		if a.refusedLate() {
+			delete(usage, a)
+			continue
+		}
+		u, err := a.sample()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", a.name, err))
+			continue
+		}
+		pair := usage[a]
+		pair[1] = u
+		usage[a] = pair
+		if !withinBounds(pair[0], pair[1]) {
+			out = append(out, a.name+": resources not back within bounds")
+		}
+		if a.kind == kindPlayer {
+			if gaps := l.historyGaps(a, s); gaps > 0 {
+				out = append(out, fmt.Sprintf("%s: %d results not in its history yet", a.name, gaps))
+			}
+		}
+	}
+	return out, errs
 }
 
 // sortedKeys returns m's keys in order.

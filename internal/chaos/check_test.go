@@ -75,6 +75,7 @@ type historyFile struct {
 		MatchID    string `json:"match_id"`
 		OpponentID string `json:"opponent_id"`
 		Result     string `json:"result"`
+		Attempt    int    `json:"attempt"`
 		Filled     bool   `json:"filled"`
 	} `json:"matches"`
 }
@@ -257,7 +258,7 @@ func (l *league) check(t *testing.T, run runResult) report {
 	problems = nil
 	for a, u := range run.usage {
 		before, after := u[0], u[1]
-		if after.goroutines > 2*before.goroutines+64 || after.fds > 2*before.fds+32 || after.rss > 3*before.rss+96<<20 {
+		if !withinBounds(before, after) {
 			problems = append(problems, fmt.Sprintf("%s: goroutines %d→%d, open files %d→%d, RSS %.0f→%.0f MiB", a.name,
 				before.goroutines, after.goroutines, before.fds, after.fds, before.rss/(1<<20), after.rss/(1<<20)))
 		}
@@ -355,4 +356,70 @@ func findIn(root, needle string) string {
 		return nil
 	})
 	return found
+}
+
+// withinBounds reports whether an agent's resources after the faults are
+// within a bound of their level before.
+func withinBounds(before, after usage) bool {
+	return after.goroutines <= 2*before.goroutines+64 && after.fds <= 2*before.fds+32 && after.rss <= 3*before.rss+96<<20
+}
+
+// historyGaps returns how many of player p's matches in the league's final
+// state s its records do not hold with the league's result yet, read
+// while it runs: history.json, then the lines of its store's journals
+// (data/players/.journal/*.jsonl) over it, the later attempt of a match
+// winning. The check at the end reads history.json alone, once the player
+// has stopped and written it whole.
+func (l *league) historyGaps(p *agent, s manager.Snapshot) int {
+	type record struct {
+		PlayerID string `json:"player_id"`
+		MatchID  string `json:"match_id"`
+		Result   string `json:"result"`
+		Attempt  int    `json:"attempt"`
+	}
+	var id string
+	have := map[string]record{}
+	keep := func(r record) {
+		if old, ok := have[r.MatchID]; !ok || r.Attempt >= old.Attempt {
+			have[r.MatchID] = r
+		}
+	}
+	// The journals first: a compaction writes history.json before it
+	// drops the lines history.json then holds.
+	journals, _ := filepath.Glob(filepath.Join(p.data, "data", "players", ".journal", "*.jsonl"))
+	var lines [][]byte
+	for _, path := range journals {
+		b, _ := os.ReadFile(path)
+		if i := bytes.IndexByte(b, 0); i >= 0 { // space reserved ahead of the records
+			b = b[:i]
+		}
+		lines = append(lines, bytes.Split(b, []byte("\n"))...)
+	}
+	files, _ := filepath.Glob(filepath.Join(p.data, "data", "players", l.id, "*", "history.json"))
+	if len(files) == 1 {
+		var h historyFile
+		if readJSON(files[0], &h) == nil {
+			id = h.PlayerID
+			for _, m := range h.Matches {
+				keep(record{MatchID: m.MatchID, Result: m.Result, Attempt: m.Attempt})
+			}
+		}
+	}
+	for _, line := range lines {
+		var r record
+		if json.Unmarshal(line, &r) == nil && r.MatchID != "" && (id == "" || r.PlayerID == id) {
+			id = r.PlayerID
+			keep(r)
+		}
+	}
+	if id == "" {
+		return len(l.players) - 1
+	}
+	gaps := 0
+	for _, m := range s.Matches {
+		if (m.PlayerAID == id || m.PlayerBID == id) && (m.Result == nil || have[m.MatchID].Result != outcome(m, id)) {
+			gaps++
+		}
+	}
+	return gaps
 }
