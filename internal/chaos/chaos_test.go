@@ -3,6 +3,7 @@ package chaos_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -37,7 +38,9 @@ var (
 
 // runConfig reads the run's size and seed from the environment:
 // CHAOS_LONG=1 for the long run, CHAOS_SEED to replay a seed (default 1),
-// CHAOS_PLAYERS to change the number of players.
+// CHAOS_PLAYERS to change the number of players; CHAOS_DIR keeps the
+// agents' files and logs, and the faults' log (chaos/faults.log), there;
+// CHAOS_TRACE=1 has the players record every message in their agent logs.
 func runConfig(t *testing.T) (size, uint64, string) {
 	sz, name := short, "short"
 	if os.Getenv("CHAOS_LONG") != "" {
@@ -88,6 +91,10 @@ func TestChaos(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	l := newLeague(t, px, bins, filepath.Join(dir, "chaos"), sz)
 	f := newFaults(rng, l, px, sz, calmRun.elapsed)
+	if flog, err := os.Create(filepath.Join(l.dir, "faults.log")); err == nil { // kept with CHAOS_DIR
+		defer flog.Close()
+		f.log = flog
+	}
 	run := l.play(t, sz, f)
 	l.stopAll()
 	report := l.check(t, run)
@@ -150,6 +157,9 @@ func newLeague(t *testing.T, px *proxies, bins map[string]string, dir string, sz
 	for _, p := range l.players {
 		p.args = []string{"-port", port(p), "-data", p.data, "-name", p.name, "-league", l.mgr.url(), "-endpoint", p.url(),
 			"-strategy", "random"}
+		if os.Getenv("CHAOS_TRACE") != "" { // every message a player sends and receives, in its agent log
+			p.args = append(p.args, "-trace")
+		}
 	}
 	t.Cleanup(l.stopAll)
 	return l
@@ -258,7 +268,10 @@ func (l *league) play(t *testing.T, sz size, f *faults) runResult {
 			}
 			// The faults stop as the last round starts: the players alive
 			// then are the ones whose histories must be complete.
-			if s.CurrentRound >= s.TotalRounds {
+			if s.CurrentRound >= s.TotalRounds && faultsCtx.Err() == nil {
+				if f != nil {
+					f.logf("round %d of %d started: the faults stop", s.CurrentRound, s.TotalRounds)
+				}
 				stopFaults()
 			}
 		}
@@ -411,6 +424,15 @@ type faults struct {
 	netCount   counter
 	killCount  counter
 	killEvents atomic.Int32
+	logMu      sync.Mutex
+	log        io.Writer // each fault as it comes and goes, with its time (faults.log)
+}
+
+// logf writes one line of the faults' log.
+func (f *faults) logf(format string, args ...any) {
+	f.logMu.Lock()
+	defer f.logMu.Unlock()
+	fmt.Fprintf(f.log, "%s "+format+"\n", append([]any{time.Now().UTC().Format("15:04:05.000")}, args...)...)
 }
 
 // netFault is one toxic on one agent's proxy for a while.
@@ -423,7 +445,7 @@ type netFault struct {
 }
 
 func newFaults(rng *rand.Rand, l *league, px *proxies, sz size, calm time.Duration) *faults {
-	f := &faults{l: l, px: px}
+	f := &faults{l: l, px: px, log: io.Discard}
 	// Spread over about the time the league takes without faults: the
 	// faults slow it, so they end before it does.
 	f.netEvery = max(calm/time.Duration(sz.netFaults), 5*time.Millisecond)
@@ -509,12 +531,15 @@ func (f *faults) run(ctx context.Context) {
 	wg.Go(func() { f.runNet(ctx, &wg) })
 	wg.Go(func() { f.runKills(ctx, &wg) })
 	wg.Wait()
+	f.logf("faults over: removing what is left")
 	for _, a := range f.l.all { // no toxic outlives the faults
 		a.proxyMu.Lock()
-		if toxics, err := a.proxy.Toxics(); err == nil {
-			for _, x := range toxics {
-				f.removeToxic(a, x.Name, x.Type)
-			}
+		toxics, err := a.proxy.Toxics()
+		if err != nil {
+			f.logf("%s: toxics not listed: %v", a.name, err)
+		}
+		for _, x := range toxics {
+			f.removeToxic(a, x.Name, x.Type)
 		}
 		for i := 0; !a.proxy.Enabled && i < 50; i++ { // nor a proxy left disabled
 			if a.proxy.Enable() != nil {
@@ -536,18 +561,23 @@ func (f *faults) run(ctx context.Context) {
 // the proxy go with it, a little before their time.
 func (f *faults) removeToxic(a *agent, name, kind string) {
 	if kind != "timeout" {
-		_ = a.proxy.RemoveToxic(name)
+		err := a.proxy.RemoveToxic(name)
+		f.logf("%s: %s %s removed (%v)", a.name, kind, name, err)
 		return
 	}
 	old := a.proxy
-	_ = old.Delete()
+	err := old.Delete()
 	for range 50 { // its port may be held a moment
-		if px, err := f.px.client.CreateProxy(old.Name, old.Listen, old.Upstream); err == nil {
+		px, cerr := f.px.client.CreateProxy(old.Name, old.Listen, old.Upstream)
+		if cerr == nil {
 			a.proxy = px
+			f.logf("%s: %s %s removed with its proxy (delete: %v), proxy made again", a.name, kind, name, err)
 			return
 		}
+		f.logf("%s: proxy not made again yet: %v", a.name, cerr)
 		time.Sleep(100 * time.Millisecond)
 	}
+	f.logf("%s: proxy NOT made again after %s %s", a.name, kind, name)
 }
 
 // sleep waits d or until ctx ends, and reports whether ctx is still live.
@@ -570,6 +600,7 @@ func (f *faults) runNet(ctx context.Context, wg *sync.WaitGroup) {
 		a.proxyMu.Lock()
 		_, err := a.proxy.AddToxic(name, nf.kind, nf.stream, 1, nf.attrs)
 		a.proxyMu.Unlock()
+		f.logf("%s: %s %s %s %v for %v added (%v)", a.name, nf.kind, name, nf.stream, nf.attrs, nf.hold, err)
 		if err != nil {
 			continue
 		}
@@ -581,10 +612,14 @@ func (f *faults) runNet(ctx context.Context, wg *sync.WaitGroup) {
 				// toxic that is running, a data race the race detector
 				// reports (v2.12.0).
 				a.proxyMu.Lock()
-				if a.proxy.RemoveToxic(name) == nil {
-					if _, err := a.proxy.AddToxic(name, nf.kind, nf.stream, 1, nf.change); err == nil {
+				if err := a.proxy.RemoveToxic(name); err == nil {
+					_, err := a.proxy.AddToxic(name, nf.kind, nf.stream, 1, nf.change)
+					if err == nil {
 						f.netCount.add(nf.kind + " changed")
 					}
+					f.logf("%s: %s %s changed to %v (%v)", a.name, nf.kind, name, nf.change, err)
+				} else {
+					f.logf("%s: %s %s not removed to change it: %v", a.name, nf.kind, name, err)
 				}
 				a.proxyMu.Unlock()
 			}
@@ -620,6 +655,7 @@ func (f *faults) runKills(ctx context.Context, wg *sync.WaitGroup) {
 		for _, a := range down {
 			killed.Go(a.kill)
 			f.killCount.add(a.kind)
+			f.logf("%s: killed", a.name)
 		}
 		killed.Wait()
 		for _, a := range down {
@@ -629,6 +665,7 @@ func (f *faults) runKills(ctx context.Context, wg *sync.WaitGroup) {
 				time.Sleep(pause) // restarted even when the faults stop meanwhile
 				for range 100 {
 					if a.start(context.Background()) == nil || a.running() {
+						f.logf("%s: started again", a.name)
 						return
 					}
 					time.Sleep(100 * time.Millisecond) // the port may still be held a moment
