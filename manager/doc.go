@@ -55,7 +55,10 @@
 // every player gets LEAGUE_STANDINGS_UPDATE and ROUND_COMPLETED; after the
 // last, players and referees get LEAGUE_COMPLETED. Broadcasts go out
 // concurrently, each call bounded by [Config.BroadcastTimeout], so an agent
-// that is down delays nobody.
+// that is down delays nobody. A player LEAGUE_COMPLETED did not reach is
+// sent it again while the manager runs, after [Config.RetryDelay] and then
+// at doubling pauses up to [Config.MaxRetryDelay], until it acknowledges
+// it: back again, it learns the results it missed.
 //
 // # Agent lifecycle
 //

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -111,12 +112,14 @@ func (m *Manager) playerTargetsLocked() []target {
 
 // broadcast runs send for every target concurrently (at most
 // maxParallelCalls at once), each call bounded by BroadcastTimeout, and
-// returns when all have finished. A target that fails is logged and
-// reported as a warning; it never holds the others up.
-func (m *Manager) broadcast(ctx context.Context, what string, targets []target, send func(ctx context.Context, t target) error) {
+// returns the targets it failed to reach once all have finished. A target
+// that fails is logged and reported as a warning; it never holds the
+// others up.
+func (m *Manager) broadcast(ctx context.Context, what string, targets []target, send func(ctx context.Context, t target) error) []target {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var failed []string
+	var missed []target
 	var next atomic.Int64
 	one := func(t target) {
 		cctx, cancel := context.WithTimeout(ctx, m.cfg.BroadcastTimeout)
@@ -133,6 +136,7 @@ func (m *Manager) broadcast(ctx context.Context, what string, targets []target, 
 				slog.String("endpoint", t.endpoint), slog.String("error", err.Error()))
 			mu.Lock()
 			failed = append(failed, fmt.Sprintf("%s (%s)", t.id, leaguesdk.CodeOf(err)))
+			missed = append(missed, t)
 			mu.Unlock()
 		}
 	}
@@ -151,6 +155,7 @@ func (m *Manager) broadcast(ctx context.Context, what string, targets []target, 
 	if len(failed) > 0 {
 		m.emit(Event{Kind: EventWarning, Message: fmt.Sprintf("%s did not reach %d agent(s): %v", what, len(failed), failed)})
 	}
+	return missed
 }
 
 // call sends msg to one target and discards its answer.
@@ -553,15 +558,27 @@ func (m *Manager) completeLeague(ctx context.Context) error {
 	}
 	rounds, matches := len(m.rounds), m.matchCount()
 	ids := m.allAgentIDsLocked()
+	players := len(targets) - len(m.referees)
 	m.mu.Unlock()
-	m.broadcast(ctx, "LEAGUE_COMPLETED", targets, func(ctx context.Context, t target) error {
+	send := func(ctx context.Context, t target) error {
 		return m.call(ctx, t, leaguesdk.MethodNotifyLeagueCompleted, &leaguesdk.LeagueCompleted{
 			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueCompleted, leaguesdk.LeagueManagerSender, t.token, "", m.cfg.Now()),
 			LeagueID: m.cfg.LeagueID, TotalRounds: rounds, TotalMatches: matches, Champion: champion, FinalStandings: standings})
-	})
+	}
+	missed := m.broadcast(ctx, "LEAGUE_COMPLETED", targets, send)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// The players it did not reach are told again while the manager runs
+	// (redeliverCompletion): one alive again learns the results it missed.
+	m.mu.Lock()
+	m.completion = completion{send: send}
+	for _, t := range missed {
+		if slices.ContainsFunc(targets[:players], func(p target) bool { return p.id == t.id }) {
+			m.completion.missed = append(m.completion.missed, t)
+		}
+	}
+	m.mu.Unlock()
 	m.applyTransitions(m.life.Ended(ids, m.cfg.Now())) // lifecycle.go
 	m.persistMu.Lock()
 	err := m.saveState(func() error {
@@ -584,4 +601,53 @@ func (m *Manager) completeLeague(ctx context.Context) error {
 	m.emit(Event{Kind: EventLeagueCompleted, Standings: standings, Champion: champion, Message: msg})
 	m.doneOnce.Do(func() { close(m.done) })
 	return nil
+}
+
+// completion is what LEAGUE_COMPLETED's redelivery needs: the players it
+// has not reached yet, and how to send it to one.
+type completion struct {
+	missed []target
+	send   func(ctx context.Context, t target) error
+}
+
+// redeliverCompletion sends LEAGUE_COMPLETED again to each player the
+// league's end did not reach (down, cut off, or shut down and gone), after
+// RetryDelay and then at doubling pauses up to MaxRetryDelay, until every
+// one has acknowledged it or ctx ends: a player that is back learns that
+// the league is over, and fills its history from the final standings. Each
+// try calls the player afresh, whatever its endpoint's circuit breaker
+// learned during the league. It calls nothing when every player was
+// reached.
+func (m *Manager) redeliverCompletion(ctx context.Context) {
+	m.mu.Lock()
+	c := m.completion
+	m.mu.Unlock()
+	pending := c.missed
+	for delay := m.cfg.RetryDelay; len(pending) > 0; delay = min(2*delay, m.cfg.MaxRetryDelay) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
+		}
+		var still []target
+		for _, t := range pending {
+			// Called afresh: the breaker of its endpoint, open for the
+			// failures that made it miss the end, would refuse the call
+			// for a while yet; these calls are few and far between.
+			m.client.Forget(t.endpoint)
+			cctx, cancel := context.WithTimeout(ctx, m.cfg.BroadcastTimeout)
+			err := c.send(cctx, t)
+			cancel()
+			switch {
+			case ctx.Err() != nil:
+				return
+			case err != nil:
+				still = append(still, t)
+				m.log.Debug("LEAGUE_COMPLETED not delivered again", slog.String("agent_id", t.id), slog.String("error", err.Error()))
+			default:
+				m.log.Info("LEAGUE_COMPLETED delivered late", slog.String("agent_id", t.id))
+			}
+		}
+		pending = still
+	}
 }

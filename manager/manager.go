@@ -88,6 +88,7 @@ type Manager struct {
 	viewsWake  chan struct{}  // wakes viewWriter
 	done       chan struct{}
 	doneOnce   sync.Once
+	completion completion          // LEAGUE_COMPLETED's redelivery (league.go); guarded by mu
 	runner     *agentkit.Lifecycle // Run, Shutdown and Close
 	clk        clock               // clock.go; nil: the system clock
 
@@ -749,7 +750,8 @@ func (m *Manager) Run(ctx context.Context) error {
 			wg.Go(func() { m.prober(ctx) })
 			err := m.runLeague(ctx)
 			if err == nil {
-				<-ctx.Done() // the league is over: serve queries until stopped
+				m.redeliverCompletion(ctx) // to the players LEAGUE_COMPLETED did not reach (league.go)
+				<-ctx.Done()               // the league is over: serve queries until stopped
 			}
 			wg.Wait()
 			if errors.Is(err, context.Canceled) {

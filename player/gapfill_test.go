@@ -587,3 +587,32 @@ func TestShutdownLetsTheFillOfTheHistoryFinish(t *testing.T) {
 		})
 	}
 }
+
+// TestPlayerUnreachableAtTheEndIsToldLater: a player the manager cannot
+// reach when the league completes (cut off since its first round) is sent
+// LEAGUE_COMPLETED again once it is reachable, and fills its history.
+func TestPlayerUnreachableAtTheEndIsToldLater(t *testing.T) {
+	const players = 4
+	g := runGapLeague(t, players, 0, func(cfg *manager.Config) {
+		cfg.MaxFails, cfg.ProbeInterval, cfg.MaxRetryDelay = 1, 50*time.Millisecond, 200*time.Millisecond
+	}, nil, func(d *dropGameOvers) { d.down.Store(true) }) // cut off from the start to the end
+	p := g.players[0]
+	<-p.Registered()
+	want := g.results(p.ID())
+	if len(want) != players-1 {
+		t.Fatalf("the manager has %d results of %s, want %d", len(want), p.ID(), players-1)
+	}
+	if n := p.History().Len(); n != 0 {
+		t.Fatalf("history holds %d matches while the player was cut off, want 0", n)
+	}
+	g.drops.down.Store(false) // reachable again, after the league's end
+	eventually(t, "the history to be complete", func() bool { return p.History().Len() == len(want) })
+	for _, m := range p.History().Matches() {
+		if _, ok := want[m.MatchID]; !ok {
+			t.Fatalf("history holds %s, which the manager has no result of", m.MatchID)
+		}
+		if !m.Filled {
+			t.Errorf("%s: not marked filled", m.MatchID)
+		}
+	}
+}
