@@ -446,6 +446,9 @@ type netFault struct {
 
 func newFaults(rng *rand.Rand, l *league, px *proxies, sz size, calm time.Duration) *faults {
 	f := &faults{l: l, px: px, log: io.Discard}
+	for _, a := range l.all {
+		a.toxicSlot = make(chan struct{}, 1)
+	}
 	// Spread over about the time the league takes without faults: the
 	// faults slow it, so they end before it does.
 	f.netEvery = max(calm/time.Duration(sz.netFaults), 5*time.Millisecond)
@@ -590,6 +593,13 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
+// runNet brings the network faults, one every netEvery, each on its
+// agent's proxy for its hold. A proxy carries one toxic at a time: a fault
+// whose proxy carries one already waits for it to go (until ctx ends).
+// Toxiproxy (v2.12.0) can wedge a proxy whose chain holds several toxics:
+// removing one of them then never returns, its API answers 503 after 25 s
+// to every call on that proxy, and no data crosses it again (seen with a
+// bandwidth toxic removed behind a reset_peer; toxiproxy issue #558).
 func (f *faults) runNet(ctx context.Context, wg *sync.WaitGroup) {
 	for i, nf := range f.net {
 		if !sleep(ctx, f.netEvery) {
@@ -597,15 +607,21 @@ func (f *faults) runNet(ctx context.Context, wg *sync.WaitGroup) {
 		}
 		a := f.l.all[nf.agent]
 		name := "fault" + strconv.Itoa(i)
-		a.proxyMu.Lock()
-		_, err := a.proxy.AddToxic(name, nf.kind, nf.stream, 1, nf.attrs)
-		a.proxyMu.Unlock()
-		f.logf("%s: %s %s %s %v for %v added (%v)", a.name, nf.kind, name, nf.stream, nf.attrs, nf.hold, err)
-		if err != nil {
-			continue
-		}
-		f.netCount.add(nf.kind)
 		wg.Go(func() {
+			select {
+			case a.toxicSlot <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-a.toxicSlot }()
+			a.proxyMu.Lock()
+			_, err := a.proxy.AddToxic(name, nf.kind, nf.stream, 1, nf.attrs)
+			a.proxyMu.Unlock()
+			f.logf("%s: %s %s %s %v for %v added (%v)", a.name, nf.kind, name, nf.stream, nf.attrs, nf.hold, err)
+			if err != nil {
+				return
+			}
+			f.netCount.add(nf.kind)
 			if nf.change != nil && sleep(ctx, nf.hold/2) {
 				// Changed by taking it away and putting the new one in its
 				// place: toxiproxy's UpdateToxic writes the attributes of a

@@ -141,8 +141,11 @@ type agent struct {
 	// proxyMu serialises its use and its replacement (faults.removeToxic).
 	proxy   *toxiclient.Proxy
 	proxyMu sync.Mutex
-	listen  string
-	args    []string
+	// toxicSlot holds the one toxic the proxy carries at a time (see
+	// faults.runNet); made by newFaults.
+	toxicSlot chan struct{}
+	listen    string
+	args      []string
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
