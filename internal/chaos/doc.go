@@ -17,4 +17,8 @@
 // The long run, and a replay of any run by its seed:
 //
 //	cd internal/chaos && CHAOS_LONG=1 CHAOS_SEED=1 go test -run TestChaos -v -timeout 60m
+//
+// CHAOS_DIR=dir keeps the agents' files and logs in dir, with
+// chaos/faults.log, every fault as it came and went; CHAOS_TRACE=1 has the
+// players record every message they send and receive.
 package chaos
