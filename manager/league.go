@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -558,7 +557,6 @@ func (m *Manager) completeLeague(ctx context.Context) error {
 	}
 	rounds, matches := len(m.rounds), m.matchCount()
 	ids := m.allAgentIDsLocked()
-	players := len(targets) - len(m.referees)
 	m.mu.Unlock()
 	send := func(ctx context.Context, t target) error {
 		return m.call(ctx, t, leaguesdk.MethodNotifyLeagueCompleted, &leaguesdk.LeagueCompleted{
@@ -574,7 +572,7 @@ func (m *Manager) completeLeague(ctx context.Context) error {
 	m.mu.Lock()
 	m.completion = completion{send: send}
 	for _, t := range missed {
-		if slices.ContainsFunc(targets[:players], func(p target) bool { return p.id == t.id }) {
+		if t.sender == leaguesdk.PlayerSender(t.id) { // the referees need nothing more
 			m.completion.missed = append(m.completion.missed, t)
 		}
 	}

@@ -340,10 +340,7 @@ func TestRegistrationWaitsForManager(t *testing.T) {
 	// The manager's port is open from the start, but while it is "down"
 	// every connection is dropped unanswered, as by a process not yet
 	// serving; then it comes up on the same address.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := listen(t)
 	m := &testManager{playerID: "P01"}
 	m.URL = "http://" + ln.Addr().String() + "/mcp"
 	var down atomic.Bool
@@ -427,10 +424,7 @@ func TestRegistrationReplyReadTolerantly(t *testing.T) {
 		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.LeagueRegisterRequest) (*map[string]any, error) {
 			return &map[string]any{"status": "REGISTERED", "player_id": "alpha_7"}, nil
 		})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := listen(t)
 	serveHandler(t, ln, srv)
 	a := runAgent(t, player.Config{League: "http://" + ln.Addr().String() + "/mcp"})
 	if a.ID() != "alpha_7" {
@@ -444,10 +438,7 @@ func TestRegistrationReplyReadTolerantly(t *testing.T) {
 }
 
 func TestStopBeforeRegistrationIsClean(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := listen(t)
 	addr := ln.Addr().String()
 	ln.Close()
 	a, err := player.New(player.Config{Name: "x", League: "http://" + addr + "/mcp", Addr: "127.0.0.1:0", RegisterRetry: 10 * time.Millisecond})

@@ -348,16 +348,6 @@ func (g *gapLeague) checkSaved(t *testing.T, id string, want map[string]manager.
 	}
 }
 
-// listen listens on a port of loopback the system picks.
-func listen(t *testing.T) net.Listener {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ln
-}
-
 // TestShutDownPlayerAliveAtTheEndHasItsWholeHistory: a player the manager
 // shut down (unreachable for MaxFails calls) that is reachable again
 // before the league ends is told the league completed, and fills every

@@ -138,12 +138,18 @@ func httpGet(url string) (map[string]any, error) {
 
 func startManager(t testing.TB, m *testManager) *testManager {
 	t.Helper()
+	serveManager(t, m, listen(t))
+	return m
+}
+
+// listen listens on a port of loopback the system picks.
+func listen(t testing.TB) net.Listener {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	serveManager(t, m, ln)
-	return m
+	return ln
 }
 
 // testLogger writes the agent's log to the test's log.
@@ -190,11 +196,7 @@ func startAgent(t testing.TB, cfg player.Config) (*player.Agent, <-chan error, f
 		cfg.Logger = testLogger(t)
 	}
 	if cfg.Listener == nil {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Listener = ln
+		cfg.Listener = listen(t)
 	}
 	a, err := player.New(cfg)
 	if err != nil {

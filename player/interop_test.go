@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -36,10 +35,7 @@ type foreignManager struct {
 func startForeignManager(t *testing.T, nestedOnly bool) *foreignManager {
 	t.Helper()
 	m := &foreignManager{nestedOnly: nestedOnly, players: map[string]string{}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := listen(t)
 	m.URL = "http://" + ln.Addr().String() + "/mcp"
 	serveHandler(t, ln, http.HandlerFunc(m.serve))
 	return m

@@ -67,15 +67,7 @@ func TestRunRegistersLogsAndStops(t *testing.T) {
 			t.Fatalf("%s: %v", step.method, err)
 		}
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run = %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("run did not stop")
-	}
+	stopRun(t, cancel, done)
 	raw, err := os.ReadFile(logFile)
 	if err != nil {
 		t.Fatal(err)
@@ -210,5 +202,20 @@ func TestAModelStrategyNamesTheModelProgram(t *testing.T) {
 	}
 	if h := stderr.String(); !strings.Contains(h, "random | always_even | always_odd | history") || strings.Contains(h, "llm") {
 		t.Errorf("-h must list the plain strategies and no model's:\n%s", h)
+	}
+}
+
+// stopRun cancels run's context and waits, up to 10 s, for run to return
+// nil on done.
+func stopRun(t *testing.T, cancel context.CancelFunc, done <-chan error) {
+	t.Helper()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not stop")
 	}
 }

@@ -44,15 +44,7 @@ func TestRunWithoutRegistering(t *testing.T) {
 	if reply.PlayerID != "P09" || !reply.ParityChoice.Valid() {
 		t.Fatalf("reply %+v: want a valid choice of the addressed player P09", reply)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run = %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("run did not stop")
-	}
+	stopRun(t, cancel, done)
 	select {
 	case req := <-regs:
 		t.Fatalf("a player run with -no-register registered: %+v", req.PlayerMeta)

@@ -143,8 +143,7 @@ func TestPageOfABigLeagueShowsOneRoundAtATime(t *testing.T) {
 			"matches": []any{match(fmt.Sprintf("R%dM1", round), round, "P01", "P02", "PENDING", nil)},
 		}
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, r *http.Request) {
+	page := openDashboard(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query().Get("round")
 		mu.Lock()
 		asked[q] = true
@@ -155,12 +154,7 @@ func TestPageOfABigLeagueShowsOneRoundAtATime(t *testing.T) {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(stateOf(round))
-	})
-	mux.Handle("GET /", dashboard.Handler())
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-
-	page := openPage(t, srv.URL+"/")
+	}))
 	page.expect(`!document.getElementById("schedule-paging").hidden`)
 	page.expect(`document.querySelector('#schedule [data-match-id="R2M1"]') !== null`)
 	page.expect(`document.getElementById("totals").innerText.includes("14 of 325 matches finished")`)
@@ -184,15 +178,9 @@ func TestPageOfABigLeagueShowsOneRoundAtATime(t *testing.T) {
 // TestPageSaysWhenTheManagerIsUnreachable checks the page keeps running and
 // tells the reader when api/state fails.
 func TestPageSaysWhenTheManagerIsUnreachable(t *testing.T) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, _ *http.Request) {
+	page := openDashboard(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "down for a moment", http.StatusServiceUnavailable)
-	})
-	mux.Handle("GET /", dashboard.Handler())
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-
-	page := openPage(t, srv.URL+"/")
+	}))
 	page.expect(`!document.getElementById("connection").hidden &&
 		document.getElementById("connection").innerText.includes("HTTP 503")`)
 	// Having had no answer, it says nothing of the league.
@@ -224,13 +212,7 @@ func TestScheduleOpensTheCurrentRoundAndKeepsTheReadersChoice(t *testing.T) {
 		"referees": referees, "players": players(8), "matches": matches, "standings": []any{}, "champion": nil,
 		"updated_at": "2026-01-01T00:00:00Z", "totals": map[string]any{"scheduled": 28, "finished": 8, "running": 4},
 	})
-	mux := http.NewServeMux()
-	mux.Handle("GET /api/state", state)
-	mux.Handle("GET /", dashboard.Handler())
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-
-	page := openPage(t, srv.URL+"/")
+	page := openDashboard(t, state)
 	const openRounds = `[...document.querySelectorAll("#schedule details.round")].filter((d) => d.open).map((d) => d.dataset.roundId).join(",")`
 	page.expect(`document.querySelectorAll("#schedule details.round").length === 7`)
 	page.expect(openRounds + ` === "3"`)
@@ -266,13 +248,7 @@ func TestFirstScreenHoldsTheStandingsOfABigLeague(t *testing.T) {
 		"totals":  map[string]any{"scheduled": n * (n - 1) / 2, "finished": 1500, "running": 12},
 		"matches": []any{match("R4M1", 4, "P01", "P02", "RUNNING", nil)},
 	})
-	mux := http.NewServeMux()
-	mux.Handle("GET /api/state", state)
-	mux.Handle("GET /", dashboard.Handler())
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-
-	page := openPage(t, srv.URL+"/")
+	page := openDashboard(t, state)
 	page.expect(fmt.Sprintf(`document.querySelectorAll("#standings tbody tr").length === %d`, n))
 	page.expect(fmt.Sprintf(`document.querySelectorAll("#players tbody tr").length === %d`, n))
 	layout := eval[struct {
@@ -293,4 +269,16 @@ func TestFirstScreenHoldsTheStandingsOfABigLeague(t *testing.T) {
 		t.Errorf("with %d players: %+v; want the standings panel to end and the players' table to start on the first screen, the standings scrolling in their box", n, layout)
 	}
 	page.checkProblems()
+}
+
+// openDashboard serves the dashboard with state as its GET /api/state and
+// opens its page.
+func openDashboard(t *testing.T, state http.Handler) *page {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("GET /api/state", state)
+	mux.Handle("GET /", dashboard.Handler())
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return openPage(t, srv.URL+"/")
 }
