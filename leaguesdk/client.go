@@ -101,8 +101,12 @@ var ErrCircuitOpen = errors.New("circuit breaker open")
 // naming the status, and the request is not sent there: a message carries
 // its sender's auth token.
 type Client struct {
-	cfg       ClientConfig
-	http      *http.Client
+	cfg  ClientConfig
+	http *http.Client
+	// headers are the headers of every request, made once: each
+	// request's map takes their values rather than a new slice per header
+	// and call. Nothing writes to them.
+	headers   http.Header
 	ownsHTTP  bool
 	nextID    atomic.Int64
 	endpoints sync.Map // endpoint → *endpointState
@@ -167,7 +171,11 @@ func NewClient(cfg ClientConfig) *Client {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Client{cfg: cfg}
+	c := &Client{cfg: cfg, headers: http.Header{
+		"Content-Type": {"application/json"},
+		"Accept":       {"application/json, text/event-stream"},
+		"User-Agent":   {cfg.UserAgent},
+	}}
 	if cfg.HTTPClient != nil {
 		hc := *cfg.HTTPClient
 		if hc.CheckRedirect == nil {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"reflect"
@@ -135,9 +136,7 @@ func (c *Client) roundTrip(ctx context.Context, ep *endpointState, body [][]byte
 		req.Body = pieces()
 		req.GetBody = func() (io.ReadCloser, error) { return pieces(), nil }
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("User-Agent", c.cfg.UserAgent)
+	maps.Copy(req.Header, c.headers)
 	if sess != nil {
 		sess.SetHeaders(req.Header)
 	}

@@ -313,14 +313,26 @@ func TestFuzzCorpus(t *testing.T) {
 
 // FuzzReadRequestAgreesWithEncodingJSON holds the server's one reading of
 // a request to encoding/json: the JSON-RPC request and the message it
-// carries read the same, and the message decodes into its Go type as
+// carries read the same, the params decoded as the body is read (as the
+// server decodes a typed tool's message) are what encoding/json decodes
+// from the params it finds, and the message decodes into its Go type as
 // encoding/json decodes it, re-encoded by the drop-in as by encoding/json.
 func FuzzReadRequestAgreesWithEncodingJSON(f *testing.F) {
 	for _, seed := range serveSeeds() {
 		f.Add(seed.body)
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req, _, bad := wire.ReadRequest(body)
+		var early *leaguesdk.GameOver
+		req, _, read, bad := wire.ReadRequest(body, func(method string, params []byte) ([]byte, bool) {
+			early = new(leaguesdk.GameOver)
+			rest, err := wirejson.Next(params, early)
+			return rest, err == nil
+		})
+		plain, _, _, plainBad := wire.ReadRequest(body, nil)
+		if (bad == nil) != (plainBad == nil) || req.Method != plain.Method || !bytes.Equal(req.ID, plain.ID) ||
+			!bytes.Equal(req.Params, plain.Params) {
+			t.Fatalf("%q: read %+v (%v) with params decoded, %+v (%v) without", body, req, bad, plain, plainBad)
+		}
 		var std struct {
 			JSONRPC string          `json:"jsonrpc"`
 			ID      json.RawMessage `json:"id"`
@@ -337,6 +349,17 @@ func FuzzReadRequestAgreesWithEncodingJSON(f *testing.F) {
 		}
 		if req.Method != *std.Method || !bytes.Equal(req.ID, std.ID) || !bytes.Equal(req.Params, std.Params) {
 			t.Fatalf("%q: read %q %s %s, encoding/json %q %s %s", body, req.Method, req.ID, req.Params, *std.Method, std.ID, std.Params)
+		}
+		if read {
+			var want leaguesdk.GameOver
+			if err := json.Unmarshal(std.Params, &want); err != nil {
+				t.Fatalf("%q: params decoded as the body was read, encoding/json refuses them: %v", body, err)
+			}
+			b1, e1 := json.Marshal(early)
+			b2, e2 := json.Marshal(&want)
+			if e1 != nil || e2 != nil || !bytes.Equal(b1, b2) {
+				t.Fatalf("%q: params decoded as the body was read %s (%v), by encoding/json %s (%v)", body, b1, e1, b2, e2)
+			}
 		}
 		call, bad := wire.Locate(req.Method, req.Params)
 		if bad != nil || call.MessageType == "" {

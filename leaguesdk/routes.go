@@ -22,7 +22,11 @@ type route struct {
 	// decode reads a message into the tool's input type; run validates,
 	// authorises and serves a decoded input.
 	decode func(raw json.RawMessage) (in any, err error)
-	run    func(ctx context.Context, req *Request, in any) (any, error)
+	// decodeNext, for a typed tool, decodes the message at the start of
+	// data (a request's params, as its body is read) and returns the text
+	// after it; an error leaves the message to decode.
+	decodeNext func(data []byte) (in any, rest []byte, err error)
+	run        func(ctx context.Context, req *Request, in any) (any, error)
 }
 
 // Handle adds a tool to s whose handler takes a message of type In and
@@ -67,6 +71,19 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, req *
 		}
 		return in, nil
 	}
+	if typed {
+		r.decodeNext = func(data []byte) (any, []byte, error) {
+			in := new(In)
+			rest, err := wirejson.Next(data, in)
+			if err != nil {
+				return nil, nil, err
+			}
+			if renames && wire.HasAlias(data[:len(data)-len(rest)]) {
+				return nil, nil, errAliased // decode renames them first
+			}
+			return in, rest, nil
+		}
+	}
 	match := matchIDField(reflect.TypeFor[In]())
 	r.run = func(ctx context.Context, req *Request, v any) (any, error) {
 		in := v.(*In)
@@ -98,6 +115,10 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, req *
 	}
 	s.add(r, types)
 }
+
+// errAliased is decodeNext's error for a message that names a field by
+// an alias: decode reads it, once the fields are renamed.
+var errAliased = errors.New("message names a field by an alias")
 
 // matchIDField returns a function that reads the match_id of a *T, ""
 // for a type without one.
@@ -211,3 +232,90 @@ func (t routeTable) Typed(mt string) (*route, bool) {
 
 // Takes reports whether rt takes messages of type mt.
 func (routeTable) Takes(rt *route, mt string) bool { return rt.types[MessageType(mt)] }
+
+// preRead is a request's message decoded as its body was read
+// (readNamed), with its route.
+type preRead struct {
+	rt *route
+	in any
+}
+
+// namedRoute returns the typed tool a request's method names, when its
+// params (the text from their value on) may be the tool's message: the
+// commonest request, read at once by named.
+func (s *Server) namedRoute(method string, params []byte) *route {
+	if method == "tools/call" || len(params) == 0 || params[0] != '{' {
+		return nil
+	}
+	rt, _ := routeTable{s}.Named(strings.ToLower(method))
+	if rt == nil || !rt.typed {
+		return nil
+	}
+	return rt
+}
+
+// readNamed is wire.ReadRequest's reading of params: when the method
+// names a typed tool, the params are decoded straight into its input, in
+// the reading of the body, and pre holds them; it returns the text after
+// them. Otherwise, or when they do not decode so, it returns false and
+// they are read as they came.
+func (s *Server) readNamed(ctx context.Context, method string, params []byte, pre *preRead) ([]byte, bool) {
+	rt := s.namedRoute(method, params)
+	if rt == nil || rt.decodeNext == nil {
+		return nil, false
+	}
+	var rest []byte
+	_, err := s.guard(ctx, rt.tool.Name, func(context.Context, *Request) (any, error) {
+		in, r, err := rt.decodeNext(params)
+		pre.rt, pre.in, rest = rt, in, r
+		return nil, err
+	}, nil)
+	if err != nil || pre.in == nil {
+		*pre = preRead{}
+		return nil, false
+	}
+	return rest, true
+}
+
+// named reads the commonest request at once: a method that names a typed
+// tool, with the message as params. It returns the tool's input (pre's,
+// decoded as the body was read, or else decoded from params) with the
+// message's type when the tool takes that type: what wire.Locate and
+// wire.Route would find, without reading params to locate the message
+// first (a standings table is read once). For any other request it
+// returns a nil route, and the request is located and routed as a whole
+// (a message of another type sent to this method, say, goes to the tool
+// that takes its type). A panic while decoding is the error to answer
+// (-32603).
+func (s *Server) named(ctx context.Context, method string, params json.RawMessage, pre preRead) (*route, any, MessageType, *RPCError) {
+	rt, in := pre.rt, pre.in
+	if in == nil {
+		if rt = s.namedRoute(method, params); rt == nil {
+			return nil, nil, "", nil
+		}
+		var err error
+		in, err = s.decode(ctx, rt, params)
+		if panicked, ok := err.(*RPCError); ok {
+			return nil, nil, "", panicked
+		}
+		if err != nil {
+			return nil, nil, "", nil
+		}
+	}
+	t := in.(Message).Header().MessageType
+	if t == "" || !rt.types[t] {
+		return nil, nil, "", nil
+	}
+	return rt, in, t, nil
+}
+
+// decode reads msg into rt's input type; a panic while decoding is
+// answered as -32603.
+func (s *Server) decode(ctx context.Context, rt *route, msg json.RawMessage) (in any, err error) {
+	_, err = s.guard(ctx, rt.tool.Name, func(context.Context, *Request) (any, error) {
+		var derr error
+		in, derr = rt.decode(msg)
+		return nil, derr
+	}, nil)
+	return in, err
+}

@@ -298,12 +298,18 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 			Error: &RPCError{Code: RPCParseError, Message: "reading request: " + err.Error()}})
 		return
 	}
-	req, id, bad := wire.ReadRequest(body)
+	var pre preRead
+	req, id, read, bad := wire.ReadRequest(body, func(method string, params []byte) ([]byte, bool) {
+		return s.readNamed(r.Context(), method, params, &pre)
+	})
 	if bad != nil {
 		wire.WriteJSON(w, http.StatusOK, wire.Response{JSONRPC: "2.0", ID: id, Error: rpcErrorOf(bad)})
 		return
 	}
-	resp, rpcErr := s.dispatch(r, &req, id)
+	if !read {
+		pre = preRead{}
+	}
+	resp, rpcErr := s.dispatch(r, &req, id, pre)
 	switch {
 	case req.Notification():
 		w.WriteHeader(http.StatusAccepted)
@@ -326,7 +332,7 @@ func rpcErrorOf(e *wire.Error) *RPCError {
 
 // dispatch routes one request and returns the response to write under id,
 // or the error to answer.
-func (s *Server) dispatch(hr *http.Request, req *wire.Request, id json.RawMessage) (wire.Response, *RPCError) {
+func (s *Server) dispatch(hr *http.Request, req *wire.Request, id json.RawMessage, pre preRead) (wire.Response, *RPCError) {
 	method := req.Method
 	switch method {
 	case "initialize":
@@ -339,7 +345,7 @@ func (s *Server) dispatch(hr *http.Request, req *wire.Request, id json.RawMessag
 	if strings.HasPrefix(method, "notifications/") {
 		return wire.Response{JSONRPC: "2.0", ID: id, Result: struct{}{}}, nil
 	}
-	if rt, in, t, panicked := s.named(hr.Context(), method, req.Params); panicked != nil {
+	if rt, in, t, panicked := s.named(hr.Context(), method, req.Params, pre); panicked != nil {
 		return wire.Response{}, panicked
 	} else if rt != nil {
 		call := wire.Call{Form: wire.Spec, Message: req.Params, MessageType: string(t)}
@@ -363,37 +369,6 @@ func (s *Server) dispatch(hr *http.Request, req *wire.Request, id json.RawMessag
 		return s.unrouted(hr, req, id, &call, &RPCError{Code: RPCMethodNotFound, Message: "method not found: " + quote(method)})
 	}
 	return s.serve(hr, rt, req, id, &call, nil)
-}
-
-// named reads the commonest request at once: a method that names a typed
-// tool, with the message as params. It decodes params into the tool's
-// input and returns them with the message's type when the tool takes
-// that type: what wire.Locate and wire.Route would find, without reading
-// params to locate the message first (a standings table is read once).
-// For any other request it returns a nil route, and the request is
-// located and routed as a whole (a message of another type sent to this
-// method, say, goes to the tool that takes its type). A panic while
-// decoding is the error to answer (-32603).
-func (s *Server) named(ctx context.Context, method string, params json.RawMessage) (*route, any, MessageType, *RPCError) {
-	if method == "tools/call" || len(params) == 0 || params[0] != '{' {
-		return nil, nil, "", nil
-	}
-	rt, _ := routeTable{s}.Named(strings.ToLower(method))
-	if rt == nil || !rt.typed {
-		return nil, nil, "", nil
-	}
-	in, err := s.decode(ctx, rt, params)
-	if panicked, ok := err.(*RPCError); ok {
-		return nil, nil, "", panicked
-	}
-	if err != nil {
-		return nil, nil, "", nil
-	}
-	t := in.(Message).Header().MessageType
-	if t == "" || !rt.types[t] {
-		return nil, nil, "", nil
-	}
-	return rt, in, t, nil
 }
 
 // serve runs a routed request: its message is decoded into the tool's
@@ -495,17 +470,6 @@ func (s *Server) guard(ctx context.Context, tool string, h HandlerFunc, req *Req
 		}
 	}()
 	return h(ctx, req)
-}
-
-// decode reads msg into rt's input type; a panic while decoding is
-// answered as -32603.
-func (s *Server) decode(ctx context.Context, rt *route, msg json.RawMessage) (in any, err error) {
-	_, err = s.guard(ctx, rt.tool.Name, func(context.Context, *Request) (any, error) {
-		var derr error
-		in, derr = rt.decode(msg)
-		return nil, derr
-	}, nil)
-	return in, err
 }
 
 // toRPCError turns a handler's error into the JSON-RPC error to answer.

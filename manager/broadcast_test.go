@@ -8,8 +8,9 @@ import (
 )
 
 // Each round's ROUND_ANNOUNCEMENT and LEAGUE_STANDINGS_UPDATE are encoded
-// once, whatever the number of players they go to: 2 encodings a round,
-// not 2 per player.
+// once, whatever the number of players they go to, and so is the final
+// LEAGUE_COMPLETED: 2 encodings a round and 1 at the end, not as many per
+// player.
 func TestBroadcastsEncodedOncePerRound(t *testing.T) {
 	dir := t.TempDir()
 	cfg := fastConfig(t, dir)
@@ -24,7 +25,7 @@ func TestBroadcastsEncodedOncePerRound(t *testing.T) {
 	if rounds != 5 {
 		t.Fatalf("%d rounds, want 5", rounds)
 	}
-	if got, want := manager.SharedEncodes(m.Manager), int64(2*rounds); got != want {
+	if got, want := manager.SharedEncodes(m.Manager), int64(2*rounds+1); got != want {
 		t.Fatalf("%d broadcast encodings for %d rounds of 6 players, want %d", got, rounds, want)
 	}
 }

@@ -558,10 +558,12 @@ func (m *Manager) completeLeague(ctx context.Context) error {
 	rounds, matches := len(m.rounds), m.matchCount()
 	ids := m.allAgentIDsLocked()
 	m.mu.Unlock()
+	// The final standings are encoded once, as a round's are: each agent
+	// gets its own envelope followed by the same bytes.
+	shared := m.encodeShared(&leaguesdk.LeagueCompleted{Envelope: leaguesdk.Envelope{MessageType: leaguesdk.MsgLeagueCompleted},
+		LeagueID: m.cfg.LeagueID, TotalRounds: rounds, TotalMatches: matches, Champion: champion, FinalStandings: standings})
 	send := func(ctx context.Context, t target) error {
-		return m.call(ctx, t, leaguesdk.MethodNotifyLeagueCompleted, &leaguesdk.LeagueCompleted{
-			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgLeagueCompleted, leaguesdk.LeagueManagerSender, t.token, "", m.cfg.Now()),
-			LeagueID: m.cfg.LeagueID, TotalRounds: rounds, TotalMatches: matches, Champion: champion, FinalStandings: standings})
+		return m.callShared(ctx, t, leaguesdk.MethodNotifyLeagueCompleted, shared)
 	}
 	missed := m.broadcast(ctx, "LEAGUE_COMPLETED", targets, send)
 	if err := ctx.Err(); err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/agentleague/league/internal/broadcast"
+	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -45,7 +47,16 @@ func (h handler) Deliver(ctx context.Context, msg leaguesdk.Message) (leaguesdk.
 	case *leaguesdk.RoundCompleted:
 		return a.onRoundCompleted(ctx, m)
 	case *leaguesdk.LeagueCompleted:
-		return a.onLeagueCompleted(ctx, m)
+		// Read as from the wire: the final standings as their rows came.
+		text, err := wirejson.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		var in broadcast.LeagueCompleted
+		if err := wirejson.Unmarshal(text, &in); err != nil {
+			return nil, err
+		}
+		return a.onLeagueCompleted(ctx, &in)
 	}
 	return nil, leaguesdk.NewError(leaguesdk.CodeMissingRequiredField, "player: Deliver takes a referee's or a manager's message to a player, not %s",
 		msg.Header().MessageType)

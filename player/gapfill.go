@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
+	"github.com/agentleague/league/internal/broadcast"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -142,9 +143,13 @@ func (a *Agent) checkGap(row leaguesdk.StandingRow) {
 }
 
 // checkGapIn is checkGap with the player's row of table, when it has one.
-func (a *Agent) checkGapIn(table []leaguesdk.StandingRow) {
+func (a *Agent) checkGapIn(table broadcast.Table) {
 	me, _ := a.credentials()
-	for _, row := range table {
+	if row, ok := table.Standing(me); ok {
+		a.checkGap(row)
+		return
+	}
+	for _, row := range table.Rows() { // an id written otherwise ("player:P01")
 		if sameID(row.PlayerID, me) {
 			a.checkGap(row)
 			return

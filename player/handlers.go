@@ -568,9 +568,12 @@ func (a *Agent) onRound(ctx context.Context, in *broadcast.RoundAnnouncement) (*
 
 // observe keeps the latest table and passes it to a StandingsObserver.
 func (a *Agent) observe(ctx context.Context, round int, table []leaguesdk.StandingRow) {
-	table = slices.Clone(table)
+	kept := standingsTable{rows: slices.Clone(table)}
+	if shared, err := broadcast.ShareRows(table); err == nil {
+		kept = standingsTable{shared: shared, isShared: true}
+	}
 	a.mu.Lock()
-	a.standings, a.lastRound = standingsTable{rows: table}, round
+	a.standings, a.lastRound = kept, round
 	if id := a.id; id != "" {
 		if i := slices.IndexFunc(table, func(r leaguesdk.StandingRow) bool { return r.PlayerID == id }); i >= 0 {
 			mine := table[i]
@@ -594,7 +597,7 @@ func (a *Agent) onRoundCompleted(ctx context.Context, in *leaguesdk.RoundComplet
 	return a.ack(in, ""), nil
 }
 
-func (a *Agent) onLeagueCompleted(ctx context.Context, in *leaguesdk.LeagueCompleted) (*leaguesdk.Ack, error) {
+func (a *Agent) onLeagueCompleted(ctx context.Context, in *broadcast.LeagueCompleted) (*leaguesdk.Ack, error) {
 	if !a.fromManager(ctx, &in.Envelope) {
 		return a.ack(in, ""), nil
 	}
@@ -603,7 +606,7 @@ func (a *Agent) onLeagueCompleted(ctx context.Context, in *leaguesdk.LeagueCompl
 	round := a.lastRound
 	a.mu.Unlock()
 	if len(in.FinalStandings) > 0 {
-		a.observe(ctx, round, in.FinalStandings)
+		a.keepTable(ctx, round, in.FinalStandings) // standings.go
 	}
 	a.checkGapIn(in.FinalStandings) // gapfill.go
 	// The league is at rest: history.json holds every result before the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/broadcast"
 	"github.com/agentleague/league/leaguesdk"
 )
@@ -13,39 +12,58 @@ func (a *Agent) onStandings(ctx context.Context, in *broadcast.StandingsUpdate) 
 	if !a.fromManager(ctx, &in.Envelope) {
 		return a.ack(in, ""), nil
 	}
-	id, _ := a.credentials()
 	round := int(in.RoundID)
 	attrs := []slog.Attr{slog.Int("round_id", round), slog.Int("rows", len(in.Standings))}
-	mine, found := in.Standings.Standing(id)
+	mine, found := a.keepTable(ctx, round, in.Standings)
 	if found {
 		attrs = append(attrs, slog.Int("rank", mine.Rank), slog.Int("points", mine.Points))
 	}
+	a.checkGap(mine) // gapfill.go
+	// A line a round and player: for people, at debug only.
+	a.log.LogAttrs(ctx, slog.LevelDebug, "standings updated", attrs...)
+	return a.ack(in, ""), nil
+}
+
+// keepTable keeps t as the latest table of round, passes it to a
+// StandingsObserver, and returns the player's row of it.
+func (a *Agent) keepTable(ctx context.Context, round int, t broadcast.Table) (mine leaguesdk.StandingRow, found bool) {
+	id, _ := a.credentials()
+	mine, found = t.Standing(id)
+	kept := standingsTable{raw: t}
+	if shared, ok := t.Share(); ok {
+		kept = standingsTable{shared: shared, isShared: true}
+	}
 	a.mu.Lock()
-	a.standings, a.lastRound = standingsTable{raw: in.Standings}, round
+	a.standings, a.lastRound = kept, round
 	if found {
 		a.myStanding = &mine
 	}
 	a.mu.Unlock()
-	a.checkGap(mine) // gapfill.go
 	if o, ok := a.cfg.Strategy.(StandingsObserver); ok {
-		table := in.Standings.Rows()
+		table := t.Rows()
 		a.notify(ctx, "ObserveStandings", func(ctx context.Context) { o.ObserveStandings(ctx, round, table) })
 	}
-	agentkit.LogOutcome(ctx, a.log, "standings updated", attrs...)
-	return a.ack(in, ""), nil
+	return mine, found
 }
 
 // standingsTable is the latest league table the player was given: as it
-// came in a LEAGUE_STANDINGS_UPDATE (raw), or decoded (rows, from
-// LEAGUE_COMPLETED).
+// came in a LEAGUE_STANDINGS_UPDATE (shared: its text, one copy for the
+// players of a process; raw, a table that is not one span of a message),
+// or decoded (rows, from LEAGUE_COMPLETED). It is decoded when asked for
+// (get_player_state).
 type standingsTable struct {
-	raw  broadcast.Table
-	rows []leaguesdk.StandingRow
+	shared   broadcast.Shared
+	isShared bool
+	raw      broadcast.Table
+	rows     []leaguesdk.StandingRow
 }
 
-// decoded returns the table's rows, decoding them if they came raw.
+// decoded returns the table's rows, decoding them if they came undecoded.
 func (t standingsTable) decoded() []leaguesdk.StandingRow {
-	if t.raw != nil {
+	switch {
+	case t.isShared:
+		return t.shared.Rows()
+	case t.raw != nil:
 		return t.raw.Rows()
 	}
 	return t.rows

@@ -42,13 +42,7 @@ func Replace(path string, data []byte, perm os.FileMode) error {
 // durable), so that a large file is written without being built in
 // memory first. An error from fill leaves any previous file as it was.
 func Stream(path string, perm os.FileMode, durable bool, fill func(w io.Writer) error) error {
-	return write(path, perm, durable, func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 64<<10)
-		if err := fill(bw); err != nil {
-			return err
-		}
-		return bw.Flush()
-	})
+	return write(path, perm, durable, buffered(fill))
 }
 
 // syncfsFrom is the number of paths from which Sync syncs their file
@@ -182,19 +176,42 @@ func write(path string, perm os.FileMode, durable bool, fill func(w io.Writer) e
 // of microseconds) a rewrite costs its writes and syncs alone. Where names
 // cannot be exchanged the sibling is renamed over the file instead.
 // Rewrites of one path must not run at once.
-func Rewrite(path string, data []byte, perm os.FileMode) (err error) {
+func Rewrite(path string, data []byte, perm os.FileMode) error {
+	return rewrite(path, perm, bytesOf(data))
+}
+
+// RewriteStream is [Rewrite] of what fill writes, through a buffer, so
+// that a large file is rewritten without being built in memory first (a
+// thousand players rewriting their histories at once, say). An error from
+// fill leaves the file as it was.
+func RewriteStream(path string, perm os.FileMode, fill func(w io.Writer) error) error {
+	return rewrite(path, perm, buffered(fill))
+}
+
+// buffered returns fill writing through a buffer, flushed at its end.
+func buffered(fill func(w io.Writer) error) func(w io.Writer) error {
+	return func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		if err := fill(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+}
+
+func rewrite(path string, perm os.FileMode, fill func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	next := filepath.Join(dir, "."+filepath.Base(path)+".next")
 	f, err := os.OpenFile(next, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
-		return WriteFile(path, data, perm) // no directory yet, say
+		return write(path, perm, true, fill) // no directory yet, say
 	}
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("atomicfile: write %s: %w", path, err)
 		}
 	}()
-	_, err = f.Write(data)
+	err = fill(f)
 	if err == nil {
 		err = f.Chmod(perm) // a sibling left by an earlier mode
 	}

@@ -438,3 +438,34 @@ func TestRewrite(t *testing.T) {
 		}
 	}
 }
+
+// RewriteStream rewrites as Rewrite does, from what fill writes (more
+// than its buffer holds), and a fill that fails leaves the file as it was.
+func TestRewriteStreamWritesOrLeavesTheFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "new")
+	path := filepath.Join(dir, "history.json")
+	big := strings.Repeat("0123456789", 20_000) // 200 KB, past the buffer
+	for i := range 3 {
+		want := fmt.Sprintf("%d:%s", i, big)
+		if err := atomicfile.RewriteStream(path, 0o600, func(w io.Writer) error {
+			_, err := io.WriteString(w, want)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(path); err != nil || string(got) != want {
+			t.Fatalf("rewrite %d: file holds %d bytes (%v), want %d", i, len(got), err, len(want))
+		}
+	}
+	failed := errors.New("fill failed")
+	err := atomicfile.RewriteStream(path, 0o600, func(w io.Writer) error {
+		_, _ = io.WriteString(w, "partial")
+		return failed
+	})
+	if !errors.Is(err, failed) {
+		t.Fatalf("got %v, want the fill's error", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "2:"+big {
+		t.Fatalf("a failed rewrite changed the file: %.20q", got)
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unique"
+	"unsafe"
 
 	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/leaguesdk"
@@ -40,6 +42,21 @@ type StandingsUpdate struct {
 // reads a table that came as anything but an array (null, an object, a
 // string) as an empty table rather than refusing the message.
 type Table []json.RawMessage
+
+// presized returns an empty table with room for as many rows as data
+// holds objects: the rows of a table are objects, and the text holds
+// one more (the message itself) and few else.
+func presized(data []byte) Table {
+	return make(Table, 0, bytes.Count(data, []byte{'{'}))
+}
+
+// Presize makes room for the table's rows before the update is decoded
+// from data (internal/json's Presizer).
+func (u *StandingsUpdate) Presize(data []byte) { u.Standings = presized(data) }
+
+// Presize makes room for the announced matches before the announcement
+// is decoded from data (internal/json's Presizer).
+func (r *RoundAnnouncement) Presize(data []byte) { r.Matches = presized(data) }
 
 // broadcastHead is the envelope and ids of a manager's broadcast, read
 // without its table (the UnmarshalTolerant of the messages that carry one).
@@ -132,6 +149,95 @@ func (t Table) span() ([]byte, bool) {
 		end = start + len(row)
 	}
 	return first[:end], true
+}
+
+// LeagueCompleted is LEAGUE_COMPLETED as the player reads it: the
+// envelope, ids, totals and champion decoded and validated, the final
+// standings kept as their rows came, as a [StandingsUpdate]'s table: the
+// league's end reaches every player at once, each with the whole table.
+type LeagueCompleted struct {
+	leaguesdk.Envelope
+	LeagueID       string              `json:"league_id" validate:"required"`
+	TotalRounds    int                 `json:"total_rounds"`
+	TotalMatches   int                 `json:"total_matches"`
+	Champion       *leaguesdk.Champion `json:"champion"`
+	FinalStandings Table               `json:"final_standings"`
+}
+
+// Presize makes room for the final standings' rows before the message
+// is decoded from data (internal/json's Presizer).
+func (c *LeagueCompleted) Presize(data []byte) { c.FinalStandings = presized(data) }
+
+// UnmarshalTolerant reads a LEAGUE_COMPLETED whose final standings are
+// not an array: the rest as usual, no standings.
+func (c *LeagueCompleted) UnmarshalTolerant(b []byte) error {
+	var h struct {
+		leaguesdk.Envelope
+		LeagueID     string              `json:"league_id"`
+		TotalRounds  int                 `json:"total_rounds"`
+		TotalMatches int                 `json:"total_matches"`
+		Champion     *leaguesdk.Champion `json:"champion"`
+	}
+	if err := wirejson.Unmarshal(b, &h); err != nil {
+		return err
+	}
+	*c = LeagueCompleted{Envelope: h.Envelope, LeagueID: h.LeagueID, TotalRounds: h.TotalRounds,
+		TotalMatches: h.TotalMatches, Champion: h.Champion}
+	return nil
+}
+
+// Shared is a table kept after the message that carried it: its rows'
+// text, one copy for every table of the same text in the process. The
+// zero value is an empty table.
+type Shared struct {
+	text unique.Handle[string]
+	set  bool
+}
+
+// Share returns the table as a Shared one. A table of n rows reaches each
+// of n players every round; players that share a process (a whole league
+// run in one, an arena) keep one copy of it rather than each its message
+// body and its rows' slices. It returns false for a table whose rows are
+// not one span of a message's text (a table made otherwise): keep that
+// table as it is.
+func (t Table) Share() (Shared, bool) {
+	if len(t) == 0 {
+		return Shared{}, true
+	}
+	span, ok := t.span()
+	if !ok {
+		return Shared{}, false
+	}
+	// unique.Make copies the text it keeps: the string looks at the
+	// message's bytes only while the call lasts, and they do not change.
+	return Shared{text: unique.Make(unsafe.String(unsafe.SliceData(span), len(span))), set: true}, true
+}
+
+// ShareRows returns decoded rows as a Shared table: their encoding, one
+// copy for every equal table in the process (the final standings that
+// LEAGUE_COMPLETED gives every player at once).
+func ShareRows(rows []leaguesdk.StandingRow) (Shared, error) {
+	if len(rows) == 0 {
+		return Shared{}, nil
+	}
+	text, err := wirejson.Marshal(rows)
+	if err != nil {
+		return Shared{}, err
+	}
+	text = text[1 : len(text)-1] // the rows, as a Table's text holds them
+	return Shared{text: unique.Make(unsafe.String(unsafe.SliceData(text), len(text))), set: true}, nil
+}
+
+// Rows decodes the table as [Table.Rows] does.
+func (s Shared) Rows() []leaguesdk.StandingRow {
+	if !s.set {
+		return []leaguesdk.StandingRow{}
+	}
+	var t Table
+	if wirejson.Unmarshal([]byte("["+s.text.Value()+"]"), &t) != nil {
+		return []leaguesdk.StandingRow{}
+	}
+	return t.Rows()
 }
 
 // Rows decodes the table, leaving out rows that do not decode or name no

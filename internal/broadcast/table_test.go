@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"unsafe"
 
 	wirejson "github.com/agentleague/league/internal/json"
+	"github.com/agentleague/league/leaguesdk"
 )
 
 // A table read from a message has the rows of the array, byte for byte,
@@ -118,5 +120,135 @@ func TestHoldingAgreesWithARowByRowSearch(t *testing.T) {
 	mixed[2] = json.RawMessage(bytes.Clone(mixed[2]))
 	if _, ok := mixed.span(); ok {
 		t.Fatal("a table with a copied row is seen as one span")
+	}
+}
+
+// A table is decoded into room made once, for as many rows as its text
+// holds objects, whichever way it is read: the rows' headers of a
+// 1000-row table are not allocated again and again as the slice doubles.
+func TestTableIsDecodedIntoRoomMadeOnce(t *testing.T) {
+	msg := []byte(`{"message_type":"LEAGUE_STANDINGS_UPDATE","league_id":"L","round_id":3,"standings":[`)
+	for i := range 1000 {
+		if i > 0 {
+			msg = append(msg, ',')
+		}
+		msg = fmt.Appendf(msg, `{"rank":%d,"player_id":"P%04d","points":%d}`, i+1, i, 1000-i)
+	}
+	msg = append(msg, `]}`...)
+	read := map[string]func(v any) error{
+		"Unmarshal": func(v any) error { return wirejson.Unmarshal(msg, v) },
+		"Next": func(v any) error {
+			rest, err := wirejson.Next(append(slices.Clone(msg), `,"id":1}`...), v)
+			if err == nil && string(rest) != `,"id":1}` {
+				err = fmt.Errorf("text after the value %q", rest)
+			}
+			return err
+		},
+	}
+	for name, f := range read {
+		t.Run(name, func(t *testing.T) {
+			u := new(StandingsUpdate)
+			if err := f(u); err != nil {
+				t.Fatal(err)
+			}
+			if len(u.Standings) != 1000 || cap(u.Standings) != 1001 {
+				t.Fatalf("%d rows in room for %d, want 1000 in room for 1001 (the text's objects)", len(u.Standings), cap(u.Standings))
+			}
+			if row, ok := u.Standings.Standing("P0999"); !ok || row.Rank != 1000 || row.Points != 1 {
+				t.Fatalf("row of P0999: %+v, %v", row, ok)
+			}
+		})
+	}
+	a := new(RoundAnnouncement)
+	if err := wirejson.Unmarshal([]byte(`{"matches":[{"match_id":"R1M1"},{"match_id":"R1M2"}]}`), a); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Matches) != 2 || cap(a.Matches) != 3 {
+		t.Fatalf("%d matches in room for %d, want 2 in room for 3", len(a.Matches), cap(a.Matches))
+	}
+}
+
+// A table kept after its message is its rows' text, one copy for every
+// equal table: two players given the same table in two message bodies
+// keep one string, and it reads as the table did.
+func TestSharedTablesOfEqualTextAreOneCopy(t *testing.T) {
+	body := func() []byte {
+		return []byte(`{"standings":[{"rank":1,"player_id":"P01","points":3}, {"rank":2,"player_id":"P02","points":0},{"rank":3}]}`)
+	}
+	var kept [2]Shared
+	for i := range kept {
+		u := new(StandingsUpdate)
+		if err := wirejson.Unmarshal(body(), u); err != nil {
+			t.Fatal(err)
+		}
+		s, ok := u.Standings.Share()
+		if !ok {
+			t.Fatal("a table decoded from one message is not shared")
+		}
+		if got, want := s.Rows(), u.Standings.Rows(); !slices.Equal(got, want) || len(got) != 2 {
+			t.Fatalf("shared rows %+v, the table's %+v", got, want)
+		}
+		kept[i] = s
+	}
+	if kept[0] != kept[1] || unsafe.StringData(kept[0].text.Value()) != unsafe.StringData(kept[1].text.Value()) {
+		t.Fatal("two equal tables are kept as two copies")
+	}
+	other := new(StandingsUpdate)
+	if err := wirejson.Unmarshal([]byte(`{"standings":[{"rank":1,"player_id":"P02"}]}`), other); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := other.Standings.Share(); s == kept[0] || len(s.Rows()) != 1 || s.Rows()[0].PlayerID != "P02" {
+		t.Fatalf("another table shares the first's copy, or reads %+v", s.Rows())
+	}
+	if _, ok := (Table{json.RawMessage(`{"player_id":"P01"}`), json.RawMessage(`{"player_id":"P02"}`)}).Share(); ok {
+		t.Fatal("a table made row by row, not one span of a message, is shared")
+	}
+	if s, ok := (Table{}).Share(); !ok || len(s.Rows()) != 0 {
+		t.Fatalf("an empty table: %v, %+v", ok, s.Rows())
+	}
+}
+
+// Decoded rows shared read back as they were, one copy for equal tables.
+func TestSharedRowsReadBackAsTheyWere(t *testing.T) {
+	rows := []leaguesdk.StandingRow{{Rank: 1, PlayerID: "P02", DisplayName: "Two <2>", Points: 9, Wins: 3},
+		{Rank: 2, PlayerID: "P01", DisplayName: "One", Points: 0, Losses: 3}}
+	a, err := ShareRows(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := ShareRows(slices.Clone(rows))
+	if got := a.Rows(); !slices.Equal(got, rows) {
+		t.Fatalf("shared rows read back as %+v, want %+v", got, rows)
+	}
+	if a != b {
+		t.Fatal("two equal tables are kept as two copies")
+	}
+	if s, err := ShareRows(nil); err != nil || len(s.Rows()) != 0 {
+		t.Fatalf("no rows: %+v, %v", s.Rows(), err)
+	}
+}
+
+// LEAGUE_COMPLETED is read with its final standings as they came, into
+// room made once; final standings that are not an array read as none.
+func TestLeagueCompletedKeepsItsFinalStandingsAsTheyCame(t *testing.T) {
+	var c LeagueCompleted
+	msg := `{"message_type":"LEAGUE_COMPLETED","league_id":"L1","total_rounds":3,"champion":{"player_id":"P02","points":9},` +
+		`"final_standings":[{"rank":1,"player_id":"P02","points":9},{"rank":2,"player_id":"P01","points":0}]}`
+	if err := wirejson.Unmarshal([]byte(msg), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.LeagueID != "L1" || c.TotalRounds != 3 || c.Champion == nil || c.Champion.PlayerID != "P02" ||
+		len(c.FinalStandings) != 2 || cap(c.FinalStandings) != 4 {
+		t.Fatalf("read %+v (room for %d rows)", c, cap(c.FinalStandings))
+	}
+	if row, ok := c.FinalStandings.Standing("P01"); !ok || row.Rank != 2 {
+		t.Fatalf("row of P01: %+v, %v", row, ok)
+	}
+	var odd LeagueCompleted
+	if err := wirejson.Unmarshal([]byte(`{"league_id":"L1","total_matches":6,"final_standings":{"P01":1}}`), &odd); err != nil {
+		t.Fatal(err)
+	}
+	if odd.LeagueID != "L1" || odd.TotalMatches != 6 || len(odd.FinalStandings) != 0 {
+		t.Fatalf("final standings not an array: read %+v", odd)
 	}
 }

@@ -5,7 +5,7 @@
 package histindex
 
 import (
-	"sort"
+	"slices"
 	"sync"
 
 	"github.com/agentleague/league/leaguesdk"
@@ -16,19 +16,22 @@ import (
 // history: a strategy that asks for its opponent's record before every
 // choice would otherwise read a history as long as the player's whole
 // career each time. The index only grows, as the history does; a snapshot
-// reads the positions below its own length.
+// reads the positions below its own length. It holds a few words a
+// record and one map entry an opponent: in a league every opponent is
+// met about once, and a list per opponent would cost more than the
+// records it points to.
 type Index struct {
 	mu sync.Mutex
-	at map[string]*opponentRecords
+	// last is the position of each opponent's latest record.
+	last map[string]int32
+	// prev holds, for each record, the position of the record before it
+	// against the same opponent, or -1.
+	prev []int32
+	// against holds, for each record, its opponent's even and odd choices
+	// in the records against that opponent up to it.
+	against [][2]int32
 	// choices holds, for each record, the opponents' even and odd choices
 	// up to it, for the counts of a whole history.
-	choices [][2]int32
-}
-
-// opponentRecords is where one opponent's records are, and the running
-// count of its choices in them.
-type opponentRecords struct {
-	at      []int32
 	choices [][2]int32
 }
 
@@ -37,35 +40,50 @@ type opponentRecords struct {
 func (x *Index) Add(opponent, choice string, i int) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.at == nil {
-		x.at = map[string]*opponentRecords{}
+	if x.last == nil {
+		x.last = map[string]int32{}
 	}
-	o := x.at[opponent]
-	if o == nil {
-		o = &opponentRecords{}
-		x.at[opponent] = o
+	for len(x.prev) < i { // positions not indexed: none are skipped in practice
+		x.prev = append(x.prev, -1)
+		x.against = appendCount(x.against, "")
+		x.choices = appendCount(x.choices, "")
 	}
-	o.at = append(o.at, int32(i))
-	o.choices = appendCount(o.choices, choice)
+	before, met := x.last[opponent]
+	var counts [2]int32
+	if met {
+		counts = x.against[before]
+	} else {
+		before = -1
+	}
+	x.prev = append(x.prev, before)
+	x.against = append(x.against, count(counts, choice))
 	x.choices = appendCount(x.choices, choice)
+	x.last[opponent] = int32(i)
 }
 
-// appendCount appends to running counts of choices the count after c.
+// appendCount appends to counts the last counts (zero when none) with
+// choice counted.
 func appendCount(counts [][2]int32, c string) [][2]int32 {
 	var n [2]int32
 	if len(counts) > 0 {
 		n = counts[len(counts)-1]
 	}
+	return append(counts, count(n, c))
+}
+
+// count returns n with choice c counted.
+func count(n [2]int32, c string) [2]int32 {
 	switch c {
 	case string(leaguesdk.Even):
 		n[0]++
 	case string(leaguesdk.Odd):
 		n[1]++
 	}
-	return append(counts, n)
+	return n
 }
 
-// Choices counts the opponents' choices in the first n records.
+// Choices returns the opponents' even and odd choices in the first n
+// records.
 func (x *Index) Choices(n int) (even, odd int) {
 	if n == 0 {
 		return 0, 0
@@ -76,20 +94,25 @@ func (x *Index) Choices(n int) (even, odd int) {
 	return int(c[0]), int(c[1])
 }
 
-// Against returns where the records against opponent are among the first
-// n, and the count of the opponent's even and odd choices in them. The
-// positions are shared: they are only ever appended past.
+// Against returns the positions, in order, of the records against
+// opponent among the first n, and the opponent's even and odd choices in
+// them.
 func (x *Index) Against(opponent string, n int) (at []int32, counts [2]int32) {
 	x.mu.Lock()
-	o := x.at[opponent]
-	var choices [][2]int32
-	if o != nil {
-		at, choices = o.at, o.choices
+	defer x.mu.Unlock()
+	p, met := x.last[opponent]
+	if !met {
+		return nil, counts
 	}
-	x.mu.Unlock()
-	k := sort.Search(len(at), func(i int) bool { return int(at[i]) >= n })
-	if k > 0 {
-		counts = choices[k-1]
+	for p >= int32(n) { // records after the snapshot's
+		if p = x.prev[p]; p < 0 {
+			return nil, counts
+		}
 	}
-	return at[:k:k], counts
+	counts = x.against[p]
+	for ; p >= 0; p = x.prev[p] {
+		at = append(at, p)
+	}
+	slices.Reverse(at)
+	return at, counts
 }

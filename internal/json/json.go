@@ -57,11 +57,24 @@ type Tolerant interface {
 	UnmarshalTolerant(data []byte) error
 }
 
+// Presizer is implemented by a message type that holds a long slice (a
+// table of rows): Presize, given the text about to be decoded into the
+// value (it may go on past the value), makes room in the slice for the
+// rows the text can hold. The drop-in, as encoding/json, appends to the
+// room a slice has; without it the slice grows by doubling, and a
+// 1000-row table allocates its rows' headers twice over.
+type Presizer interface {
+	Presize(data []byte)
+}
+
 // Unmarshal decodes data into v as encoding/json.Unmarshal does; the
 // json.RawMessage values in v are slices of data. When v is [Tolerant]
 // and its plain decoding fails, Unmarshal returns what UnmarshalTolerant
 // does.
 func Unmarshal(data []byte, v any) error {
+	if p, ok := v.(Presizer); ok {
+		p.Presize(data)
+	}
 	err := unmarshal(data, v)
 	if t, ok := v.(Tolerant); ok && err != nil && err != errTooDeep {
 		return t.UnmarshalTolerant(data)
@@ -124,6 +137,78 @@ func prefix(data []byte, v any) (rest []byte, err error) {
 		return nil, errTooDeep
 	}
 	return segjson.Parse(data, v, segjson.DontCopyRawMessage)
+}
+
+// Next decodes the JSON value at the start of data into v, as [Unmarshal]
+// does with the whole of a text, and returns the text after the value,
+// leading spaces removed. Tolerant is not consulted, and the nesting depth
+// is not checked: [Object] checks its whole text once.
+func Next(data []byte, v any) (rest []byte, err error) {
+	if p, ok := v.(Presizer); ok {
+		p.Presize(data)
+	}
+	return segjson.Parse(data, v, segjson.DontCopyRawMessage)
+}
+
+// Object reads data, which must be one JSON object and nothing else, in
+// one pass: member is called with each member's name, in the order they
+// come, and the text from the member's value on; it reads the value (with
+// [Next]) and returns the text after it. A text that is not one object,
+// or nested deeper than MaxDepth, is an error; so is what member returns.
+func Object(data []byte, member func(name string, value []byte) (rest []byte, err error)) error {
+	if tooDeep(data) {
+		return errTooDeep
+	}
+	rest := skipSpaces(data)
+	if len(rest) == 0 || rest[0] != '{' {
+		return errNotObject
+	}
+	rest = skipSpaces(rest[1:])
+	if len(rest) > 0 && rest[0] == '}' {
+		rest = rest[1:]
+	} else {
+		for {
+			if len(rest) == 0 || rest[0] != '"' {
+				return errNotObject
+			}
+			var name string
+			var err error
+			if rest, err = Next(rest, &name); err != nil {
+				return err
+			}
+			if len(rest) == 0 || rest[0] != ':' {
+				return errNotObject
+			}
+			if rest, err = member(name, skipSpaces(rest[1:])); err != nil {
+				return err
+			}
+			rest = skipSpaces(rest)
+			if len(rest) > 0 && rest[0] == ',' {
+				rest = skipSpaces(rest[1:])
+				continue
+			}
+			if len(rest) == 0 || rest[0] != '}' {
+				return errNotObject
+			}
+			rest = rest[1:]
+			break
+		}
+	}
+	if rest = skipSpaces(rest); len(rest) != 0 {
+		return fmt.Errorf("json: invalid character %q after top-level value", rest[0])
+	}
+	return nil
+}
+
+// errNotObject is Object's error for a text that is not one JSON object.
+var errNotObject = errors.New("json: not one JSON object")
+
+// skipSpaces returns data without its leading JSON white space.
+func skipSpaces(data []byte) []byte {
+	for len(data) > 0 && (data[0] == ' ' || data[0] == '\t' || data[0] == '\n' || data[0] == '\r') {
+		data = data[1:]
+	}
+	return data
 }
 
 // Parts is one JSON value given as consecutive pieces of its text, for a

@@ -1,12 +1,14 @@
 package playerstore
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -517,10 +519,7 @@ func (s *History[R]) persist(now time.Time) error {
 		f.Manager = s.reg.League
 	}
 	s.mu.Unlock()
-	data, err := f.encode(matches)
-	if err == nil {
-		err = atomicfile.Rewrite(path, data, 0o600)
-	}
+	err := atomicfile.RewriteStream(path, 0o600, func(w io.Writer) error { return f.write(w, matches) })
 	if err != nil {
 		return fmt.Errorf("player: save history: %w", err)
 	}
@@ -534,17 +533,43 @@ func (s *History[R]) persist(now time.Time) error {
 // encode returns f with the records matches as history.json holds them:
 // json.MarshalIndent's layout with two spaces, and a final newline.
 func (f historyFile[R]) encode(matches []R) ([]byte, error) {
-	f.Matches = matches
-	if f.Matches == nil {
-		f.Matches = []R{}
-	}
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(f); err != nil {
-		return nil, err
+	err := f.write(&b, matches)
+	return b.Bytes(), err
+}
+
+// write writes the file with matches to w, as encoding/json's Encoder
+// indented by two spaces writes it, one match at a time: a history of a
+// thousand matches is not built in memory first (a whole league's players
+// rewrite theirs at once when it completes).
+func (f historyFile[R]) write(w io.Writer, matches []R) error {
+	f.Matches = []R{}
+	head, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
 	}
-	return b.Bytes(), nil
+	// The matches are the last member: head ends with them, empty.
+	head = bytes.TrimSuffix(head, []byte("[]\n}"))
+	if len(matches) == 0 {
+		_, err = fmt.Fprintf(w, "%s[]\n}\n", head)
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	bw.Write(head)
+	bw.WriteByte('[')
+	for i := range matches {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		m, err := json.MarshalIndent(&matches[i], "    ", "  ")
+		if err != nil {
+			return err
+		}
+		bw.WriteString("\n    ")
+		bw.Write(m)
+	}
+	bw.WriteString("\n  ]\n}\n")
+	return bw.Flush()
 }
 
 // supersedeLocked replaces the record of m's match by m when m is of a

@@ -48,6 +48,18 @@ func ReadsAliased(t reflect.Type) bool {
 	return false
 }
 
+// HasAlias reports whether msg holds the name of an alias field (in
+// quotes, anywhere): Normalize has nothing to rename in a message that
+// does not.
+func HasAlias(msg []byte) bool {
+	for _, a := range aliases {
+		if bytes.Contains(msg, []byte(`"`+a[0]+`"`)) {
+			return true
+		}
+	}
+	return false
+}
+
 // Normalize renames alias fields of a message object to the profile's
 // names when the profile's name is absent. It returns msg itself when
 // there is nothing to rename, having only searched it.
@@ -55,14 +67,7 @@ func Normalize(msg json.RawMessage) json.RawMessage {
 	if len(msg) == 0 || msg[0] != '{' {
 		return msg
 	}
-	found := false
-	for _, a := range aliases {
-		if bytes.Contains(msg, []byte(`"`+a[0]+`"`)) {
-			found = true
-			break
-		}
-	}
-	if !found {
+	if !HasAlias(msg) {
 		return msg
 	}
 	var m map[string]json.RawMessage

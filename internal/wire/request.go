@@ -25,37 +25,67 @@ func (r *Request) Notification() bool { return len(r.ID) == 0 }
 // NullID is the id of a response to a request whose id is unknown.
 var NullID = json.RawMessage("null")
 
-type rpcRequest struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  *string         `json:"method"`
-	Params  json.RawMessage `json:"params"`
-}
-
-// ReadRequest reads a request body. A body that is not one JSON-RPC 2.0
-// request comes back as the error to answer, with the id to answer it
-// under (null when the id could not be read).
-func ReadRequest(body []byte) (Request, json.RawMessage, *Error) {
-	var req rpcRequest
-	if err := wirejson.Unmarshal(body, &req); err != nil {
+// ReadRequest reads a request body in one pass. A body that is not one
+// JSON-RPC 2.0 request comes back as the error to answer, with the id to
+// answer it under (null when the id could not be read).
+//
+// into, when not nil, reads the params of a body that names its method
+// before them (as most do): it is given the method and the text from the
+// params' value on, decodes the value straight into the method's message,
+// and returns the text after it; or it returns false, and the params are
+// read as they came. read reports whether the params the request holds
+// are those into decoded; Params holds their text either way.
+//
+// Members are matched as encoding/json matches them to a struct's fields:
+// by name, ignoring case, a later member replacing an earlier one.
+func ReadRequest(body []byte, into func(method string, params []byte) (rest []byte, ok bool)) (req Request, id json.RawMessage, read bool, bad *Error) {
+	var jsonrpc string
+	var method *string
+	tried, intoMethod := false, ""
+	err := wirejson.Object(body, func(name string, v []byte) ([]byte, error) {
+		switch {
+		case strings.EqualFold(name, "jsonrpc"):
+			return wirejson.Next(v, &jsonrpc)
+		case strings.EqualFold(name, "id"):
+			return wirejson.Next(v, &req.ID)
+		case strings.EqualFold(name, "method"):
+			return wirejson.Next(v, &method)
+		case strings.EqualFold(name, "params"):
+			read = false
+			if into != nil && method != nil && !tried {
+				tried = true
+				if rest, ok := into(*method, v); ok {
+					req.Params = bytes.TrimRight(v[:len(v)-len(rest)], " \t\r\n")
+					read, intoMethod = true, *method
+					return rest, nil
+				}
+			}
+			return wirejson.Next(v, &req.Params)
+		}
+		var skipped json.RawMessage
+		return wirejson.Next(v, &skipped)
+	})
+	if err != nil {
 		trimmed := bytes.TrimSpace(body)
 		switch {
 		case len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed):
-			return Request{}, NullID, &Error{Code: codeInvalidRequest, Message: "batch requests are not supported"}
+			return Request{}, NullID, false, &Error{Code: codeInvalidRequest, Message: "batch requests are not supported"}
 		case json.Valid(trimmed):
 			// Well-formed JSON that is not a request object ("method": 5, a bare string).
-			return Request{}, NullID, &Error{Code: codeInvalidRequest, Message: "invalid request: " + err.Error()}
+			return Request{}, NullID, false, &Error{Code: codeInvalidRequest, Message: "invalid request: " + err.Error()}
 		}
-		return Request{}, NullID, &Error{Code: codeParse, Message: "parse error: " + err.Error()}
+		return Request{}, NullID, false, &Error{Code: codeParse, Message: "parse error: " + err.Error()}
 	}
-	id := req.ID
+	id = req.ID
 	if len(id) == 0 {
 		id = NullID
 	}
-	if req.JSONRPC != "2.0" || req.Method == nil || *req.Method == "" {
-		return Request{}, id, &Error{Code: codeInvalidRequest, Message: `invalid request: want "jsonrpc":"2.0" and a method`}
+	if jsonrpc != "2.0" || method == nil || *method == "" {
+		return Request{}, id, false, &Error{Code: codeInvalidRequest, Message: `invalid request: want "jsonrpc":"2.0" and a method`}
 	}
-	return Request{ID: req.ID, Method: *req.Method, Params: req.Params}, id, nil
+	req.Method = *method
+	// A method named again after the params names another message.
+	return req, id, read && intoMethod == req.Method, nil
 }
 
 // Call is where a request's message is and how it came.

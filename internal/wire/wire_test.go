@@ -3,6 +3,8 @@ package wire
 import (
 	"encoding/json"
 	"testing"
+
+	wirejson "github.com/agentleague/league/internal/json"
 )
 
 // TestLocate checks where a server finds the message of a request.
@@ -131,3 +133,74 @@ func TestReadReply(t *testing.T) {
 }
 
 func quoteJSON(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// TestReadRequestDecodesParamsAsTheBodyIsRead checks when into reads a
+// request's params in the reading of its body, and that the request read
+// is the same either way.
+func TestReadRequestDecodesParamsAsTheBodyIsRead(t *testing.T) {
+	params := `{"match_id":"R1M1", "n": [1, {"a":"}"}]}`
+	tests := []struct {
+		name, body string
+		wantRead   bool
+		wantMethod string
+		wantCode   int // 0: the request reads
+	}{
+		{"method first", `{"jsonrpc":"2.0","id":1,"method":"m","params":` + params + `}`, true, "m", 0},
+		{"spaced", " \n{ \"jsonrpc\" : \"2.0\" ,\t\"method\" : \"m\" , \"params\" : " + params + " , \"id\" : 7 }\r\n", true, "m", 0},
+		{"params first", `{"params":` + params + `,"jsonrpc":"2.0","id":1,"method":"m"}`, false, "m", 0},
+		{"method named again after params", `{"jsonrpc":"2.0","method":"m","params":` + params + `,"method":"n"}`, false, "n", 0},
+		{"the same method again", `{"jsonrpc":"2.0","method":"m","params":` + params + `,"method":"m"}`, true, "m", 0},
+		{"params twice", `{"jsonrpc":"2.0","method":"m","params":{"x":1},"params":` + params + `}`, false, "m", 0},
+		{"keys in other cases", `{"JSONRPC":"2.0","Method":"m","PARAMS":` + params + `}`, true, "m", 0},
+		{"unknown members", `{"jsonrpc":"2.0","x":{"params":[1]},"method":"m","params":` + params + `,"y":null}`, true, "m", 0},
+		{"trailing text", `{"jsonrpc":"2.0","method":"m","params":` + params + `} x`, false, "", codeParse},
+		{"unfinished", `{"jsonrpc":"2.0","method":"m","params":` + params, false, "", codeParse},
+		{"method not a string", `{"jsonrpc":"2.0","method":5,"params":` + params + `}`, false, "", codeInvalidRequest},
+		{"no method", `{"jsonrpc":"2.0","params":` + params + `}`, false, "", codeInvalidRequest},
+		{"batch", `[{"jsonrpc":"2.0","method":"m"}]`, false, "", codeInvalidRequest},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got map[string]any
+			req, _, read, bad := ReadRequest([]byte(tc.body), func(method string, p []byte) ([]byte, bool) {
+				if method != "m" {
+					return nil, false
+				}
+				var m map[string]any
+				r, err := wirejson.Next(p, &m)
+				if err != nil {
+					return nil, false
+				}
+				got = m
+				return r, true
+			})
+			plain, _, _, plainBad := ReadRequest([]byte(tc.body), nil)
+			if tc.wantCode != 0 {
+				if bad == nil || bad.Code != tc.wantCode || plainBad == nil || plainBad.Code != tc.wantCode {
+					t.Fatalf("read %+v, %v (without into %v), want code %d", req, bad, plainBad, tc.wantCode)
+				}
+				return
+			}
+			if bad != nil || plainBad != nil {
+				t.Fatalf("refused: %v, %v", bad, plainBad)
+			}
+			if read != tc.wantRead || req.Method != tc.wantMethod {
+				t.Fatalf("read %v, method %q; want %v, %q", read, req.Method, tc.wantRead, tc.wantMethod)
+			}
+			if string(req.Params) != string(plain.Params) || string(req.ID) != string(plain.ID) || req.Method != plain.Method {
+				t.Fatalf("read %+v with into, %+v without", req, plain)
+			}
+			var want map[string]any
+			if err := json.Unmarshal(req.Params, &want); err != nil {
+				t.Fatalf("params %s: %v", req.Params, err)
+			}
+			if read {
+				b1, _ := json.Marshal(got)
+				b2, _ := json.Marshal(want)
+				if string(b1) != string(b2) {
+					t.Fatalf("decoded %s as the body was read, %s from the params", b1, b2)
+				}
+			}
+		})
+	}
+}
