@@ -42,22 +42,31 @@ func (h handler) Deliver(ctx context.Context, msg leaguesdk.Message) (leaguesdk.
 		if !a.fromManager(ctx, &m.Envelope) {
 			return a.ack(m, ""), nil
 		}
-		a.observe(ctx, int(m.RoundID), m.Standings)
+		var in broadcast.StandingsUpdate
+		if err := asRead(m, &in); err != nil {
+			return nil, err
+		}
+		a.keepTable(ctx, int(m.RoundID), in.Standings)
 		return a.ack(m, ""), nil
 	case *leaguesdk.RoundCompleted:
 		return a.onRoundCompleted(ctx, m)
 	case *leaguesdk.LeagueCompleted:
-		// Read as from the wire: the final standings as their rows came.
-		text, err := wirejson.Marshal(m)
-		if err != nil {
-			return nil, err
-		}
 		var in broadcast.LeagueCompleted
-		if err := wirejson.Unmarshal(text, &in); err != nil {
+		if err := asRead(m, &in); err != nil {
 			return nil, err
 		}
 		return a.onLeagueCompleted(ctx, &in)
 	}
 	return nil, leaguesdk.NewError(leaguesdk.CodeMissingRequiredField, "player: Deliver takes a referee's or a manager's message to a player, not %s",
 		msg.Header().MessageType)
+}
+
+// asRead gives msg as the player reads it from the wire (into, a type of
+// package broadcast): its table as the rows came, as the player keeps it.
+func asRead(msg leaguesdk.Message, into any) error {
+	text, err := wirejson.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	return wirejson.Unmarshal(text, into)
 }

@@ -566,26 +566,6 @@ func (a *Agent) onRound(ctx context.Context, in *broadcast.RoundAnnouncement) (*
 	return a.ack(in, ""), nil
 }
 
-// observe keeps the latest table and passes it to a StandingsObserver.
-func (a *Agent) observe(ctx context.Context, round int, table []leaguesdk.StandingRow) {
-	kept := standingsTable{rows: slices.Clone(table)}
-	if shared, err := broadcast.ShareRows(table); err == nil {
-		kept = standingsTable{shared: shared, isShared: true}
-	}
-	a.mu.Lock()
-	a.standings, a.lastRound = kept, round
-	if id := a.id; id != "" {
-		if i := slices.IndexFunc(table, func(r leaguesdk.StandingRow) bool { return r.PlayerID == id }); i >= 0 {
-			mine := table[i]
-			a.myStanding = &mine
-		}
-	}
-	a.mu.Unlock()
-	if o, ok := a.cfg.Strategy.(StandingsObserver); ok {
-		a.notify(ctx, "ObserveStandings", func(ctx context.Context) { o.ObserveStandings(ctx, round, slices.Clone(table)) })
-	}
-}
-
 func (a *Agent) onRoundCompleted(ctx context.Context, in *leaguesdk.RoundCompleted) (*leaguesdk.Ack, error) {
 	if !a.fromManager(ctx, &in.Envelope) {
 		return a.ack(in, ""), nil

@@ -213,21 +213,6 @@ func (t Table) Share() (Shared, bool) {
 	return Shared{text: unique.Make(unsafe.String(unsafe.SliceData(span), len(span))), set: true}, true
 }
 
-// ShareRows returns decoded rows as a Shared table: their encoding, one
-// copy for every equal table in the process (the final standings that
-// LEAGUE_COMPLETED gives every player at once).
-func ShareRows(rows []leaguesdk.StandingRow) (Shared, error) {
-	if len(rows) == 0 {
-		return Shared{}, nil
-	}
-	text, err := wirejson.Marshal(rows)
-	if err != nil {
-		return Shared{}, err
-	}
-	text = text[1 : len(text)-1] // the rows, as a Table's text holds them
-	return Shared{text: unique.Make(unsafe.String(unsafe.SliceData(text), len(text))), set: true}, nil
-}
-
 // Rows decodes the table as [Table.Rows] does.
 func (s Shared) Rows() []leaguesdk.StandingRow {
 	if !s.set {

@@ -9,7 +9,6 @@ import (
 	"unsafe"
 
 	wirejson "github.com/agentleague/league/internal/json"
-	"github.com/agentleague/league/leaguesdk"
 )
 
 // A table read from a message has the rows of the array, byte for byte,
@@ -205,26 +204,6 @@ func TestSharedTablesOfEqualTextAreOneCopy(t *testing.T) {
 	}
 	if s, ok := (Table{}).Share(); !ok || len(s.Rows()) != 0 {
 		t.Fatalf("an empty table: %v, %+v", ok, s.Rows())
-	}
-}
-
-// Decoded rows shared read back as they were, one copy for equal tables.
-func TestSharedRowsReadBackAsTheyWere(t *testing.T) {
-	rows := []leaguesdk.StandingRow{{Rank: 1, PlayerID: "P02", DisplayName: "Two <2>", Points: 9, Wins: 3},
-		{Rank: 2, PlayerID: "P01", DisplayName: "One", Points: 0, Losses: 3}}
-	a, err := ShareRows(rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := ShareRows(slices.Clone(rows))
-	if got := a.Rows(); !slices.Equal(got, rows) {
-		t.Fatalf("shared rows read back as %+v, want %+v", got, rows)
-	}
-	if a != b {
-		t.Fatal("two equal tables are kept as two copies")
-	}
-	if s, err := ShareRows(nil); err != nil || len(s.Rows()) != 0 {
-		t.Fatalf("no rows: %+v, %v", s.Rows(), err)
 	}
 }
 

@@ -72,9 +72,6 @@ type Presizer interface {
 // and its plain decoding fails, Unmarshal returns what UnmarshalTolerant
 // does.
 func Unmarshal(data []byte, v any) error {
-	if p, ok := v.(Presizer); ok {
-		p.Presize(data)
-	}
 	err := unmarshal(data, v)
 	if t, ok := v.(Tolerant); ok && err != nil && err != errTooDeep {
 		return t.UnmarshalTolerant(data)
@@ -136,7 +133,7 @@ func prefix(data []byte, v any) (rest []byte, err error) {
 	if tooDeep(data) {
 		return nil, errTooDeep
 	}
-	return segjson.Parse(data, v, segjson.DontCopyRawMessage)
+	return Next(data, v)
 }
 
 // Next decodes the JSON value at the start of data into v, as [Unmarshal]

@@ -1,7 +1,6 @@
 package playerstore
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -554,22 +553,20 @@ func (f historyFile[R]) write(w io.Writer, matches []R) error {
 		_, err = fmt.Fprintf(w, "%s[]\n}\n", head)
 		return err
 	}
-	bw := bufio.NewWriter(w)
-	bw.Write(head)
-	bw.WriteByte('[')
+	buf, sep := head, "[\n    " // buf: the head, then each match with what comes before it
 	for i := range matches {
-		if i > 0 {
-			bw.WriteByte(',')
-		}
 		m, err := json.MarshalIndent(&matches[i], "    ", "  ")
 		if err != nil {
 			return err
 		}
-		bw.WriteString("\n    ")
-		bw.Write(m)
+		buf = append(append(buf, sep...), m...)
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+		buf, sep = buf[:0], ",\n    "
 	}
-	bw.WriteString("\n  ]\n}\n")
-	return bw.Flush()
+	_, err = io.WriteString(w, "\n  ]\n}\n")
+	return err
 }
 
 // supersedeLocked replaces the record of m's match by m when m is of a
