@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -681,6 +682,8 @@ func (m *Manager) newHandler() http.Handler {
 			}
 			w.Header().Set("Cache-Control", "no-store")
 			writeJSON(w, m.snapshot(round))
+		case strings.HasPrefix(r.URL.Path, "/api/view/"):
+			serveView(w, r, m.managerView, strings.TrimPrefix(r.URL.Path, "/api/view/"))
 		default:
 			dash.ServeHTTP(w, r)
 		}

@@ -37,6 +37,11 @@
     return node;
   }
 
+  // viewLink is the address of a player's or a match's page (view.html).
+  function viewLink(kind, id) {
+    return "view.html#/" + kind + "/" + encodeURIComponent(id);
+  }
+
   function playerNames(state) {
     const names = new Map();
     for (const p of state.players || []) names.set(p.player_id, p.display_name || "");
@@ -124,7 +129,7 @@
     body.replaceChildren(...rows.map((r) =>
       el("tr", { "data-player-id": r.player_id, class: r.player_id === champ ? "champion" : null },
         el("td", { class: "num" }, r.rank),
-        el("td", { class: "who" }, label(r.player_id, names)),
+        el("td", { class: "who" }, el("a", { href: viewLink("player", r.player_id) }, label(r.player_id, names))),
         el("td", { class: "num" }, r.played), el("td", { class: "num" }, r.wins),
         el("td", { class: "num" }, r.draws), el("td", { class: "num" }, r.losses),
         el("td", { class: "num points" }, r.points))));
@@ -153,7 +158,7 @@
     const who = (id) => el("span", { class: "who", "data-player-id": id }, label(id, names),
       choiceOf(m, id) ? el("span", { class: "choice" }, " " + choiceOf(m, id)) : null);
     return el("li", { class: "match", "data-match-id": m.match_id, "data-status": m.status },
-      el("span", { class: "id" }, m.match_id),
+      el("span", { class: "id" }, el("a", { href: viewLink("match", m.match_id) }, m.match_id)),
       el("span", { class: "players" }, who(m.player_A_id), " vs ", who(m.player_B_id)),
       el("span", { class: "status", "data-status": m.status }, (m.status || "").toLowerCase()),
       el("span", { class: "referee" }, m.referee_id || ""),
