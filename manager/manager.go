@@ -680,8 +680,16 @@ func (m *Manager) newHandler() http.Handler {
 				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
 			}
-			w.Header().Set("Cache-Control", "no-store")
-			writeJSON(w, m.snapshot(round))
+			page, err := statePage(r.URL.Query())
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			s := m.snapshot(round)
+			if page != nil {
+				s.page(page)
+			}
+			writeState(w, r, s)
 		case strings.HasPrefix(r.URL.Path, "/api/view/"):
 			serveView(w, r, m.managerView, strings.TrimPrefix(r.URL.Path, "/api/view/"))
 		default:

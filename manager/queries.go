@@ -152,6 +152,10 @@ type Snapshot struct {
 	Standings []leaguesdk.StandingRow `json:"standings"`
 	Champion  *leaguesdk.Champion     `json:"champion"`
 	UpdatedAt string                  `json:"updated_at"`
+	// Page, when not nil, says that Standings, Players and Matches hold
+	// a page of their lists (GET /api/state?limit=N), and how long the
+	// lists are.
+	Page *StatePage `json:"page,omitempty"`
 }
 
 // RefereeInfo is a registered referee in a [Snapshot].

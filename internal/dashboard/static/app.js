@@ -223,7 +223,7 @@
         el("td", {}, p.player_id), el("td", {}, p.display_name || ""),
         stateBadge(p.state),
         el("td", { class: "endpoint" }, p.endpoint || ""))));
-    $("player-count").textContent = "(" + players.length + ")";
+    $("player-count").textContent = "(" + (state.page ? state.page.players : players.length) + ")";
 
     const refs = state.referees || [];
     $("referees").tBodies[0].replaceChildren(...refs.map((r) =>
@@ -248,14 +248,60 @@
 
   let failures = 0;
 
+  // The page reads a page of each list (PAGE rows of the standings, the
+  // players and the schedule, from their offsets), so that what it reads
+  // every second stays small at any size of league; the state's ETag
+  // lets an unchanged state come back as 304 with no body.
+  const PAGE = 100;
+  const MATCHES_PAGE = 300; // every match of a league whose state carries them all
+  const offsets = { standings: 0, players: 0, matches: 0 };
+  let etag = "";
+  let lastState = null;
+
+  function stateURL() {
+    const q = ["limit=" + PAGE, "matches_limit=" + MATCHES_PAGE, "standings_offset=" + offsets.standings, "players_offset=" + offsets.players,
+      "matches_offset=" + offsets.matches];
+    if (chosenRound) q.push("round=" + chosenRound);
+    return STATE_URL + "?" + q.join("&");
+  }
+
+  // renderPager shows, under a list the state carries a page of, which
+  // rows are shown and buttons for the pages before and after.
+  function renderPager(state, list) {
+    const box = $(list + "-pager");
+    const p = state.page;
+    const total = p ? p[list] : 0;
+    const limit = p ? (list === "matches" ? p.matches_limit : p.limit) : 0;
+    if (!p || total <= limit) { box.replaceChildren(); box.hidden = true; return; }
+    box.hidden = false;
+    const from = p[list + "_offset"];
+    const go = (offset) => { offsets[list] = Math.max(0, offset); etag = ""; clearTimeout(timer); tick(); };
+    const prev = el("button", { type: "button", disabled: from === 0 ? "" : null }, "‹ previous");
+    const next = el("button", { type: "button", disabled: from + limit >= total ? "" : null }, "next ›");
+    prev.onclick = () => go(from - limit);
+    next.onclick = () => go(from + limit);
+    box.replaceChildren(prev, el("span", {}, " rows " + (from + 1) + "–" + Math.min(from + limit, total) + " of " + total + " "), next);
+  }
+
+  let timer = null;
+
   async function tick() {
     let next = POLL_MS;
     try {
-      const url = chosenRound ? STATE_URL + "?round=" + chosenRound : STATE_URL;
-      const resp = await fetch(url, { cache: "no-store", headers: { Accept: "application/json" } });
-      if (!resp.ok) throw new Error("HTTP " + resp.status);
-      const state = await resp.json();
+      const headers = { Accept: "application/json" };
+      if (etag && lastState) headers["If-None-Match"] = etag;
+      const resp = await fetch(stateURL(), { cache: "no-store", headers });
+      let state;
+      if (resp.status === 304 && lastState) {
+        state = lastState;
+      } else {
+        if (!resp.ok) throw new Error("HTTP " + resp.status);
+        state = await resp.json();
+        etag = resp.headers.get("ETag") || "";
+        lastState = state;
+      }
       render(state);
+      for (const list of ["standings", "players", "matches"]) renderPager(state, list);
       failures = 0;
       $("connection").hidden = true;
       if (state.status === "COMPLETED") next = IDLE_POLL_MS;
@@ -266,7 +312,7 @@
       c.hidden = false;
       c.textContent = "Cannot reach the manager (" + err.message + "); trying again in " + Math.round(next / 1000) + " s.";
     }
-    setTimeout(tick, next);
+    timer = setTimeout(tick, next);
   }
 
   // A click on a round's title opens or closes it; the redraws keep that.
@@ -279,6 +325,7 @@
 
   $("round-select").addEventListener("change", (e) => {
     chosenRound = Number(e.target.value) || 0;
+    offsets.matches = 0;
   });
 
   tick();

@@ -311,7 +311,7 @@
     $("nav-here").textContent = "› round " + m.round_id + " › match " + id;
     $("view-title").textContent = "Match " + id + " · round " + m.round_id + (m.referee_id ? " · referee " + m.referee_id : "");
     for (const [side, pid, choice, pts] of [["A", m.player_A_id, m.choice_A, m.points_A], ["B", m.player_B_id, m.choice_B, m.points_B]]) {
-      $("match-player-" + side).replaceChildren(who(pid), m.winner === pid ? el("span", { class: "winner" }, " winner") : null);
+      $("match-player-" + side).replaceChildren(...[who(pid), m.winner === pid ? el("span", { class: "winner" }, " winner") : null].filter(Boolean));
       $("match-choice-" + side).textContent = choice || (m.status === "FINISHED" ? "no choice" : "–");
       $("match-points-" + side).textContent = m.status === "FINISHED" ? String(pts) : "";
     }
