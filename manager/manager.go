@@ -76,6 +76,7 @@ type Manager struct {
 	records         []*match // finished matches, in the order their results were recorded
 	cache           standingsCache
 	champion        *leaguesdk.Champion
+	viewTables      viewTables // the viewer's standings after a round (view.go)
 	updatedAt       time.Time
 
 	calls sync.WaitGroup // start_match calls in flight

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentleague/league/leaguesdk"
@@ -33,7 +34,27 @@ type leagueView struct {
 	dataRoot string
 	// live is true while a manager serves the league.
 	live bool
+	// results is the number of results recorded: the standings in tables
+	// are of that many.
+	results int
+	tables  *viewTables
+	// latest, when not nil, returns the standings after every result
+	// recorded: the live manager's own, kept up to date as results come.
+	latest func() []leaguesdk.StandingRow
 }
+
+// viewTables keeps the standings after the rounds asked for: at 1000
+// players one table takes some 0.4 s to rank (the head-to-head
+// tiebreaker reads every result for each group of equals), and a reader
+// moving the round slider asks for the same ones again.
+type viewTables struct {
+	mu      sync.Mutex
+	results int
+	rows    map[int][]leaguesdk.StandingRow
+}
+
+// maxViewTables bounds the tables kept.
+const maxViewTables = 128
 
 // viewSource gives the viewer a league: f is called with it, and must not
 // keep it (the live manager's is read under its lock).
@@ -258,9 +279,58 @@ func (v *leagueView) info() viewLeagueInfo {
 }
 
 // standingsAfter returns the standings after the results of rounds 1…k.
-func (v *leagueView) standingsAfter(k int) []leaguesdk.StandingRow {
-	rows, _ := computeStandings(v.players, scoredMatches(v.finished(k)), v.tiebreakers)
-	return rows
+func (v *leagueView) standingsAfter(k int) []leaguesdk.StandingRow { return v.standingsJob(k)() }
+
+// standingsJob returns what makes the standings after the results of
+// rounds 1…k: the table kept, the live manager's own (after the last
+// round played), or one ranked from a copy of the results, so that the
+// ranking can run once the live manager's lock is released.
+func (v *leagueView) standingsJob(k int) func() []leaguesdk.StandingRow {
+	k = min(max(k, 0), len(v.rounds))
+	if v.latest != nil && k >= v.roundsPlayed() {
+		rows := slices.Clone(v.latest())
+		return func() []leaguesdk.StandingRow { return rows }
+	}
+	c := v.tables
+	if c != nil {
+		c.mu.Lock()
+		rows, ok := c.rows[k]
+		if c.results != v.results {
+			ok = false
+		}
+		c.mu.Unlock()
+		if ok {
+			return func() []leaguesdk.StandingRow { return rows }
+		}
+	}
+	type result struct {
+		players [2]string
+		o       [2]outcome
+	}
+	var results []result
+	for _, mt := range v.finished(k) {
+		oa, ob := mt.record.outcomes()
+		results = append(results, result{[2]string{mt.PlayerA, mt.PlayerB}, [2]outcome{oa, ob}})
+	}
+	players, tiebreakers, n := slices.Clone(v.players), slices.Clone(v.tiebreakers), v.results
+	return func() []leaguesdk.StandingRow {
+		rows, _ := computeStandings(players, func(yield func(players [2]string, o [2]outcome) bool) {
+			for _, r := range results {
+				if !yield(r.players, r.o) {
+					return
+				}
+			}
+		}, tiebreakers)
+		if c != nil {
+			c.mu.Lock()
+			if c.results != n || len(c.rows) >= maxViewTables {
+				c.results, c.rows = n, map[int][]leaguesdk.StandingRow{}
+			}
+			c.rows[k] = rows
+			c.mu.Unlock()
+		}
+		return rows
+	}
 }
 
 // course returns the points after each round played of the top leaders
@@ -594,7 +664,7 @@ func serveView(w http.ResponseWriter, r *http.Request, src viewSource, path stri
 	q := r.URL.Query()
 	var out any
 	var found = true
-	var readTranscript func() // file reads, outside src's lock
+	var after func() // file reads and rankings, outside src's lock
 	err := src(func(v *leagueView) {
 		switch {
 		case path == "league":
@@ -609,7 +679,8 @@ func serveView(w http.ResponseWriter, r *http.Request, src viewSource, path stri
 				}
 				k = min(n, len(v.rounds))
 			}
-			out = viewTable{Round: k, RoundsPlayed: v.roundsPlayed(), Standings: v.standingsAfter(k)}
+			job, played := v.standingsJob(k), v.roundsPlayed()
+			after = func() { out = viewTable{Round: k, RoundsPlayed: played, Standings: job()} }
 		case path == "course":
 			top, _ := strconv.Atoi(q.Get("top"))
 			var picked []string
@@ -629,7 +700,7 @@ func serveView(w http.ResponseWriter, r *http.Request, src viewSource, path stri
 				return
 			}
 			root, league := v.dataRoot, v.id
-			readTranscript = func() { p.withLatency(root, league); out = p }
+			after = func() { p.withLatency(root, league); out = p }
 			out = p
 		case strings.HasPrefix(path, "match/"):
 			mt := v.match(strings.TrimPrefix(path, "match/"))
@@ -639,7 +710,7 @@ func serveView(w http.ResponseWriter, r *http.Request, src viewSource, path stri
 			}
 			p := v.matchPage(mt)
 			root, league := v.dataRoot, v.id
-			readTranscript = func() { p.withTranscript(transcriptOf(root, league, p.MatchID)); out = p }
+			after = func() { p.withTranscript(transcriptOf(root, league, p.MatchID)); out = p }
 			out = p
 		default:
 			found = false
@@ -657,8 +728,8 @@ func serveView(w http.ResponseWriter, r *http.Request, src viewSource, path stri
 		http.Error(w, "not found", http.StatusNotFound)
 		return
 	}
-	if readTranscript != nil {
-		readTranscript()
+	if after != nil {
+		after()
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, out)
@@ -705,7 +776,8 @@ func (m *Manager) managerView(f func(v *leagueView)) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	v := leagueView{id: m.cfg.LeagueID, gameType: m.cfg.GameType, status: m.status, players: m.entrantsLocked(),
-		rounds: m.rounds, champion: m.champion, tiebreakers: m.cfg.Tiebreakers, dataRoot: m.cfg.DataRoot, live: true}
+		rounds: m.rounds, champion: m.champion, tiebreakers: m.cfg.Tiebreakers, dataRoot: m.cfg.DataRoot, live: true,
+		results: len(m.records), tables: &m.viewTables, latest: m.standingsLocked}
 	f(&v)
 	return nil
 }

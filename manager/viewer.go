@@ -199,10 +199,12 @@ func loadView(dataRoot, id string) (*leagueView, error) {
 	}
 	for i := range records {
 		rec := &records[i]
-		if mt := byID[rec.MatchID]; mt != nil && mt.PlayerA == rec.PlayerA && mt.PlayerB == rec.PlayerB {
+		if mt := byID[rec.MatchID]; mt != nil && mt.PlayerA == rec.PlayerA && mt.PlayerB == rec.PlayerB && mt.record == nil {
 			mt.record, mt.status = compactRecord(rec), leaguesdk.MatchFinished
+			v.results++
 		}
 	}
+	v.tables = &viewTables{}
 	return v, nil
 }
 

@@ -132,6 +132,7 @@
       }))],
     };
     const u = new uPlot(opts, [rounds, ...series.map((s) => s.values)], box);
+    box.uplot = u; // for whoever inspects the page: its rounds and values
     box.dataset.rounds = String(rounds.length);
     box.dataset.series = String(series.length);
     return u;
@@ -369,6 +370,7 @@
       else if (view === "match") await showMatch(id);
       else await showLeague();
       document.body.dataset.view = view;
+      if (!window.viewDrawnAt) window.viewDrawnAt = performance.now(); // when the first screen was drawn
       showError(null);
     } catch (err) {
       showError(err);
