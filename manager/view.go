@@ -557,20 +557,30 @@ func (p *viewMatch) withTranscript(t *refpkg.Transcript) {
 	vt.Messages = messagesOf(t)
 	p.Transcript = vt
 	if p.Result == string(leaguesdk.ResultTechnicalLoss) || p.Status != string(leaguesdk.MatchFinished) {
+		// The recorded reason, then what the transcript adds to it: each
+		// failed call's error and each late answer once.
 		var causes []string
+		add := func(c string) {
+			for _, had := range causes {
+				if strings.Contains(had, c) {
+					return
+				}
+			}
+			causes = append(causes, c)
+		}
 		if p.Reason != "" {
-			causes = append(causes, p.Reason)
+			add(p.Reason)
 		}
 		for _, m := range vt.Messages {
-			if m.Error != "" {
-				causes = append(causes, m.Peer+" "+m.Method+": "+m.Error)
+			if m.Error != "" && !strings.Contains(p.Reason, m.Error) {
+				add(m.Peer + " " + m.Method + ": " + m.Error)
 			} else if m.Late {
-				causes = append(causes, m.Peer+" answered "+m.Method+" after its deadline")
+				add(m.Peer + " answered " + m.Method + " after its deadline")
 			}
 		}
 		for _, l := range t.Lifecycle {
 			if l.State == refpkg.StateAborted && l.Note != "" {
-				causes = append(causes, "aborted: "+l.Note)
+				add("aborted: " + l.Note)
 			}
 		}
 		p.Cause = strings.Join(causes, "; ")

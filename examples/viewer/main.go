@@ -24,6 +24,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -33,10 +34,10 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"time"
 
-	"github.com/agentleague/league/internal/atomicfile"
 	"github.com/agentleague/league/manager"
 )
 
@@ -82,8 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, listening
 			}
 			id = ls[len(ls)-1].ID
 		}
-		err := atomicfile.Stream(*out, 0o644, true, func(w io.Writer) error { return v.WriteHTML(ctx, w, id) })
-		if err != nil {
+		if err := writeFile(*out, func(w io.Writer) error { return v.WriteHTML(ctx, w, id) }); err != nil {
 			return err
 		}
 		info, err := os.Stat(*out)
@@ -120,4 +120,32 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, listening
 	}
 	<-errc
 	return nil
+}
+
+// writeFile writes path whole or not at all: into a temporary file beside
+// it, renamed over it once written and synced.
+func writeFile(path string, fill func(w io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // once renamed, there is nothing left to remove
+	bw := bufio.NewWriterSize(f, 1<<20)
+	err = fill(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }

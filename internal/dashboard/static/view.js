@@ -95,7 +95,7 @@
     $("nav-live").hidden = !league.live;
     $("view-footer").textContent = offline
       ? "A file of league " + league.league_id + ", written " + (offline.written_at || "") + "; it reads nothing from the network."
-      : "The page reads api/view/ beside it" + (league.live ? ", and again every " + LIVE_POLL_MS / 1000 + " s while the league runs." : ".");
+      : "The page reads api/view/ beside it" + (league.live && league.status !== "COMPLETED" ? ", and again every " + LIVE_POLL_MS / 1000 + " s while the league runs." : ".");
     const list = $("player-ids");
     if (list.options.length !== league.players.length) {
       list.replaceChildren(...league.players.map((p) => el("option", { value: p.player_id }, p.display_name || "")));
