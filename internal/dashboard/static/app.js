@@ -258,7 +258,7 @@
   let etag = "";
   let lastState = null;
 
-  function stateURL() {
+  function stateAddress() {
     const q = ["limit=" + PAGE, "matches_limit=" + MATCHES_PAGE, "standings_offset=" + offsets.standings, "players_offset=" + offsets.players,
       "matches_offset=" + offsets.matches];
     if (chosenRound) q.push("round=" + chosenRound);
@@ -290,7 +290,7 @@
     try {
       const headers = { Accept: "application/json" };
       if (etag && lastState) headers["If-None-Match"] = etag;
-      const resp = await fetch(stateURL(), { cache: "no-store", headers });
+      const resp = await fetch(stateAddress(), { cache: "no-store", headers });
       let state;
       if (resp.status === 304 && lastState) {
         state = lastState;
