@@ -284,9 +284,9 @@
     series.push({ label: "median of the field", values: c.median, color: "#868e96", dash: [6, 4], width: 1.5 });
     chart($("player-chart"), c.rounds, series);
     $("player-chart").dataset.points = String(mine ? mine.points.length : 0);
+    if (playerState.id !== id) playerState.page = 0; // a live league's page, read again, stays where it was
     playerState.id = id;
     playerState.rows = p.matches;
-    playerState.page = 0;
     $("player-match-count").textContent = "(" + p.matches.filter((m) => m.status === "FINISHED").length + " of " + p.matches.length + " played)";
     drawPlayerMatches();
   }
