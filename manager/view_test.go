@@ -3,6 +3,7 @@ package manager_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -104,7 +105,37 @@ func TestViewOfALeague(t *testing.T) {
 	startPlayer(t, m.MCP, "Odd", always(leaguesdk.Odd))
 	startPlayer(t, m.MCP, "Even 2", always(leaguesdk.Even))
 	registerPlayer(t, m.MCP, "Silent", broken.URL+"/mcp", nil) // P04
+	// The pages are read while the league is played, as a reader's
+	// browser does.
+	reads := make(chan int)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-m.Done():
+				reads <- n
+				return
+			default:
+			}
+			for _, path := range []string{"league", "standings?round=1", "course?top=2&players=P04", "round/1", "player/P01", "match/R1M1"} {
+				resp, err := http.Get(m.URL + "/api/view/" + path)
+				if err != nil {
+					t.Errorf("%s while the league runs: %v", path, err)
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					t.Errorf("%s while the league runs: status %d", path, resp.StatusCode)
+				}
+				n++
+			}
+		}
+	}()
 	m.waitDone(t, 60*time.Second)
+	if n := <-reads; n == 0 {
+		t.Error("no page was read while the league ran")
+	}
 	records, err := manager.LoadResults(dir, cfg.LeagueID)
 	if err != nil {
 		t.Fatal(err)
