@@ -497,7 +497,7 @@ func (v *leagueView) player(id string) (viewPlayer, bool) {
 }
 
 // ruleOf says which rule of the even/odd game decided a result.
-func ruleOf(r viewMatchRow, unresponsive []string) string {
+func ruleOf(r viewMatchRow) string {
 	switch {
 	case r.Result == string(leaguesdk.ResultTechnicalLoss) && r.Winner != "":
 		return "technical loss: a player that does not answer in time, or answers against the protocol, loses (0 points) and its opponent wins (3 points)"
@@ -508,7 +508,6 @@ func ruleOf(r viewMatchRow, unresponsive []string) string {
 	case r.Winner != "":
 		return "the player whose choice matches the drawn number's parity wins (3 points), the other loses (0)"
 	}
-	_ = unresponsive
 	return ""
 }
 
@@ -526,7 +525,7 @@ func (v *leagueView) matchPage(mt *match) viewMatch {
 	if p.DrawnNumber > 0 {
 		p.NumberParity = string(leaguesdk.ParityOf(p.DrawnNumber))
 	}
-	p.Rule = ruleOf(p.viewMatchRow, p.Unresponsive)
+	p.Rule = ruleOf(p.viewMatchRow)
 	if p.Result == string(leaguesdk.ResultTechnicalLoss) {
 		p.Cause = p.Reason
 	}

@@ -147,6 +147,12 @@ func (v *Viewer) league(id string) (*leagueView, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(v.leagues) >= maxLoadedLeagues { // a big league holds tens of megabytes
+		for other := range v.leagues {
+			delete(v.leagues, other)
+			break
+		}
+	}
 	v.leagues[id] = &loadedLeague{stamp: stamp, view: lv}
 	return lv, nil
 }
@@ -207,6 +213,10 @@ func loadView(dataRoot, id string) (*leagueView, error) {
 	v.tables = &viewTables{}
 	return v, nil
 }
+
+// maxLoadedLeagues bounds the leagues a Viewer keeps loaded; another
+// one read drops one of them, which is read again when next asked for.
+const maxLoadedLeagues = 4
 
 // offlineBodies is the largest league, in matches, whose offline file
 // keeps each message's body; a larger league's keeps each message's
