@@ -10,7 +10,7 @@ import (
 )
 
 // handler is the Agent's HTTP handler ([Agent.Handler]). Its Deliver is
-// the in-process hook of package player/arena, reached by a type
+// the in-process hook of package arena, reached by a type
 // assertion: no part of the author's API.
 type handler struct {
 	http.Handler
