@@ -4,9 +4,9 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/agentleague/league/internal/broadcast"
 	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player/internal/broadcast"
 )
 
 // handler is the Agent's HTTP handler ([Agent.Handler]). Its Deliver is
