@@ -336,61 +336,90 @@ func (v *leagueView) standingsJob(k int) func() []leaguesdk.StandingRow {
 // course returns the points after each round played of the top leaders
 // (by the standings now) and of the players picked, and the field's
 // median after each round.
-func (v *leagueView) course(top int, picked []string) viewCourse {
+func (v *leagueView) course(top int, picked []string) viewCourse { return v.courseJob(top, picked)() }
+
+// courseJob returns what makes the course: the results it needs are
+// copied now, in a few words each, and added up when it is called, so
+// that the live manager's lock is held only for the copy (the sums and
+// medians of 1000 players over 999 rounds take some 0.1 s).
+func (v *leagueView) courseJob(top int, picked []string) func() viewCourse {
 	played := v.roundsPlayed()
-	c := viewCourse{Rounds: make([]int, played), Median: make([]float64, played), Series: []viewSeries{}}
-	index := make(map[string]int, len(v.players))
-	for i, p := range v.players {
-		index[p.PlayerID] = i
+	type result struct {
+		a, b   string
+		pa, pb int8
 	}
-	standings := v.standingsAfter(played)
-	want := map[string]bool{}
-	var order []string
-	add := func(id string) {
-		if _, ok := index[id]; ok && !want[id] {
-			want[id] = true
-			order = append(order, id)
-		}
+	n := 0
+	for _, round := range v.rounds[:played] {
+		n += len(round)
 	}
-	for i := 0; i < len(standings) && i < top; i++ {
-		add(standings[i].PlayerID)
-	}
-	for _, id := range picked {
-		add(id)
-	}
-	rankOf := make(map[string]int, len(standings))
-	for _, r := range standings {
-		rankOf[r.PlayerID] = r.Rank
-	}
-	series := make([]viewSeries, len(order))
-	for i, id := range order {
-		series[i] = viewSeries{PlayerID: id, DisplayName: v.players[index[id]].DisplayName, Rank: rankOf[id], Points: make([]int, played)}
-	}
-	totals := make([]int, len(v.players))
-	sorted := make([]int, len(v.players))
+	results := make([]result, 0, n)
+	ends := make([]int, played) // where each round's results end in results
 	for r := range played {
-		c.Rounds[r] = r + 1
 		for _, mt := range v.rounds[r] {
 			if mt.record == nil {
 				continue
 			}
 			oa, ob := mt.record.outcomes()
-			if i, ok := index[mt.PlayerA]; ok {
-				totals[i] += outcomePoints(oa)
-			}
-			if i, ok := index[mt.PlayerB]; ok {
-				totals[i] += outcomePoints(ob)
-			}
+			results = append(results, result{mt.PlayerA, mt.PlayerB, int8(outcomePoints(oa)), int8(outcomePoints(ob))})
 		}
-		for i, id := range order {
-			series[i].Points[r] = totals[index[id]]
-		}
-		copy(sorted, totals)
-		slices.Sort(sorted)
-		c.Median[r] = median(sorted)
+		ends[r] = len(results)
 	}
-	c.Series = series
-	return c
+	players := slices.Clone(v.players)
+	standingsJob := v.standingsJob(played)
+	picked = slices.Clone(picked)
+	return func() viewCourse {
+		c := viewCourse{Rounds: make([]int, played), Median: make([]float64, played), Series: []viewSeries{}}
+		index := make(map[string]int, len(players))
+		for i, p := range players {
+			index[p.PlayerID] = i
+		}
+		standings := standingsJob()
+		want := map[string]bool{}
+		var order []string
+		add := func(id string) {
+			if _, ok := index[id]; ok && !want[id] {
+				want[id] = true
+				order = append(order, id)
+			}
+		}
+		for i := 0; i < len(standings) && i < top; i++ {
+			add(standings[i].PlayerID)
+		}
+		for _, id := range picked {
+			add(id)
+		}
+		rankOf := make(map[string]int, len(standings))
+		for _, r := range standings {
+			rankOf[r.PlayerID] = r.Rank
+		}
+		series := make([]viewSeries, len(order))
+		for i, id := range order {
+			series[i] = viewSeries{PlayerID: id, DisplayName: players[index[id]].DisplayName, Rank: rankOf[id], Points: make([]int, played)}
+		}
+		totals := make([]int, len(players))
+		sorted := make([]int, len(players))
+		from := 0
+		for r := range played {
+			c.Rounds[r] = r + 1
+			for _, res := range results[from:ends[r]] {
+				if i, ok := index[res.a]; ok {
+					totals[i] += int(res.pa)
+				}
+				if i, ok := index[res.b]; ok {
+					totals[i] += int(res.pb)
+				}
+			}
+			from = ends[r]
+			for i, id := range order {
+				series[i].Points[r] = totals[index[id]]
+			}
+			copy(sorted, totals)
+			slices.Sort(sorted)
+			c.Median[r] = median(sorted)
+		}
+		c.Series = series
+		return c
+	}
 }
 
 // median returns the median of sorted values, 0 of none.
@@ -444,9 +473,9 @@ func (v *leagueView) allMatches() func(yield func(*match) bool) {
 	}
 }
 
-// player returns a player's page without what its transcripts tell
-// (latency, the causes of its technical losses beyond the recorded
-// reasons), and whether the player is in the league.
+// player returns a player's page without its course and standing
+// (playerJob) and what its transcripts tell (withLatency), and whether
+// the player is in the league.
 func (v *leagueView) player(id string) (viewPlayer, bool) {
 	p := viewPlayer{PlayerID: id, Matches: []viewMatchRow{}, TechnicalLosses: []viewTechnical{}}
 	found := false
@@ -486,14 +515,22 @@ func (v *leagueView) player(id string) (viewPlayer, bool) {
 	if p.Compared > 0 {
 		p.DifferRate = float64(p.Differed) / float64(p.Compared)
 	}
-	p.Course = v.course(1, []string{id})
-	for _, r := range v.standingsAfter(len(v.rounds)) {
-		if r.PlayerID == id {
-			row := r
-			p.Standing = &row
+	return p, true
+}
+
+// playerJob returns what completes a player's page once the live
+// manager's lock is released: its course and its standing.
+func (v *leagueView) playerJob(id string) func(p *viewPlayer) {
+	course, standings := v.courseJob(1, []string{id}), v.standingsJob(len(v.rounds))
+	return func(p *viewPlayer) {
+		p.Course = course()
+		for _, r := range standings() {
+			if r.PlayerID == id {
+				row := r
+				p.Standing = &row
+			}
 		}
 	}
-	return p, true
 }
 
 // ruleOf says which rule of the even/odd game decided a result.
@@ -696,7 +733,8 @@ func serveView(w http.ResponseWriter, r *http.Request, src viewSource, path stri
 			if s := q.Get("players"); s != "" {
 				picked = strings.Split(s, ",")
 			}
-			out = v.course(min(max(top, 0), 20), picked[:min(len(picked), 20)])
+			job := v.courseJob(min(max(top, 0), 20), picked[:min(len(picked), 20)])
+			after = func() { out = job() }
 		case strings.HasPrefix(path, "round/"):
 			k, err := strconv.Atoi(strings.TrimPrefix(path, "round/"))
 			if out, found = v.round(k); err != nil {
@@ -708,9 +746,8 @@ func serveView(w http.ResponseWriter, r *http.Request, src viewSource, path stri
 			if p, found = v.player(id); !found {
 				return
 			}
-			root, league := v.dataRoot, v.id
-			after = func() { p.withLatency(root, league); out = p }
-			out = p
+			root, league, finish := v.dataRoot, v.id, v.playerJob(id)
+			after = func() { finish(&p); p.withLatency(root, league); out = p }
 		case strings.HasPrefix(path, "match/"):
 			mt := v.match(strings.TrimPrefix(path, "match/"))
 			if mt == nil {

@@ -265,6 +265,7 @@ func (v *Viewer) WriteHTML(ctx context.Context, w io.Writer, id string) error {
 			return err
 		}
 		p, _ := lv.player(pid)
+		lv.playerJob(pid)(&p)
 		p.withLatency(lv.dataRoot, lv.id)
 		data["player/"+pid] = p
 	}
