@@ -26,6 +26,13 @@ const (
 	DefaultShutdownGrace = 5 * time.Second
 )
 
+// Store keeps the histories of players that share it durable with one
+// journal, their results sharing fsyncs. Open one with Open of package
+// player/store (github.com/agentleague/league/player/store), which
+// documents it, hand it to players through [Config.Store], and close it
+// after they have stopped.
+type Store = playerstore.Store[MatchRecord]
+
 // Config configures an [Agent]. The zero value of every field but Name and
 // League means the documented default. The fields an author sets come
 // first; the settings of operators and tests follow in a block of their
@@ -111,7 +118,7 @@ type Config struct {
 	// fsyncs. The caller closes it after the players stop. Default nil:
 	// the player opens a store of its own on DataRoot when it registers
 	// and closes it when [Agent.Run] returns.
-	Store *playerstore.Store[MatchRecord]
+	Store *Store
 	// NoRegister makes [Agent.Run] serve without registering: the player
 	// answers whoever calls it (as a bare [Agent.Handler] does, in the name
 	// of the player id each call addresses) and keeps its history in memory
