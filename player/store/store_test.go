@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
 	pstore "github.com/agentleague/league/player/store"
 )
@@ -318,5 +319,56 @@ func TestPlayerReadsTheHistoryJournalOfEarlierVersions(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "history.jsonl")); !os.IsNotExist(err) {
 		t.Fatalf("history.jsonl is still there (%v)", err)
+	}
+}
+
+// A player keeping its history in a store of its own and one keeping it in
+// a shared Store write the same history.json: the two descriptions of a
+// record the stores are given (the player's own, this package's) agree.
+func TestOwnAndSharedStoresWriteTheSameHistory(t *testing.T) {
+	m, names, _ := startLineup(t, 1)
+	own, shared := t.TempDir(), t.TempDir()
+	s := openStore(t, func() (*pstore.Store, error) { return pstore.Open(shared) })
+	c := newClient(t)
+	// The same results at the same time, for both.
+	overs := []*leaguesdk.GameOver{won("R1M1", "P01"), gameOver("R2M1", "", 4, nil), won("R3M1", "X99")}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	now := func() time.Time { return at }
+	for _, cfg := range []player.Config{{Name: names[0], League: m.URL, DataRoot: own, Now: now}, {Name: names[0], League: m.URL, Store: s, Now: now}} {
+		a, _, stop := startAgent(t, cfg)
+		<-a.Registered()
+		for _, over := range overs {
+			if err := sendGameOver(c, a.Endpoint(), over); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stop()
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	read := func(root string) (stats, matches string) {
+		raw, err := os.ReadFile(filepath.Join(root, "data", "players", testLeague, "P01", "history.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f struct {
+			Stats   json.RawMessage `json:"stats"`
+			Matches json.RawMessage `json:"matches"`
+		}
+		if err := json.Unmarshal(raw, &f); err != nil {
+			t.Fatal(err)
+		}
+		return string(f.Stats), string(f.Matches)
+	}
+	ownStats, ownMatches := read(own)
+	sharedStats, sharedMatches := read(shared)
+	if ownStats != sharedStats || ownMatches != sharedMatches {
+		t.Fatalf("own store: stats %s matches %s\nshared store: stats %s matches %s", ownStats, ownMatches, sharedStats, sharedMatches)
+	}
+	var st struct{ Wins, Losses, Draws int }
+	if err := json.Unmarshal([]byte(ownStats), &st); err != nil || st.Wins != 1 || st.Losses != 1 || st.Draws != 1 ||
+		strings.Count(ownMatches, `"match_id"`) != 3 {
+		t.Fatalf("history.json holds stats %s and matches %s, want a win, a draw and a loss", ownStats, ownMatches)
 	}
 }
