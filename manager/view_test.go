@@ -2,8 +2,10 @@ package manager_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -239,4 +241,14 @@ func TestViewOfALeague(t *testing.T) {
 		t.Cleanup(srv.Close)
 		check(t, srv.URL+"/league/"+cfg.LeagueID)
 	})
+}
+
+func TestNewViewerSaysWhatIsWrong(t *testing.T) {
+	var cfgErr *leaguesdk.ConfigError
+	if _, err := manager.NewViewer(manager.ViewerConfig{}); !errors.As(err, &cfgErr) {
+		t.Errorf("no data root: %v, want a *leaguesdk.ConfigError", err)
+	}
+	if _, err := manager.NewViewer(manager.ViewerConfig{DataRoot: t.TempDir()}); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("an empty data root: %v, want fs.ErrNotExist", err)
+	}
 }

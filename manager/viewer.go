@@ -48,10 +48,13 @@ type loadedLeague struct {
 	view  *leagueView
 }
 
-// NewViewer returns a viewer of the leagues under cfg.DataRoot.
+// NewViewer returns a viewer of the leagues under cfg.DataRoot. A
+// missing DataRoot is a *[leaguesdk.ConfigError]; a data root with no
+// manager's data an error wrapping the [fs.ErrNotExist] of its
+// data/leagues directory.
 func NewViewer(cfg ViewerConfig) (*Viewer, error) {
 	if cfg.DataRoot == "" {
-		return nil, errors.New("manager: viewer: no data root")
+		return nil, &leaguesdk.ConfigError{Agent: "viewer", Problems: []string{"ViewerConfig.DataRoot is empty: the data root to show"}}
 	}
 	if _, err := os.Stat(filepath.Join(cfg.DataRoot, "data", "leagues")); err != nil {
 		return nil, fmt.Errorf("manager: viewer: %s holds no league: %w", cfg.DataRoot, err)
