@@ -72,9 +72,8 @@ type ServerConfig struct {
 	FlatDialect bool
 	// Unknown, when set, serves the requests and notifications no tool
 	// takes, as [http.ServeMux]'s NotFound handler does: a method that names
-	// no tool, alias or message type, or a tools/call of an unknown tool
-	// (but for a message of a type a tool takes, which is answered -32602).
-	// Its [Request] has no Tool (for tools/call, Tool is the name asked
+	// no tool, alias or message type, or a tools/call whose name and
+	// message no tool takes. Its [Request] has no Tool (for tools/call, Tool is the name asked
 	// for), and an [Envelope] when the message names a message_type. It runs
 	// inside the [Middleware]. Returning [ErrUnrouted] answers the default:
 	// -32601 method not found (-32602 for tools/call). MCP lifecycle
@@ -357,13 +356,8 @@ func (s *Server) dispatch(hr *http.Request, req *wire.Request, id json.RawMessag
 	}
 	var rt *route
 	if call.Form == wire.ToolsCall {
-		table := routeTable{s}
-		if rt, _ = table.Named(strings.ToLower(call.Tool)); rt == nil {
-			notFound := &RPCError{Code: RPCInvalidParams, Message: "unknown tool " + quote(call.Tool)}
-			if _, typed := table.Typed(call.MessageType); typed {
-				return wire.Response{}, notFound // a message a tool takes, under a name none has
-			}
-			return s.unrouted(hr, req, id, &call, notFound)
+		if rt, _ = wire.RouteTool[*route](routeTable{s}, &call); rt == nil {
+			return s.unrouted(hr, req, id, &call, &RPCError{Code: RPCInvalidParams, Message: "unknown tool " + quote(call.Tool)})
 		}
 	} else if rt, _ = wire.Route[*route](routeTable{s}, method, &call); rt == nil {
 		return s.unrouted(hr, req, id, &call, &RPCError{Code: RPCMethodNotFound, Message: "method not found: " + quote(method)})
