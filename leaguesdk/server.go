@@ -109,6 +109,18 @@ type Tool struct {
 	// answer an invalid registration with REJECTED rather than an error).
 	// Authorize still runs.
 	NoValidate bool
+	// BareArguments has a tools/call of this tool taken when its arguments
+	// are the message without its envelope, as MCP-native implementations
+	// send a registration ({"player_meta": {…}} alone): the tool's message
+	// type (the first of MessageTypes) names the message, and the envelope
+	// fields it lacks get the values the profile allows a registration
+	// request — protocol league.v2, the message type, a sender made from
+	// the display name of its *_meta member ([NameSender]), the server's
+	// time, a fresh conversation id — and the *_meta member's missing
+	// version is read from agent_version, else protocol_version. Fields
+	// present are kept as they came and validated as usual; every other
+	// form of the tool stays strict. Default false.
+	BareArguments bool
 }
 
 // WireForm is the way a request reached a [Server] or a [Client] called a peer.
@@ -358,6 +370,14 @@ func (s *Server) dispatch(hr *http.Request, req *wire.Request, id json.RawMessag
 	if call.Form == wire.ToolsCall {
 		if rt, _ = wire.RouteTool[*route](routeTable{s}, &call); rt == nil {
 			return s.unrouted(hr, req, id, &call, &RPCError{Code: RPCInvalidParams, Message: "unknown tool " + quote(call.Tool)})
+		}
+		if msg, ok := s.completeBare(rt, call.Message); ok {
+			// The message as completed is decoded; the handler's Request
+			// keeps it as it came.
+			if in, err := s.decode(hr.Context(), rt, msg); err == nil {
+				call.MessageType = string(rt.bare)
+				return s.serve(hr, rt, req, id, &call, in)
+			}
 		}
 	} else if rt, _ = wire.Route[*route](routeTable{s}, method, &call); rt == nil {
 		return s.unrouted(hr, req, id, &call, &RPCError{Code: RPCMethodNotFound, Message: "method not found: " + quote(method)})

@@ -131,3 +131,67 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// completeBare returns the message of a tools/call of rt whose arguments
+// lack envelope fields, with those fields filled in as
+// [Tool.BareArguments] describes, and true; false when rt does not take
+// bare arguments, the arguments are not an object, they name another
+// message type, or they lack nothing.
+func (s *Server) completeBare(rt *route, msg json.RawMessage) (json.RawMessage, bool) {
+	if rt.bare == "" || !wire.IsObject(msg) {
+		return nil, false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(msg, &m) != nil {
+		return nil, false
+	}
+	var typ MessageType
+	if raw, ok := m["message_type"]; ok && (json.Unmarshal(raw, &typ) != nil || typ != rt.bare) {
+		return nil, false
+	}
+	changed := false
+	set := func(k string, v any) {
+		if _, ok := m[k]; !ok {
+			m[k], _ = json.Marshal(v)
+			changed = true
+		}
+	}
+	// The *_meta member describes the agent: its kind, display name and
+	// version.
+	kind, name := "", ""
+	for k, raw := range m {
+		base, ok := strings.CutSuffix(k, "_meta")
+		if !ok || !wire.IsObject(raw) {
+			continue
+		}
+		var meta map[string]json.RawMessage
+		if json.Unmarshal(raw, &meta) != nil {
+			continue
+		}
+		var dn string
+		_ = json.Unmarshal(meta["display_name"], &dn)
+		kind, name = base, dn
+		if _, ok := meta["version"]; !ok {
+			for _, alias := range []string{"agent_version", "protocol_version"} {
+				if v, ok := meta[alias]; ok {
+					meta["version"] = v
+					m[k], _ = json.Marshal(meta)
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	set("protocol", Protocol)
+	set("message_type", rt.bare)
+	if kind != "" && name != "" {
+		set("sender", NameSender(kind, name))
+	}
+	set("timestamp", FormatTime(s.cfg.Now()))
+	set("conversation_id", NewConversationID())
+	if !changed {
+		return nil, false
+	}
+	out, err := json.Marshal(m)
+	return out, err == nil
+}
