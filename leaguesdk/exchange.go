@@ -31,7 +31,11 @@ func (c *Client) post(ctx context.Context, x *exchange, f wire.Form, sess *wire.
 	if f == wire.Spec {
 		body = x.params.request(id, x.method)
 	} else {
-		body = [][]byte{wire.EncodeRequest(f, id, x.method, string(x.params.messageType()), x.params.text())}
+		name := x.method
+		if f == wire.ToolsCall && x.tool != "" {
+			name = x.tool
+		}
+		body = [][]byte{wire.EncodeRequest(f, id, name, string(x.params.messageType()), x.params.text())}
 	}
 	x.raw, x.undecoded = nil, false
 	status, _, raw, err := c.roundTrip(ctx, x.ep, body, sess)

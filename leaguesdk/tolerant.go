@@ -15,7 +15,9 @@ import (
 // UnmarshalJSON implements [json.Unmarshaler]. It reads accept as a JSON
 // boolean or as the string "true" or "false" in any case, and reads the
 // alias accepted when accept is absent. A value that is not a JSON object
-// ("ok", null) reads as an empty message: a bare acknowledgement. When a
+// ("ok", null) reads as an empty message: a bare acknowledgement; so does
+// an object without message type or accept, but for {"status":"ACK"},
+// which reads as an acceptance. When a
 // field has an unexpected JSON type, the other fields are still read and
 // the first such error is returned. Answer tells what was received.
 func (a *GameJoinAck) UnmarshalJSON(b []byte) error {
@@ -28,6 +30,7 @@ func (a *GameJoinAck) UnmarshalJSON(b []byte) error {
 		*plain
 		Accept   json.RawMessage `json:"accept"`
 		Accepted json.RawMessage `json:"accepted"`
+		Status   json.RawMessage `json:"status"`
 	}
 	var w fields
 	err := wire.DecodeAll(b, func() any {
@@ -36,6 +39,11 @@ func (a *GameJoinAck) UnmarshalJSON(b []byte) error {
 		return &w
 	})
 	a.readAccept(w.Accept, w.Accepted)
+	if a.noAccept && a.MessageType == "" {
+		var status string
+		_ = json.Unmarshal(w.Status, &status)
+		a.bareACK = strings.EqualFold(status, "ACK")
+	}
 	return err
 }
 
@@ -52,7 +60,9 @@ func (a *GameJoinAck) readAccept(accept, accepted json.RawMessage) {
 // Answer interprets a received GAME_JOIN_ACK or other reply to
 // GAME_INVITATION. ok is false when the reply holds no answer (a bare
 // acknowledgement: the answer may follow as a callback). A GAME_JOIN_ACK
-// without accept confirms arrival and reads as accepted. An accept that is
+// without accept confirms arrival and reads as accepted, as does a reply
+// that is {"status":"ACK"} without a message type (the answer of
+// MCP-native players). An accept that is
 // neither a boolean nor "true"/"false" is an [*Error] with code
 // [CodeMissingRequiredField]. A [GameJoinAck] built in Go answers Accept.
 func (a *GameJoinAck) Answer() (accept, ok bool, err error) {
@@ -63,6 +73,10 @@ func (a *GameJoinAck) Answer() (accept, ok bool, err error) {
 	case !a.noAccept:
 		return a.Accept, true, nil
 	case strings.EqualFold(string(a.MessageType), string(MsgGameJoinAck)):
+		return true, true, nil
+	case a.bareACK:
+		// {"status":"ACK"} and no message type: MCP-native players answer
+		// an invitation they take so, and send nothing after it.
 		return true, true, nil
 	}
 	return false, false, nil

@@ -402,7 +402,7 @@ func (m *Manager) sendStartMatch(ctx context.Context, j startJob) error {
 	defer cancel()
 	resp, err := leaguesdk.CallWith[leaguesdk.StartMatchResponse](cctx, m.client, j.ref.endpoint, msg,
 		leaguesdk.CallOptions{Retry: leaguesdk.Once()})
-	if err == nil && !resp.Status.Accepted() {
+	if err == nil && !resp.Accepted() {
 		reason := string(resp.Reason)
 		if reason == "" {
 			reason = "no reason given"
