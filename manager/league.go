@@ -128,7 +128,7 @@ func (m *Manager) broadcast(ctx context.Context, what string, targets []target, 
 		case err == nil:
 			m.agentAnswered(t.id, what+" answered")
 		case ctx.Err() == nil:
-			m.agentFailed(t.id, what+": "+err.Error())
+			m.agentFailed(t.id, failureTrigger(err), what+": "+err.Error())
 		}
 		if err != nil && ctx.Err() == nil {
 			m.log.Warn("broadcast failed", slog.String("what", what), slog.String("agent_id", t.id),
