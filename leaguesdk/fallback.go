@@ -351,3 +351,16 @@ func (c *Client) handshake(ctx context.Context, ep *endpointState) (*wire.Sessio
 	}
 	return s, nil
 }
+
+// PeerTool returns the tool, among the names a peer's tools/list gives,
+// that a [Client] sends a message of type t under when the peer refuses
+// the spec method in every form and has no tool of that name: a name
+// other implementations are known to serve the message under
+// (receive_game_invitation for GAME_INVITATION), else the shortest name
+// holding every word of the message type but call, request and response
+// (receive_round_completed for ROUND_COMPLETED). It returns "" when none
+// fits. The conformance kit uses it to find, and report, such a player's
+// own names.
+func PeerTool(tools []string, method string, t MessageType) string {
+	return wire.ToolFor(tools, method, string(t))
+}
