@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentleague/league/internal/wire"
+	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // withFallback is the wire-form layer of an attempt: it sends the call in

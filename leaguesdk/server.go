@@ -14,7 +14,7 @@ import (
 	"time"
 
 	wirejson "github.com/agentleague/league/internal/json"
-	"github.com/agentleague/league/internal/wire"
+	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // DefaultMaxBodyBytes is the largest request body a [Server] reads by default.
@@ -73,8 +73,9 @@ type ServerConfig struct {
 	// Unknown, when set, serves the requests and notifications no tool
 	// takes, as [http.ServeMux]'s NotFound handler does: a method that names
 	// no tool, alias or message type, or a tools/call whose name and
-	// message no tool takes. Its [Request] has no Tool (for tools/call, Tool is the name asked
-	// for), and an [Envelope] when the message names a message_type. It runs
+	// message no tool takes. Its [Request] has no Tool (for tools/call,
+	// Tool is the name asked for), and an [Envelope] when the message names
+	// a message_type. It runs
 	// inside the [Middleware]. Returning [ErrUnrouted] answers the default:
 	// -32601 method not found (-32602 for tools/call). MCP lifecycle
 	// methods and notifications/* never reach it. Default: nil, the
