@@ -366,8 +366,8 @@ func TestLeagueOfMCPNativePlayers(t *testing.T) {
 // register_player and runs a four-player round robin, calling each
 // player only through tools/call under its own names.
 type nativeLeague struct {
-	url      string
-	refToken string
+	nativeReferee
+	url string
 
 	mu      sync.Mutex
 	players []nativeEntry
@@ -382,7 +382,8 @@ const nativeLeagueID = "league_native"
 
 func startNativeLeague(t *testing.T) *nativeLeague {
 	t.Helper()
-	l := &nativeLeague{refToken: leaguesdk.NewToken(), full: make(chan struct{})}
+	l := &nativeLeague{nativeReferee: nativeReferee{sender: leaguesdk.RefereeSender("REF01"), token: leaguesdk.NewToken(),
+		leagueID: nativeLeagueID}, full: make(chan struct{})}
 	srv := &nativeServer{tools: map[string]nativeTool{
 		"register_player": func(args json.RawMessage) (any, error) {
 			var req leaguesdk.LeagueRegisterRequest
@@ -467,10 +468,16 @@ func (l *nativeLeague) play(ctx context.Context) []nativeResult {
 	return out
 }
 
+// nativeReferee is the referee of the MCP-native implementation: its
+// sender, the token it sends, the league it plays in.
+type nativeReferee struct {
+	sender, token, leagueID string
+}
+
 // match plays one match between a and b as the stand-in referee does.
-func (l *nativeLeague) match(ctx context.Context, matchID string, round leaguesdk.RoundID, a, b nativeEntry) nativeResult {
+func (l *nativeReferee) match(ctx context.Context, matchID string, round leaguesdk.RoundID, a, b nativeEntry) nativeResult {
 	res := nativeResult{matchID: matchID, choices: map[string]string{}}
-	sender := leaguesdk.RefereeSender("REF01")
+	sender := l.sender
 	conv := leaguesdk.NewConversationID()
 	pair := [2]nativeEntry{a, b}
 	for i, p := range pair {
@@ -479,8 +486,8 @@ func (l *nativeLeague) match(ctx context.Context, matchID string, round leaguesd
 			role = leaguesdk.PlayerB
 		}
 		reply, err := nativeCall(ctx, p.endpoint, "receive_game_invitation", &leaguesdk.GameInvitation{
-			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgGameInvitation, sender, l.refToken, conv, time.Now()),
-			LeagueID: nativeLeagueID, RoundID: round, MatchID: matchID, GameType: leaguesdk.GameEvenOdd,
+			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgGameInvitation, sender, l.token, conv, time.Now()),
+			LeagueID: l.leagueID, RoundID: round, MatchID: matchID, GameType: leaguesdk.GameEvenOdd,
 			RoleInMatch: role, OpponentID: opp.id, PlayerID: p.id})
 		if err == nil && reply["accept"] != true && reply["status"] != "ACK" {
 			err = fmt.Errorf("%s did not accept: %v", p.id, reply)
@@ -492,7 +499,7 @@ func (l *nativeLeague) match(ctx context.Context, matchID string, round leaguesd
 	}
 	for i, p := range pair {
 		reply, err := nativeCall(ctx, p.endpoint, "choose_parity", &leaguesdk.ChooseParityCall{
-			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgChooseParityCall, sender, l.refToken, conv, time.Now()),
+			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgChooseParityCall, sender, l.token, conv, time.Now()),
 			MatchID:  matchID, PlayerID: p.id, GameType: leaguesdk.GameEvenOdd,
 			Context:  leaguesdk.ParityContext{OpponentID: pair[1-i].id, RoundID: round},
 			Deadline: leaguesdk.FormatTime(time.Now().Add(30 * time.Second))})
@@ -520,7 +527,7 @@ func (l *nativeLeague) match(ctx context.Context, matchID string, round leaguesd
 	choices := map[string]leaguesdk.Parity{a.id: leaguesdk.Parity(res.choices[a.id]), b.id: leaguesdk.Parity(res.choices[b.id])}
 	for _, p := range pair {
 		_, err := nativeCall(ctx, p.endpoint, "receive_game_over", &leaguesdk.GameOver{
-			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgGameOver, sender, l.refToken, conv, time.Now()),
+			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgGameOver, sender, l.token, conv, time.Now()),
 			MatchID:  matchID, GameType: leaguesdk.GameEvenOdd,
 			GameResult: leaguesdk.GameResult{Status: status, WinnerPlayerID: leaguesdk.OptionalString(res.winner),
 				DrawnNumber: n, NumberParity: parity, Choices: choices, Reason: fmt.Sprintf("the number was %d", n)}})
@@ -588,5 +595,109 @@ func TestOurPlayersInAnMCPNativeLeague(t *testing.T) {
 		if !strings.HasPrefix(a.ID(), "P0") {
 			t.Errorf("player id %q, want the one the league assigned", a.ID())
 		}
+	}
+}
+
+// TestMCPNativeRefereeInOurLeague: a referee of the MCP-native
+// implementation registers itself with this module's manager (tools/call
+// register_referee, referee_meta alone), answers start_match with
+// {"status":"STARTED"} as it starts the match, plays it and reports it;
+// the manager takes that reply for an accepted start (no match is taken
+// back as refused), and the league of four of this module's players
+// completes with every match played by that referee.
+func TestMCPNativeRefereeInOurLeague(t *testing.T) {
+	var mu sync.Mutex
+	var refused []string
+	l := newLeagueWith(t, 4, func(cfg *manager.Config) {
+		cfg.OnEvent = func(e manager.Event) {
+			if e.Kind == manager.EventWarning && e.MatchID != "" {
+				mu.Lock()
+				refused = append(refused, e.Message)
+				mu.Unlock()
+			}
+		}
+	})
+	var ref *nativeReferee
+	var started int
+	var games sync.WaitGroup
+	t.Cleanup(games.Wait)
+	play := func(r *nativeReferee, sm leaguesdk.StartMatch) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		res := r.match(ctx, sm.MatchID, sm.RoundID, nativeEntry{id: sm.PlayerAID, endpoint: sm.PlayerAEndpoint},
+			nativeEntry{id: sm.PlayerBID, endpoint: sm.PlayerBEndpoint})
+		if res.err != nil {
+			return res.err
+		}
+		score := map[string]int{sm.PlayerAID: 1, sm.PlayerBID: 1}
+		status := leaguesdk.ResultDraw
+		if res.winner != "" {
+			score = map[string]int{sm.PlayerAID: 0, sm.PlayerBID: 0}
+			score[res.winner], status = 3, leaguesdk.ResultWin
+		}
+		choices := map[string]leaguesdk.Parity{}
+		for id, c := range res.choices {
+			choices[id] = leaguesdk.Parity(c)
+		}
+		reply, err := nativeCall(ctx, l.url(), "report_match_result", &leaguesdk.MatchResultReport{
+			Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgMatchResultReport, r.sender, r.token, "", time.Now()),
+			LeagueID: sm.LeagueID, RoundID: sm.RoundID, MatchID: sm.MatchID, GameType: leaguesdk.GameEvenOdd,
+			Result: leaguesdk.MatchResult{Winner: leaguesdk.OptionalString(res.winner), Score: score, Status: status,
+				Details: leaguesdk.MatchDetails{Choices: choices}}})
+		if err == nil && reply["message_type"] != string(leaguesdk.MsgAck) {
+			err = fmt.Errorf("report answered %v", reply)
+		}
+		return err
+	}
+	srv := &nativeServer{tools: map[string]nativeTool{
+		"start_match": func(args json.RawMessage) (any, error) {
+			var sm leaguesdk.StartMatch
+			if err := json.Unmarshal(args, &sm); err != nil {
+				return nil, err
+			}
+			mu.Lock()
+			r := ref
+			started++
+			mu.Unlock()
+			games.Go(func() {
+				if err := play(r, sm); err != nil {
+					t.Errorf("%s: %v", sm.MatchID, err)
+				}
+			})
+			return map[string]any{"status": "STARTED"}, nil
+		},
+		"receive_league_completed": func(json.RawMessage) (any, error) { return map[string]any{"status": "ACK"}, nil },
+	}}
+	endpoint := serveNative(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	reply, err := nativeCall(ctx, l.url(), "register_referee", map[string]any{"referee_meta": map[string]any{
+		"protocol_version": "2.1.0", "display_name": "Native Referee", "game_types": []string{"even_odd"},
+		"contact_endpoint": endpoint, "max_concurrent_matches": 1}})
+	cancel()
+	if err != nil || reply["status"] != "ACCEPTED" {
+		t.Fatalf("referee registration: %v %v", reply, err)
+	}
+	id, _ := reply["referee_id"].(string)
+	token, _ := reply["auth_token"].(string)
+	mu.Lock()
+	ref = &nativeReferee{sender: leaguesdk.RefereeSender(id), token: token, leagueID: l.mgr.LeagueID()}
+	mu.Unlock()
+	for i := range 4 {
+		l.addPlayer(fmt.Sprintf("Ours %d", i+1), nil)
+	}
+	l.await(l.mgr.Done(), "the league to complete")
+	results := l.mgr.Results()
+	if len(results) != 6 {
+		t.Fatalf("%d results, want 6", len(results))
+	}
+	for _, r := range results {
+		if r.RefereeID != id || r.Result.Status == leaguesdk.ResultTechnicalLoss {
+			t.Errorf("%s: refereed by %s, %+v", r.MatchID, r.RefereeID, r.Result)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if started != 6 || len(refused) > 0 {
+		t.Errorf("start_match reached the referee %d times, want 6; taken back: %v", started, refused)
 	}
 }
