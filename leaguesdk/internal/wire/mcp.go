@@ -218,5 +218,6 @@ func ToolUnknown(msg string) bool {
 	if strings.Contains(m, "unknown tool") || strings.Contains(m, "no such tool") {
 		return true
 	}
-	return strings.Contains(m, "tool") && strings.Contains(m, "not found")
+	// "tool x not found", but not "method tools/call not found".
+	return strings.Contains(m, "tool") && strings.Contains(m, "not found") && !strings.Contains(m, "tools/")
 }

@@ -66,3 +66,19 @@ func TestToolFor(t *testing.T) {
 		t.Errorf("picked %q", got)
 	}
 }
+
+func TestToolUnknown(t *testing.T) {
+	for msg, want := range map[string]bool{
+		"Unknown tool: receive_game_invitation": true,
+		`unknown tool "choose_parity"`:          true,
+		"Tool choose_parity not found":          true,
+		"no such tool":                          true,
+		"Method not found":                      false,
+		"method tools/call not found":           false,
+		"Missing required fields":               false,
+	} {
+		if got := ToolUnknown(msg); got != want {
+			t.Errorf("ToolUnknown(%q) = %v, want %v", msg, got, want)
+		}
+	}
+}
