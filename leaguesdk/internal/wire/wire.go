@@ -7,14 +7,16 @@
 //     type as method, a generic method with the message in
 //     params.message (or arguments, or payload), and MCP tools/call;
 //   - where a request's message is ([Locate]) and which tool takes it
-//     ([Route]);
+//     ([Route], [RouteTool] for tools/call, with the tool names of other
+//     implementations: [ForeignTool]);
 //   - the replies: the JSON-RPC response a server writes ([Response],
 //     with the flat form some referees read and the MCP tool result),
 //     and where a client finds the message in what a peer answers
 //     ([ReadReply]);
 //   - alias fields of other implementations ([Normalize]);
 //   - what a server remembers of a caller's dialect ([Dialects]) and a
-//     client of a peer's form and its MCP session ([Peer], [Session]).
+//     client of a peer's form, its MCP session and its own tool names
+//     ([Peer], [Session], [ToolFor]).
 //
 // Every message is read with internal/json (encoding/json's semantics);
 // the package writes what it sends in the profile's strict form.
