@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // withFallback is the wire-form layer of an attempt: it sends the call in
@@ -36,7 +34,7 @@ func (c *Client) withFallback(ctx context.Context, x *exchange) error {
 	first, known := peer.Form()
 	x.tool, _ = peer.ToolName(x.method)
 	if x.tool != "" {
-		first, known = wire.ToolsCall, true
+		first, known = FormToolsCall, true
 	}
 	refused := func(err error) bool { return formRefused(err) || (!known && formMissed(err)) }
 	sess := peer.Session()
@@ -54,11 +52,11 @@ func (c *Client) withFallback(ctx context.Context, x *exchange) error {
 		return err
 	}
 	var toolErr error // the refusal of the tools/call form
-	if first == wire.ToolsCall {
+	if first == FormToolsCall {
 		toolErr = err
 	}
-	for _, f := range wire.Forms {
-		if f == first || (f == wire.MessageType && x.params.messageType() == "") {
+	for _, f := range wireForms {
+		if f == first || (f == FormMessageType && x.params.messageType() == "") {
 			continue
 		}
 		e2 := c.send(ctx, x, f, sess)
@@ -75,7 +73,7 @@ func (c *Client) withFallback(ctx context.Context, x *exchange) error {
 		case !refused(e2):
 			return e2
 		}
-		if f == wire.ToolsCall {
+		if f == FormToolsCall {
 			toolErr = e2
 		}
 		err = moreTelling(err, e2, x)
@@ -95,28 +93,28 @@ func toolRefused(err error) bool {
 	if err == nil || !errors.As(err, &rpc) || CodeOf(err) != "" {
 		return false
 	}
-	return rpc.Code == RPCInvalidParams || wire.ToolUnknown(rpc.Message)
+	return rpc.Code == RPCInvalidParams || toolUnknown(rpc.Message)
 }
 
 // withToolNames sends x as tools/call under the name the peer's
-// tools/list gives its message (wire.ToolFor), after the peer refused
+// tools/list gives its message (toolFor), after the peer refused
 // every form under the spec name (refusal, the most telling refusal so
 // far, is returned when no listed tool fits or that one refuses too). The
 // name that works is remembered for the endpoint, with tools/call as its
 // form.
-func (c *Client) withToolNames(ctx context.Context, x *exchange, sess *wire.Session, refusal error) error {
+func (c *Client) withToolNames(ctx context.Context, x *exchange, sess *mcpSession, refusal error) error {
 	tools := c.peerTools(ctx, x.ep, sess)
-	name := wire.ToolFor(tools, x.method, string(x.params.messageType()))
+	name := toolFor(tools, x.method, string(x.params.messageType()))
 	if name == "" || name == x.tool || ctx.Err() != nil {
 		return refusal
 	}
 	x.tool = name
-	err := c.send(ctx, x, wire.ToolsCall, sess)
+	err := c.send(ctx, x, FormToolsCall, sess)
 	if err != nil {
 		return moreTelling(refusal, err, x)
 	}
 	x.ep.peer.LearnTool(x.method, name)
-	x.ep.peer.Remember(wire.ToolsCall)
+	x.ep.peer.Remember(FormToolsCall)
 	c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "peer serves the message under a tool name of its own", slog.String("endpoint", x.ep.name),
 		slog.String("method", x.method), slog.String("tool", name))
 	return nil
@@ -126,7 +124,7 @@ func (c *Client) withToolNames(ctx context.Context, x *exchange, sess *wire.Sess
 // tools/list (in the MCP session sess, if any) the first time only. A
 // refused or unreadable answer is remembered as no tools; a call that
 // did not reach the peer is not remembered.
-func (c *Client) peerTools(ctx context.Context, ep *endpointState, sess *wire.Session) []string {
+func (c *Client) peerTools(ctx context.Context, ep *endpointState, sess *mcpSession) []string {
 	peer := ep.peer
 	if tools, ok := peer.Tools(); ok {
 		return tools
@@ -142,7 +140,7 @@ func (c *Client) peerTools(ctx context.Context, ep *endpointState, sess *wire.Se
 	}
 	var tools []string
 	err := c.guarded(ep, func() error {
-		status, _, raw, err := c.roundTrip(ctx, ep, [][]byte{wire.ToolsListRequest(c.nextID.Add(1))}, sess)
+		status, _, raw, err := c.roundTrip(ctx, ep, [][]byte{toolsListRequest(c.nextID.Add(1))}, sess)
 		if err != nil {
 			return err
 		}
@@ -150,7 +148,7 @@ func (c *Client) peerTools(ctx context.Context, ep *endpointState, sess *wire.Se
 		if err != nil {
 			return err
 		}
-		tools = wire.ToolNames(reply.Message)
+		tools = toolNames(reply.Message)
 		return nil
 	})
 	c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "tools/list", slog.String("endpoint", ep.name),
@@ -178,7 +176,7 @@ func moreTelling(a, b error, x *exchange) error {
 // sent, 1 for anything else.
 func telling(err error, x *exchange) int {
 	msg := strings.ToLower(err.Error())
-	if wire.ToolUnknown(msg) {
+	if toolUnknown(msg) {
 		return 3
 	}
 	var rpc *RPCError
@@ -198,8 +196,8 @@ func telling(err error, x *exchange) int {
 // send makes one exchange of x in form f (in the MCP session sess, if
 // any, when f is tools/call) through the endpoint's circuit breaker, with
 // a debug line when the logger writes one.
-func (c *Client) send(ctx context.Context, x *exchange, f wire.Form, sess *wire.Session) error {
-	if f != wire.ToolsCall {
+func (c *Client) send(ctx context.Context, x *exchange, f WireForm, sess *mcpSession) error {
+	if f != FormToolsCall {
 		sess = nil
 	}
 	log := c.cfg.Logger
@@ -243,7 +241,7 @@ func formRefused(err error) bool {
 	}
 	// A tool the peer says it does not have, whatever the error code
 	// (-32603 "Unknown tool: x", say): another form or name may reach it.
-	if errors.As(err, &rpc) && CodeOf(err) == "" && wire.ToolUnknown(rpc.Message) {
+	if errors.As(err, &rpc) && CodeOf(err) == "" && toolUnknown(rpc.Message) {
 		return true
 	}
 	// A validation error the peer answered (E003 in a JSON-RPC error) means
@@ -252,23 +250,23 @@ func formRefused(err error) bool {
 }
 
 // sessionRefused reports whether err says the peer wants an MCP session the
-// request did not have (wire.SessionWanted).
+// request did not have (sessionWanted).
 func sessionRefused(err error) bool {
 	var h *httpStatusError
 	if errors.As(err, &h) && (h.status == http.StatusBadRequest || h.status == http.StatusNotFound) {
-		return wire.SessionWanted(h.status, h.body, "")
+		return sessionWanted(h.status, h.body, "")
 	}
 	var rpc *RPCError
 	if !errors.As(err, &rpc) || CodeOf(err) != "" {
 		return false
 	}
-	return wire.SessionWanted(0, "", rpc.Message)
+	return sessionWanted(0, "", rpc.Message)
 }
 
 // session returns a session with the endpoint other than stale (the one a
 // refused request was sent in, nil for none): the one another call has
 // just opened, or a new one from a handshake.
-func (c *Client) session(ctx context.Context, ep *endpointState, stale *wire.Session) (*wire.Session, error) {
+func (c *Client) session(ctx context.Context, ep *endpointState, stale *mcpSession) (*mcpSession, error) {
 	peer := ep.peer
 	select {
 	case peer.Gate <- struct{}{}:
@@ -291,7 +289,7 @@ func (c *Client) session(ctx context.Context, ep *endpointState, stale *wire.Ses
 // withSession opens (or joins) an MCP session with the endpoint and sends
 // the call as tools/call in it. stale is the session the refused request
 // was sent in (nil for none); at most one handshake is made.
-func (c *Client) withSession(ctx context.Context, x *exchange, stale *wire.Session) error {
+func (c *Client) withSession(ctx context.Context, x *exchange, stale *mcpSession) error {
 	s, err := c.session(ctx, x.ep, stale)
 	if err != nil {
 		var e *Error
@@ -304,14 +302,14 @@ func (c *Client) withSession(ctx context.Context, x *exchange, stale *wire.Sessi
 		}
 		return err
 	}
-	if err := c.send(ctx, x, wire.ToolsCall, s); err != nil {
+	if err := c.send(ctx, x, FormToolsCall, s); err != nil {
 		if toolRefused(err) && ctx.Err() == nil {
 			return c.withToolNames(ctx, x, s, err)
 		}
 		return err
 	}
-	if f, ok := x.ep.peer.Form(); !ok || f != wire.ToolsCall {
-		x.ep.peer.Remember(wire.ToolsCall)
+	if f, ok := x.ep.peer.Form(); !ok || f != FormToolsCall {
+		x.ep.peer.Remember(FormToolsCall)
 		c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "peer accepts tools/call in an MCP session", slog.String("endpoint", x.ep.name),
 			slog.String("method", x.method), slog.String("mcp_protocol_version", s.Version))
 	}
@@ -320,10 +318,10 @@ func (c *Client) withSession(ctx context.Context, x *exchange, stale *wire.Sessi
 
 // handshake opens an MCP session with the endpoint: initialize, then the
 // notifications/initialized notification, through the endpoint's breaker.
-func (c *Client) handshake(ctx context.Context, ep *endpointState) (*wire.Session, error) {
-	var s *wire.Session
+func (c *Client) handshake(ctx context.Context, ep *endpointState) (*mcpSession, error) {
+	var s *mcpSession
 	err := c.guarded(ep, func() error {
-		status, header, raw, err := c.roundTrip(ctx, ep, [][]byte{wire.InitializeRequest(c.nextID.Add(1), Version)}, nil)
+		status, header, raw, err := c.roundTrip(ctx, ep, [][]byte{initializeRequest(c.nextID.Add(1), Version)}, nil)
 		if err != nil {
 			return err
 		}
@@ -331,12 +329,12 @@ func (c *Client) handshake(ctx context.Context, ep *endpointState) (*wire.Sessio
 		if err != nil {
 			return err
 		}
-		version := wire.NegotiatedVersion(reply.Message)
-		if !wire.SpeaksMCP(version) {
+		version := negotiatedVersion(reply.Message)
+		if !speaksMCP(version) {
 			return answered(&Error{Message: fmt.Sprintf("peer answered initialize with MCP protocol version %q, which this client does not speak", version)})
 		}
-		s = &wire.Session{ID: header.Get("Mcp-Session-Id"), Version: version}
-		status, _, raw, err = c.roundTrip(ctx, ep, [][]byte{wire.Initialized}, s)
+		s = &mcpSession{ID: header.Get("Mcp-Session-Id"), Version: version}
+		status, _, raw, err = c.roundTrip(ctx, ep, [][]byte{initializedNote}, s)
 		if err != nil || status < 300 {
 			return err
 		}
@@ -362,5 +360,5 @@ func (c *Client) handshake(ctx context.Context, ep *endpointState) (*wire.Sessio
 // fits. The conformance kit uses it to find, and report, such a player's
 // own names.
 func PeerTool(tools []string, method string, t MessageType) string {
-	return wire.ToolFor(tools, method, string(t))
+	return toolFor(tools, method, string(t))
 }

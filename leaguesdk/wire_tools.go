@@ -1,4 +1,4 @@
-package wire
+package leaguesdk
 
 import (
 	"slices"
@@ -19,52 +19,51 @@ var foreignTools = map[string]string{
 	"receive_game_error":      "GAME_ERROR",
 }
 
-// ForeignTool returns the message type another implementation's tool
+// foreignTool returns the message type another implementation's tool
 // name stands for ("receive_game_invitation" → GAME_INVITATION), "" for
 // a name the table does not hold. Names are compared case-insensitively.
-func ForeignTool(name string) string { return foreignTools[strings.ToLower(name)] }
+func foreignTool(name string) string { return foreignTools[strings.ToLower(name)] }
 
-// RouteTool picks the tool of a tools/call, as [Route] does for the other
-// forms: the tool the call names when it takes the message the arguments
-// carry (or they carry none, or no tool takes it); else the tool that
-// takes the message's type; else, for a message that names no type, the
-// tool that takes the type another implementation's name stands for
-// ([ForeignTool]) or the type the name spells ("game_over"). The
+// routeTool picks the tool of a tools/call, as routeCall does for the
+// other forms: the tool the call names when it takes the message the
+// arguments carry (or they carry none, or no tool takes it); else the
+// tool that takes the message's type; else, for a message that names no
+// type, the tool that takes the type another implementation's name stands
+// for (foreignTool) or the type the name spells ("game_over"). The
 // message type decides; the name is a hint.
-func RouteTool[T comparable](rs Routes[T], c *Call) (T, bool) {
+func (s *Server) routeTool(c *wireCall) *route {
 	name := strings.ToLower(c.Tool)
 	t := c.MessageType
-	byName, named := rs.Named(name)
-	byType, typed := rs.Typed(t)
+	byName := s.routeNamed(name)
+	byType := s.routeTyped(t)
 	switch {
-	case named && (t == "" || rs.Takes(byName, t) || !typed):
-		return byName, true
-	case typed:
-		return byType, true
+	case byName != nil && (t == "" || byName.types[MessageType(t)] || byType == nil):
+		return byName
+	case byType != nil:
+		return byType
 	case t != "":
-		var zero T
-		return zero, false // a message no tool takes, under a name none has
+		return nil // a message no tool takes, under a name none has
 	}
-	if ft := ForeignTool(name); ft != "" {
-		if rt, ok := rs.Typed(ft); ok {
-			return rt, true
+	if ft := foreignTool(name); ft != "" {
+		if rt := s.routeTyped(ft); rt != nil {
+			return rt
 		}
 	}
-	return rs.Typed(strings.ToUpper(name))
+	return s.routeTyped(strings.ToUpper(name))
 }
 
 // genericWords are the words of a message type that a tool name for it
 // may leave out: CHOOSE_PARITY_CALL is served as "choose_parity".
 var genericWords = []string{"call", "request", "response"}
 
-// ToolFor picks, among the tools a peer lists, the one to send a message
+// toolFor picks, among the tools a peer lists, the one to send a message
 // of type messageType (spec method method) under when the peer refuses
-// the spec name in every form: a name of the [ForeignTool] table for the
+// the spec name in every form: a name of the foreignTools table for the
 // message type, else the shortest name that holds every word of the
 // message type ("game_invitation" in "receive_game_invitation"), the
 // generic ones (call, request, response) aside. It returns "" when none
 // fits, or when the fit is the method itself (which the peer refused).
-func ToolFor(tools []string, method, messageType string) string {
+func toolFor(tools []string, method, messageType string) string {
 	if messageType == "" {
 		return ""
 	}
@@ -73,7 +72,7 @@ func ToolFor(tools []string, method, messageType string) string {
 		if strings.EqualFold(name, method) {
 			continue
 		}
-		if strings.EqualFold(ForeignTool(name), messageType) {
+		if strings.EqualFold(foreignTool(name), messageType) {
 			return name
 		}
 		if holdsWords(strings.ToLower(name), messageType) && (pick == "" || len(name) < len(pick)) {

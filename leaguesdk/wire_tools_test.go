@@ -1,4 +1,4 @@
-package wire
+package leaguesdk
 
 import (
 	"encoding/json"
@@ -28,14 +28,18 @@ func TestRouteTool(t *testing.T) {
 		{"receive_game_invitation", `{"message_type":"WEATHER_REPORT"}`, ""},
 		{"no_such_tool", `{}`, ""},
 	}
+	s := tools.server()
 	for _, tc := range tests {
-		c, bad := Locate("tools/call", json.RawMessage(`{"name":"`+tc.name+`","arguments":`+tc.arguments+`}`))
+		c, bad := locateCall("tools/call", json.RawMessage(`{"name":"`+tc.name+`","arguments":`+tc.arguments+`}`))
 		if bad != nil {
 			t.Fatal(bad)
 		}
-		tool, ok := RouteTool[string](tools, &c)
-		if tool != tc.tool || ok != (tc.tool != "") || c.Form != ToolsCall {
-			t.Errorf("tools/call %s %s: routed to %q (%v) as %v, want %q", tc.name, tc.arguments, tool, ok, c.Form, tc.tool)
+		tool := ""
+		if rt := s.routeTool(&c); rt != nil {
+			tool = rt.tool.Name
+		}
+		if tool != tc.tool || c.Form != FormToolsCall {
+			t.Errorf("tools/call %s %s: routed to %q as %v, want %q", tc.name, tc.arguments, tool, c.Form, tc.tool)
 		}
 	}
 }
@@ -57,12 +61,12 @@ func TestToolFor(t *testing.T) {
 		{"notify_round", "", ""},
 	}
 	for _, tc := range tests {
-		if got := ToolFor(listed, tc.method, tc.messageType); got != tc.want {
-			t.Errorf("ToolFor(%s, %s) = %q, want %q", tc.method, tc.messageType, got, tc.want)
+		if got := toolFor(listed, tc.method, tc.messageType); got != tc.want {
+			t.Errorf("toolFor(%s, %s) = %q, want %q", tc.method, tc.messageType, got, tc.want)
 		}
 	}
 	// The shortest of the names that hold the message's words.
-	if got := ToolFor([]string{"game_invitation_handler_v2", "on_game_invitation"}, "handle_game_invitation", "GAME_INVITATION"); got != "on_game_invitation" {
+	if got := toolFor([]string{"game_invitation_handler_v2", "on_game_invitation"}, "handle_game_invitation", "GAME_INVITATION"); got != "on_game_invitation" {
 		t.Errorf("picked %q", got)
 	}
 }
@@ -77,8 +81,8 @@ func TestToolUnknown(t *testing.T) {
 		"method tools/call not found":           false,
 		"Missing required fields":               false,
 	} {
-		if got := ToolUnknown(msg); got != want {
-			t.Errorf("ToolUnknown(%q) = %v, want %v", msg, got, want)
+		if got := toolUnknown(msg); got != want {
+			t.Errorf("toolUnknown(%q) = %v, want %v", msg, got, want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package wire
+package leaguesdk
 
 import (
 	"encoding/json"
@@ -15,11 +15,11 @@ import (
 // client asks for ClientMCPVersion and accepts any of them in reply.
 var mcpVersions = [...]string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
-// ClientMCPVersion is the MCP protocol version a client asks for.
-const ClientMCPVersion = "2025-06-18"
+// clientMCPVersion is the MCP protocol version a client asks for.
+const clientMCPVersion = "2025-06-18"
 
-// SpeaksMCP reports whether v is an MCP protocol version spoken here.
-func SpeaksMCP(v string) bool {
+// speaksMCP reports whether v is an MCP protocol version spoken here.
+func speaksMCP(v string) bool {
 	for _, s := range mcpVersions {
 		if s == v {
 			return true
@@ -28,15 +28,15 @@ func SpeaksMCP(v string) bool {
 	return false
 }
 
-// Initialize returns a server's answer to MCP initialize: the protocol
+// initializeResult returns a server's answer to MCP initialize: the protocol
 // version the client asked for when it is spoken here, else the newest.
-func Initialize(params json.RawMessage, name, version string) any {
+func initializeResult(params json.RawMessage, name, version string) any {
 	var p struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
 	_ = wirejson.Unmarshal(params, &p)
 	v := mcpVersions[0]
-	if SpeaksMCP(p.ProtocolVersion) {
+	if speaksMCP(p.ProtocolVersion) {
 		v = p.ProtocolVersion
 	}
 	return map[string]any{
@@ -46,14 +46,14 @@ func Initialize(params json.RawMessage, name, version string) any {
 	}
 }
 
-// InitializeRequest is the body of a client's MCP initialize request.
-func InitializeRequest(id int64, clientVersion string) []byte {
+// initializeRequest is the body of a client's MCP initialize request.
+func initializeRequest(id int64, clientVersion string) []byte {
 	b, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
 		"id":      id,
 		"method":  "initialize",
 		"params": map[string]any{
-			"protocolVersion": ClientMCPVersion,
+			"protocolVersion": clientMCPVersion,
 			"capabilities":    map[string]any{},
 			"clientInfo":      map[string]string{"name": "league-agent", "version": clientVersion},
 		},
@@ -61,11 +61,11 @@ func InitializeRequest(id int64, clientVersion string) []byte {
 	return b
 }
 
-// Initialized is the body of the notifications/initialized notification.
-var Initialized = []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+// initializedNote is the body of the notifications/initialized notification.
+var initializedNote = []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 
-// NegotiatedVersion returns the protocolVersion of an initialize result.
-func NegotiatedVersion(result json.RawMessage) string {
+// negotiatedVersion returns the protocolVersion of an initialize result.
+func negotiatedVersion(result json.RawMessage) string {
 	var res struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
@@ -90,27 +90,27 @@ func toolResult(out any) toolCallResult {
 	return toolCallResult{Content: []toolContent{{Type: "text", Text: string(b)}}, StructuredContent: json.RawMessage(b)}
 }
 
-// Session is an MCP session a client holds with one peer. An empty ID
+// mcpSession is an MCP session a client holds with one peer. An empty ID
 // means the peer set no Mcp-Session-Id (a stateless MCP server).
-type Session struct {
+type mcpSession struct {
 	ID      string
 	Version string
 }
 
 // SetHeaders puts the session's headers on a request.
-func (s *Session) SetHeaders(h http.Header) {
+func (s *mcpSession) SetHeaders(h http.Header) {
 	if s.ID != "" {
 		h.Set("Mcp-Session-Id", s.ID)
 	}
 	h.Set("MCP-Protocol-Version", s.Version)
 }
 
-// SessionWanted reports whether a refusal asks for an MCP session the
+// sessionWanted reports whether a refusal asks for an MCP session the
 // request did not have: an HTTP 400 or 404 whose body names the session
 // (httpStatus, body), or a JSON-RPC error message (rpcMessage, without a
 // catalog code) saying the session is missing or the server is not
 // initialized.
-func SessionWanted(httpStatus int, body string, rpcMessage string) bool {
+func sessionWanted(httpStatus int, body string, rpcMessage string) bool {
 	if httpStatus == http.StatusBadRequest || httpStatus == http.StatusNotFound {
 		return strings.Contains(strings.ToLower(body), "session")
 	}
@@ -118,14 +118,15 @@ func SessionWanted(httpStatus int, body string, rpcMessage string) bool {
 	return strings.Contains(msg, "session") || strings.Contains(msg, "not initialized") || strings.Contains(msg, "initialization")
 }
 
-// Peer is what a client remembers of one peer's dialect: the form that
-// worked with it, and its MCP session. Gate lets one handshake run at a
+// wirePeer is what a client remembers of one peer's dialect: the form that
+// worked with it, its MCP session and the tool names it serves messages
+// under (read from its tools/list). Gate lets one handshake run at a
 // time (waiting on it honours the call's context); the session changes
 // only while the gate is held.
-type Peer struct {
+type wirePeer struct {
 	form    atomic.Int32 // 1 + the Form that worked, 0 before one has
 	Gate    chan struct{}
-	session atomic.Pointer[Session]
+	session atomic.Pointer[mcpSession]
 	// tools is the peer's tools/list as read once (empty when it listed
 	// none or refused the question), nil before it was asked.
 	tools atomic.Pointer[[]string]
@@ -134,36 +135,36 @@ type Peer struct {
 	named sync.Map
 }
 
-// NewPeer returns the memory of a peer not called yet.
-func NewPeer() *Peer { return &Peer{Gate: make(chan struct{}, 1)} }
+// newWirePeer returns the memory of a peer not called yet.
+func newWirePeer() *wirePeer { return &wirePeer{Gate: make(chan struct{}, 1)} }
 
 // Form returns the form that worked with the peer, if one has.
-func (p *Peer) Form() (Form, bool) {
+func (p *wirePeer) Form() (WireForm, bool) {
 	f := p.form.Load()
 	if f == 0 {
-		return Spec, false
+		return FormSpec, false
 	}
-	return Form(f - 1), true
+	return WireForm(f - 1), true
 }
 
 // Remember records that f worked with the peer.
-func (p *Peer) Remember(f Form) { p.form.Store(int32(f) + 1) }
+func (p *wirePeer) Remember(f WireForm) { p.form.Store(int32(f) + 1) }
 
 // RememberFirst records f unless a form is remembered already.
-func (p *Peer) RememberFirst(f Form) { p.form.CompareAndSwap(0, int32(f)+1) }
+func (p *wirePeer) RememberFirst(f WireForm) { p.form.CompareAndSwap(0, int32(f)+1) }
 
 // Session returns the MCP session held with the peer, or nil.
-func (p *Peer) Session() *Session { return p.session.Load() }
+func (p *wirePeer) Session() *mcpSession { return p.session.Load() }
 
 // SetSession records s as the session held with the peer.
-func (p *Peer) SetSession(s *Session) { p.session.Store(s) }
+func (p *wirePeer) SetSession(s *mcpSession) { p.session.Store(s) }
 
 // DropSession forgets stale unless another session replaced it.
-func (p *Peer) DropSession(stale *Session) { p.session.CompareAndSwap(stale, nil) }
+func (p *wirePeer) DropSession(stale *mcpSession) { p.session.CompareAndSwap(stale, nil) }
 
 // Tools returns the peer's tool names as read from its tools/list, and
 // whether they were read.
-func (p *Peer) Tools() ([]string, bool) {
+func (p *wirePeer) Tools() ([]string, bool) {
 	t := p.tools.Load()
 	if t == nil {
 		return nil, false
@@ -173,10 +174,10 @@ func (p *Peer) Tools() ([]string, bool) {
 
 // SetTools records the peer's tool names (none, when its tools/list was
 // refused): the list is read once.
-func (p *Peer) SetTools(names []string) { p.tools.Store(&names) }
+func (p *wirePeer) SetTools(names []string) { p.tools.Store(&names) }
 
 // ToolName returns the tool name learned for method, if one was.
-func (p *Peer) ToolName(method string) (string, bool) {
+func (p *wirePeer) ToolName(method string) (string, bool) {
 	v, ok := p.named.Load(method)
 	if !ok {
 		return "", false
@@ -185,14 +186,14 @@ func (p *Peer) ToolName(method string) (string, bool) {
 }
 
 // LearnTool records that the peer serves method under the tool name.
-func (p *Peer) LearnTool(method, name string) { p.named.Store(method, name) }
+func (p *wirePeer) LearnTool(method, name string) { p.named.Store(method, name) }
 
-// ToolsListRequest is the body of a client's MCP tools/list request.
-func ToolsListRequest(id int64) []byte { return AppendRequest(nil, id, "tools/list", []byte("{}")) }
+// toolsListRequest is the body of a client's MCP tools/list request.
+func toolsListRequest(id int64) []byte { return appendRequest(nil, id, "tools/list", []byte("{}")) }
 
-// ToolNames returns the names of the tools a tools/list result lists
+// toolNames returns the names of the tools a tools/list result lists
 // (names alone are enough: some peers list no schemas).
-func ToolNames(result json.RawMessage) []string {
+func toolNames(result json.RawMessage) []string {
 	var res struct {
 		Tools []struct {
 			Name string `json:"name"`
@@ -210,10 +211,10 @@ func ToolNames(result json.RawMessage) []string {
 	return names
 }
 
-// ToolUnknown reports whether an error message (of a JSON-RPC error
+// toolUnknown reports whether an error message (of a JSON-RPC error
 // without a catalog code) says the tool asked for does not exist:
 // "Unknown tool: x", "unknown tool \"x\"", "tool x not found".
-func ToolUnknown(msg string) bool {
+func toolUnknown(msg string) bool {
 	m := strings.ToLower(msg)
 	if strings.Contains(m, "unknown tool") || strings.Contains(m, "no such tool") {
 		return true
