@@ -87,6 +87,11 @@ func (r *Report) WriteTable(w io.Writer) error {
 	b.WriteString("Ranked by rating: the points per match, as a share of the 3 a win earns, on the Elo scale, mean 1500 (every entry meets every other equally often). ")
 	fmt.Fprintf(&b, "Fallbacks: the moves the player answered with its fallback because the strategy failed or was late; "+
 		"! marks more than %.0f %% of the moves, where the results are mostly the fallback's.\n", 100*FallbackLimit)
+	for _, s := range r.Standings {
+		if s.Flagged {
+			fmt.Fprintf(&b, "! %s, latest fallback: %s\n", s.Name, s.FallbackCause)
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -121,7 +126,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{"rank", "entry", "played", "wins", "draws", "losses", "technical_losses", "points",
-		"points_per_match", "ci_low", "ci_high", "rating", "moves", "fallbacks", "flagged"}
+		"points_per_match", "ci_low", "ci_high", "rating", "moves", "fallbacks", "flagged", "fallback_cause"}
 	for _, s := range r.Standings {
 		head = append(head, "vs "+s.Name)
 	}
@@ -133,7 +138,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		line := []string{strconv.Itoa(k + 1), s.Name, strconv.Itoa(s.Played), strconv.Itoa(s.Wins), strconv.Itoa(s.Draws),
 			strconv.Itoa(s.Losses), strconv.Itoa(s.TechnicalLosses), strconv.Itoa(s.Points),
 			f(s.PointsPerMatch.Mean), f(s.PointsPerMatch.Low), f(s.PointsPerMatch.High), f(s.Rating),
-			strconv.FormatInt(s.Moves, 10), strconv.FormatInt(s.Fallbacks, 10), strconv.FormatBool(s.Flagged)}
+			strconv.FormatInt(s.Moves, 10), strconv.FormatInt(s.Fallbacks, 10), strconv.FormatBool(s.Flagged), s.FallbackCause}
 		for _, c := range r.Standings {
 			if h, ok := r.HeadToHead(s.Name, c.Name); ok {
 				line = append(line, f(h.PointsPerMatch.Mean))

@@ -58,6 +58,11 @@ type Standing struct {
 	// arena cannot see into.
 	Moves     int64 `json:"moves"`
 	Fallbacks int64 `json:"fallbacks"`
+	// FallbackCause says why the latest of the Fallbacks was not the
+	// strategy's choice, as the player logs it: the strategy's error (a
+	// model's answers "404 Not Found", with the URL it called), its
+	// lateness or its invalid answer. Empty without fallbacks.
+	FallbackCause string `json:"fallback_cause,omitempty"`
 	// Flagged is set when the entry fell back on more than [FallbackLimit]
 	// of its moves: its results are largely its fallback's, not its
 	// strategy's. The Report's Warnings say so.
@@ -253,6 +258,9 @@ func (r *recorder) add(p played) {
 func (r *recorder) decided(i int, d player.Decisions) {
 	r.decisions[i].Made += d.Made
 	r.decisions[i].Fallbacks += d.Fallbacks
+	if d.Cause != "" {
+		r.decisions[i].Cause = d.Cause
+	}
 }
 
 // records returns each entry's record so far, as a referee sends it.
@@ -312,11 +320,11 @@ func (r *recorder) report(cfg Config, names []string, elapsed time.Duration) *Re
 		t, d := r.tallies[i], r.decisions[i]
 		s := Standing{Name: names[i], URL: cfg.Entries[i].URL, Played: t.played, Wins: t.wins, Draws: t.draws, Losses: t.losses,
 			TechnicalLosses: t.technical, Points: t.points, PointsPerMatch: t.ppm.estimate(), Rating: ratings[i],
-			Moves: d.Made, Fallbacks: d.Fallbacks}
+			Moves: d.Made, Fallbacks: d.Fallbacks, FallbackCause: d.Cause}
 		if s.FallbackShare() > FallbackLimit {
 			s.Flagged = true
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s fell back on %d of its %d moves (%.0f %%, more than %.0f %%): its results are mostly its fallback's, not its strategy's",
-				s.Name, s.Fallbacks, s.Moves, 100*s.FallbackShare(), 100*FallbackLimit))
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s fell back on %d of its %d moves (%.0f %%, more than %.0f %%): its results are mostly its fallback's, not its strategy's; latest fallback: %s",
+				s.Name, s.Fallbacks, s.Moves, 100*s.FallbackShare(), 100*FallbackLimit, s.FallbackCause))
 		}
 		if cfg.GameType == leaguesdk.GameEvenOdd {
 			g := s.PointsPerMatch

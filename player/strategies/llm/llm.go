@@ -150,6 +150,17 @@ func clip(s string) string {
 	return s
 }
 
+// redactURL returns u without its user information and query, which may
+// hold credentials.
+func redactURL(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	parsed.User, parsed.RawQuery, parsed.ForceQuery, parsed.Fragment = nil, "", false, ""
+	return parsed.String()
+}
+
 // firstEnv returns the value of the first of names that is set and not
 // empty.
 func firstEnv(names ...string) string {
