@@ -114,19 +114,22 @@ func fallbacks(s Standing) string {
 	return cell
 }
 
-// WriteJSON writes the report as indented JSON.
+// WriteJSON writes the report as indented JSON, its numbers rounded to
+// [JSONDecimals] decimals.
 func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
 }
 
-// WriteCSV writes the standings as CSV, one line per entry, with a column
-// of points per match against each entry.
+// WriteCSV writes the standings as CSV, one line per entry: its record,
+// its points per match with their interval, its gain over random play with
+// its interval (even/odd; empty in other games), its rating and fallbacks,
+// and a column of points per match against each entry.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{"rank", "entry", "played", "wins", "draws", "losses", "technical_losses", "points",
-		"points_per_match", "ci_low", "ci_high", "rating", "moves", "fallbacks", "flagged", "fallback_cause"}
+		"points_per_match", "ci_low", "ci_high", "gain", "gain_low", "gain_high", "rating", "moves", "fallbacks", "flagged", "fallback_cause"}
 	for _, s := range r.Standings {
 		head = append(head, "vs "+s.Name)
 	}
@@ -135,10 +138,16 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
 	for k, s := range r.Standings {
+		gain := []string{"", "", ""}
+		if s.Gain != nil {
+			gain = []string{f(s.Gain.Mean), f(s.Gain.Low), f(s.Gain.High)}
+		}
 		line := []string{strconv.Itoa(k + 1), s.Name, strconv.Itoa(s.Played), strconv.Itoa(s.Wins), strconv.Itoa(s.Draws),
 			strconv.Itoa(s.Losses), strconv.Itoa(s.TechnicalLosses), strconv.Itoa(s.Points),
-			f(s.PointsPerMatch.Mean), f(s.PointsPerMatch.Low), f(s.PointsPerMatch.High), f(s.Rating),
-			strconv.FormatInt(s.Moves, 10), strconv.FormatInt(s.Fallbacks, 10), strconv.FormatBool(s.Flagged), s.FallbackCause}
+			f(s.PointsPerMatch.Mean), f(s.PointsPerMatch.Low), f(s.PointsPerMatch.High)}
+		line = append(line, gain...)
+		line = append(line, f(s.Rating), strconv.FormatInt(s.Moves, 10), strconv.FormatInt(s.Fallbacks, 10),
+			strconv.FormatBool(s.Flagged), s.FallbackCause)
 		for _, c := range r.Standings {
 			if h, ok := r.HeadToHead(s.Name, c.Name); ok {
 				line = append(line, f(h.PointsPerMatch.Mean))

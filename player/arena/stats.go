@@ -2,6 +2,7 @@ package arena
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -24,6 +25,26 @@ type Estimate struct {
 	// Low and High bound the interval.
 	Low  float64 `json:"low"`
 	High float64 `json:"high"`
+}
+
+// MarshalJSON writes the estimate with its numbers rounded to
+// [JSONDecimals] decimals.
+func (e Estimate) MarshalJSON() ([]byte, error) {
+	type plain Estimate
+	return json.Marshal(plain{Mean: roundJSON(e.Mean), Low: roundJSON(e.Low), High: roundJSON(e.High)})
+}
+
+// JSONDecimals is how many decimals the numbers of a [Report]'s JSON keep:
+// the intervals are wider than a thousandth after any run.
+const JSONDecimals = 4
+
+// roundJSON rounds v to JSONDecimals decimals.
+func roundJSON(v float64) float64 {
+	const scale = 1e4 // 10^JSONDecimals
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	return math.Round(v*scale) / scale
 }
 
 // Contains reports whether v lies within the interval.
@@ -70,6 +91,15 @@ type Standing struct {
 	// Against holds the entry's head-to-head record against every other
 	// entry, in the order of the [Report]'s Standings.
 	Against []HeadToHead `json:"against"`
+}
+
+// MarshalJSON writes the standing with its rating rounded to
+// [JSONDecimals] decimals, as its estimates are.
+func (s Standing) MarshalJSON() ([]byte, error) {
+	type plain Standing
+	p := plain(s)
+	p.Rating = roundJSON(p.Rating)
+	return json.Marshal(p)
 }
 
 // HeadToHead is one entry's record against one opponent.
