@@ -62,6 +62,7 @@
       : "";
     $("game-type").textContent = state.game_type || "";
     $("updated").textContent = state.updated_at ? "updated " + state.updated_at : "";
+    $("over").hidden = state.status !== "COMPLETED";
     renderProgress(state);
   }
 
@@ -205,26 +206,34 @@
     $("schedule-count").textContent = t.scheduled ? "(" + t.scheduled + " matches)" : "";
   }
 
-  // stateBadge shows an agent's lifecycle state (REGISTERED, ACTIVE,
-  // SUSPENDED, SHUTDOWN) as the manager keeps it.
+  // shownState is what an agent's badge says: its lifecycle state
+  // (REGISTERED, ACTIVE, SUSPENDED, SHUTDOWN) as the manager keeps it;
+  // once the league is over, when the league's end (not failures) shut the
+  // agent down, SERVING: it still serves, as far as the manager knows.
+  function shownState(state, a) {
+    if (state.status === "COMPLETED" && a.serving) return "SERVING";
+    return a.state || "";
+  }
+
   function stateBadge(s) {
-    return el("td", {}, el("span", { class: "badge state", "data-state": s || "" }, s || "?"));
+    const title = s === "SERVING" ? "the league is over; this agent still serves as far as the manager knows" : null;
+    return el("td", {}, el("span", { class: "badge state", "data-state": s, title: title }, s || "?"));
   }
 
   function renderAgents(state) {
     const players = state.players || [];
     $("players").tBodies[0].replaceChildren(...players.map((p) =>
-      el("tr", { "data-player-id": p.player_id, "data-state": p.state || "" },
+      el("tr", { "data-player-id": p.player_id, "data-state": shownState(state, p) },
         el("td", {}, p.player_id), el("td", {}, p.display_name || ""),
-        stateBadge(p.state),
+        stateBadge(shownState(state, p)),
         el("td", { class: "endpoint" }, p.endpoint || ""))));
     $("player-count").textContent = "(" + players.length + ")";
 
     const refs = state.referees || [];
     $("referees").tBodies[0].replaceChildren(...refs.map((r) =>
-      el("tr", { "data-referee-id": r.referee_id, "data-state": r.state || "" },
+      el("tr", { "data-referee-id": r.referee_id, "data-state": shownState(state, r) },
         el("td", {}, r.referee_id), el("td", {}, r.display_name || ""),
-        stateBadge(r.state),
+        stateBadge(shownState(state, r)),
         el("td", { class: "endpoint" }, r.endpoint || ""),
         el("td", { class: "num" }, (r.active_matches || 0) + " / " + (r.max_concurrent_matches || "?")))));
     $("referee-count").textContent = "(" + refs.length + ")";
