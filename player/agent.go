@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/decide"
@@ -31,6 +32,10 @@ type Agent struct {
 	runner     *agentkit.Lifecycle // Run, Shutdown and Close
 	registered chan struct{}
 	regOnce    sync.Once
+	// registering is set while a registration's reply is awaited: a round
+	// announcement that comes meanwhile (the manager starts the league
+	// when the last player registers) waits for it (register.go).
+	registering atomic.Bool
 
 	mu        sync.Mutex
 	id        string

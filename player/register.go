@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/internal/playerstore"
@@ -44,6 +45,8 @@ func (a *Agent) Register(ctx context.Context) error {
 	}
 	a.log.LogAttrs(ctx, slog.LevelDebug, "sending", agentkit.MessageAttrs(req)...)
 	var resp *leaguesdk.LeagueRegisterResponse
+	a.registering.Store(true)
+	defer a.registering.Store(false)
 	err := agentkit.Register(ctx, a.log, a.cfg.RegisterRetry, "player", func(ctx context.Context) (err error) {
 		ctx, cancel := context.WithTimeout(ctx, a.cfg.RegisterTimeout)
 		defer cancel()
@@ -106,8 +109,31 @@ func (a *Agent) registerReply(resp *leaguesdk.LeagueRegisterResponse) error {
 	if err := a.agentLog.Open(a.cfg.DataRoot, id); err != nil {
 		a.log.Error("agent log not opened", slog.String("error", err.Error()))
 	}
-	a.regOnce.Do(func() { close(a.registered) })
 	a.log.Info("registered", slog.String("player_id", id), slog.String("league_id", resp.LeagueID),
 		slog.Int("history_matches", a.history.snapshot().Len()), slog.String("history", a.history.records.File()))
+	a.regOnce.Do(func() { close(a.registered) })
 	return nil
+}
+
+// registrationWait bounds how long a round announcement waits for the
+// reply of a registration in flight.
+const registrationWait = 2 * time.Second
+
+// awaitRegistration waits, while a registration's reply is awaited, until
+// the player is registered (at most registrationWait, or until ctx ends):
+// the manager may announce the first round before its reply to the last
+// player's registration has arrived, and the announcement is then read
+// with the id and token that reply gives, after the player says it
+// registered.
+func (a *Agent) awaitRegistration(ctx context.Context) {
+	if !a.registering.Load() {
+		return
+	}
+	t := time.NewTimer(registrationWait)
+	defer t.Stop()
+	select {
+	case <-a.registered:
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
