@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -352,18 +353,6 @@ func loopbackFromElsewhere(endpoint string, req *http.Request) (string, bool) {
 	return from.String(), true
 }
 
-// plural writes n and the noun, in the plural unless n is 1: "1 player",
-// "2 players".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if strings.HasSuffix(noun, "ch") || strings.HasSuffix(noun, "s") {
-		return strconv.Itoa(n) + " " + noun + "es"
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
-
 // refereesNeeded says how a round's matches meet the referees' room: a
 // round of perRound matches runs at once when the referees take that many
 // together (capacity); with less, its other matches wait their turn.
@@ -371,7 +360,7 @@ func refereesNeeded(perRound, capacity, refs int) string {
 	if perRound == 0 {
 		return ""
 	}
-	s := fmt.Sprintf(" of up to %s; %s, taking %d at once", plural(perRound, "match"), plural(refs, "referee"), capacity)
+	s := fmt.Sprintf(" of up to %s; %s, taking %d at once", agentkit.Plural(perRound, "match"), agentkit.Plural(refs, "referee"), capacity)
 	if capacity < perRound {
 		s += fmt.Sprintf(", so the other matches of a round wait their turn (%d referees of the default %d matches each run a round at once)",
 			(perRound+defaultRefereeCapacity-1)/defaultRefereeCapacity, defaultRefereeCapacity)
@@ -387,7 +376,7 @@ const defaultRefereeCapacity = 2
 // completed, rejoining agents' included: there is nothing left to play.
 func (m *Manager) leagueOver() error {
 	return rejection("league %s is over: it has completed, and takes no more registrations "+
-		"(a manager started again on this data root without ShowCompleted starts the next league)", m.cfg.LeagueID)
+		"(the next league of the series starts when the manager is started again without -show-completed)", m.cfg.LeagueID)
 }
 
 // rejectionError carries a registration's rejection reason through admit.
@@ -614,7 +603,7 @@ func (m *Manager) begin(reason string) (bool, error) {
 		}
 		m.mu.Unlock()
 		m.emit(Event{Kind: EventLeagueStarted, Message: fmt.Sprintf("league %s started (%s): %s, %s%s",
-			m.cfg.LeagueID, reason, plural(players, "player"), plural(rounds, "round"), refereesNeeded(perRound, capacity, refs))})
+			m.cfg.LeagueID, reason, agentkit.Plural(players, "player"), agentkit.Plural(rounds, "round"), refereesNeeded(perRound, capacity, refs))})
 		m.applyTransitions(m.life.Started(ids, m.cfg.Now())) // lifecycle.go
 		m.wakeUp()
 	}

@@ -597,7 +597,7 @@ func (a *Agent) onLeagueCompleted(ctx context.Context, in *broadcast.LeagueCompl
 	}
 	id, _ := a.credentials()
 	s := a.History().Stats()
-	msg := fmt.Sprintf("league %s completed: %s won %d, drew %d, lost %d: %d points", in.LeagueID, id, s.Wins, s.Draws, s.Losses, s.Points)
+	msg := fmt.Sprintf("league %s completed: %s won %d, drew %d, lost %d: %s", in.LeagueID, id, s.Wins, s.Draws, s.Losses, agentkit.Plural(s.Points, "point"))
 	if in.Champion != nil {
 		msg += "; champion " + in.Champion.PlayerID
 	}

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -318,14 +319,14 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 	var remote *remoteManager
 	if mgr != nil {
 		leagueURL = endpoint(ls.manager)
-		out.printf("Even/Odd league: 1 manager, %d referees, %d players — data and logs under %s\n", o.referees, o.players, o.data)
+		out.printf("Even/Odd league: 1 manager, %s, %s — data and logs under %s\n", plural(o.referees, "referee"), plural(o.players, "player"), o.data)
 		out.printf("manager   listening on %s   dashboard: http://%s/\n", leagueURL, ls.manager.Addr())
 		ag.start(others, "manager", mgr.Run)
 	} else {
 		leagueURL, remote = o.manager, newRemoteManager(o.manager)
 		defer remote.close()
-		out.printf("Even/Odd league: the manager at %s, %d referees, %d players — data and logs of the referees and players under %s\n",
-			leagueURL, o.referees, o.players, o.data)
+		out.printf("Even/Odd league: the manager at %s, %s, %s — data and logs of the referees and players under %s\n",
+			leagueURL, plural(o.referees, "referee"), plural(o.players, "player"), o.data)
 		if err := remote.waitUp(ctx, o.managerWait, out); err != nil {
 			return err
 		}
@@ -540,7 +541,7 @@ func (p *progress) event(ev manager.Event) {
 	case manager.EventLeagueStarted:
 		p.started = time.Now()
 		if p.perRound {
-			fmt.Fprintf(w, "%d players registered\n", p.players)
+			fmt.Fprintf(w, "%s registered\n", plural(p.players, "player"))
 		}
 		fmt.Fprintf(w, "\n%s\n", ev.Message)
 		return
@@ -573,8 +574,24 @@ func (p *progress) roundLine(round int, elapsed time.Duration) string {
 		return line
 	}
 	rate := float64(p.done) / elapsed.Seconds()
-	left := time.Duration(float64(p.matches-p.done) / rate * float64(time.Second)).Round(time.Second)
-	return line + fmt.Sprintf(", %.0f matches/s, about %s left", rate, left)
+	line += fmt.Sprintf(", %.0f matches/s", rate)
+	switch left := time.Duration(float64(p.matches-p.done) / rate * float64(time.Second)).Round(time.Second); {
+	case p.done >= p.matches:
+		return line
+	case left < time.Second:
+		return line + ", less than a second left"
+	default:
+		return line + fmt.Sprintf(", about %s left", left)
+	}
+}
+
+// plural writes n and the noun, in the plural unless n is 1: "1 referee",
+// "2 referees".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // describe tells a match's result: "P01 Random Rita even, P02 Even Eddie
@@ -637,7 +654,7 @@ func (p *progress) final(rows []leaguesdk.StandingRow, champ *leaguesdk.Champion
 	if name == "" {
 		name = p.names[champ.PlayerID]
 	}
-	fmt.Fprintf(w, "\nChampion: %s %s with %d points\n", champ.PlayerID, name, champ.Points)
+	fmt.Fprintf(w, "\nChampion: %s %s with %s\n", champ.PlayerID, name, plural(champ.Points, "point"))
 }
 
 // dataUsage says how much the league's files took, and, when the data

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/agentleague/league/internal/agentkit"
 )
 
 // WriteTable writes the report as tables for a terminal: the standings
@@ -34,8 +36,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 		rate = float64(r.Matches) / r.Elapsed.Seconds()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s · %d entries · %d rounds · %d matches · seed %d · %s · %s (%.0f matches/s)\n\n",
-		r.GameType, len(r.Standings), r.Rounds, r.Matches, r.Seed, mode, r.Elapsed.Round(time.Millisecond), rate)
+	fmt.Fprintf(&b, "%s · %s · %s · %s · seed %d · %s · %s (%.0f matches/s)\n\n",
+		r.GameType, agentkit.Plural(len(r.Standings), "entry"), agentkit.Plural(r.Rounds, "round"), agentkit.Plural(r.Matches, "match"),
+		r.Seed, mode, r.Elapsed.Round(time.Millisecond), rate)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	gain := len(r.Standings) > 0 && r.Standings[0].Gain != nil
 	head := "rank\tentry\tplayed\twon\tdrawn\tlost\tpoints\tpts/match\t95% interval\t"

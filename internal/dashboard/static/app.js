@@ -88,7 +88,9 @@
     const parts = [(t.finished || 0) + " of " + t.scheduled + " matches done"];
     if (t.running) parts.push(t.running + " running");
     if (t.per_second) parts.push(t.per_second.toFixed(t.per_second < 10 ? 1 : 0) + " matches/s");
-    if (state.status !== "COMPLETED" && t.seconds_left) parts.push("about " + duration(t.seconds_left) + " left");
+    if (state.status !== "COMPLETED" && t.seconds_left) {
+      parts.push(t.seconds_left < 0.5 ? "less than a second left" : "about " + duration(t.seconds_left) + " left");
+    }
     $("progress").textContent = parts.join(" · ");
   }
 

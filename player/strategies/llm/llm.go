@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/player/strategies"
 )
@@ -99,8 +100,8 @@ func Prompt(call player.ParityCall) string {
 	b.WriteString("Both players choose \"even\" or \"odd\" at the same time; then a number from 1 to 10 is drawn.\n")
 	b.WriteString("Equal choices make a draw (1 point each). Different choices: the one matching the number's parity wins 3 points.\n")
 	b.WriteString("So choosing the other parity than the opponent avoids draws and wins half the time.\n")
-	fmt.Fprintf(&b, "This opponent chose even %d times and odd %d times against you.\n", even, odd)
-	fmt.Fprintf(&b, "Your record: %d wins, %d draws, %d losses.\n", s.Wins, s.Draws, s.Losses)
+	fmt.Fprintf(&b, "This opponent chose even %s and odd %s against you.\n", agentkit.Plural(even, "time"), agentkit.Plural(odd, "time"))
+	fmt.Fprintf(&b, "Your record: %s, %s, %s.\n", agentkit.Plural(s.Wins, "win"), agentkit.Plural(s.Draws, "draw"), agentkit.Plural(s.Losses, "loss"))
 	b.WriteString("Answer with one word: even or odd.")
 	return b.String()
 }
