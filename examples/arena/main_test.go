@@ -192,6 +192,22 @@ func TestAModelThatFellBackIsFlagged(t *testing.T) {
 	if !strings.Contains(stderr.String(), "warning: llm_chat fell back on 10 of its 10 moves") {
 		t.Errorf("stderr %q: want a warning", stderr.String())
 	}
+	// Why: the 404 and the URL called, in the table's legend and in the
+	// warning of every format.
+	url := notFound.URL + "/v1/chat/completions"
+	why := func(s string) bool { return strings.Contains(s, "404 Not Found") && strings.Contains(s, url) }
+	if _, legend, _ := strings.Cut(table.String(), "Intervals are"); !why(legend) {
+		t.Errorf("the table's legend does not say why llm_chat fell back:\n%s", legend)
+	}
+	for _, format := range []string{"-json", "-csv"} {
+		var out, errs strings.Builder
+		if err := run(context.Background(), append([]string{format}, args...), &out, &errs); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(errs.String(), "warning: llm_chat fell back") || !why(errs.String()) {
+			t.Errorf("%s: the warning on stderr does not say why: %q", format, errs.String())
+		}
+	}
 
 	var js strings.Builder
 	if err := run(context.Background(), append([]string{"-json"}, args...), &js, &stderr); err != nil {
@@ -206,7 +222,7 @@ func TestAModelThatFellBackIsFlagged(t *testing.T) {
 		} `json:"standings"`
 		Warnings []string `json:"warnings"`
 	}
-	if err := json.Unmarshal([]byte(js.String()), &report); err != nil || len(report.Warnings) != 1 {
+	if err := json.Unmarshal([]byte(js.String()), &report); err != nil || len(report.Warnings) != 1 || !why(report.Warnings[0]) {
 		t.Fatalf("JSON %s: %v", js.String(), err)
 	}
 	for _, s := range report.Standings {
@@ -228,7 +244,7 @@ func TestAModelThatFellBackIsFlagged(t *testing.T) {
 		col[h] = i
 	}
 	for _, r := range rows[1:] {
-		if r[col["entry"]] == "llm_chat" && (r[col["fallbacks"]] != "10" || r[col["moves"]] != "10" || r[col["flagged"]] != "true") {
+		if r[col["entry"]] == "llm_chat" && (r[col["fallbacks"]] != "10" || r[col["moves"]] != "10" || r[col["flagged"]] != "true" || !why(r[col["fallback_cause"]])) {
 			t.Errorf("CSV row %q", r)
 		}
 	}
