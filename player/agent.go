@@ -32,10 +32,11 @@ type Agent struct {
 	runner     *agentkit.Lifecycle // Run, Shutdown and Close
 	registered chan struct{}
 	regOnce    sync.Once
-	// registering is set while a registration's reply is awaited: a round
-	// announcement that comes meanwhile (the manager starts the league
-	// when the last player registers) waits for it (register.go).
-	registering atomic.Bool
+	// attempt, while a registration request is under way, is closed when
+	// it has failed or its reply has been read: a round announcement that
+	// comes meanwhile (the manager starts the league when the last player
+	// registers) waits for it (register.go).
+	attempt atomic.Pointer[chan struct{}]
 
 	mu        sync.Mutex
 	id        string

@@ -45,13 +45,16 @@ func (a *Agent) Register(ctx context.Context) error {
 	}
 	a.log.LogAttrs(ctx, slog.LevelDebug, "sending", agentkit.MessageAttrs(req)...)
 	var resp *leaguesdk.LeagueRegisterResponse
-	a.registering.Store(true)
-	defer a.registering.Store(false)
+	defer a.endAttempt() // once the reply is read (or the last attempt failed)
 	err := agentkit.Register(ctx, a.log, a.cfg.RegisterRetry, "player", func(ctx context.Context) (err error) {
 		ctx, cancel := context.WithTimeout(ctx, a.cfg.RegisterTimeout)
 		defer cancel()
+		a.beginAttempt()
 		resp, err = leaguesdk.CallWith[leaguesdk.LeagueRegisterResponse](ctx, a.client, a.cfg.League, req,
 			leaguesdk.CallOptions{Retry: leaguesdk.Once()})
+		if err != nil {
+			a.endAttempt()
+		}
 		return err
 	})
 	if err != nil {
@@ -115,24 +118,41 @@ func (a *Agent) registerReply(resp *leaguesdk.LeagueRegisterResponse) error {
 	return nil
 }
 
-// registrationWait bounds how long a round announcement waits for the
-// reply of a registration in flight.
-const registrationWait = 2 * time.Second
+// registrationWait bounds how long a message waits for the reply of a
+// registration under way.
+const registrationWait = 500 * time.Millisecond
 
-// awaitRegistration waits, while a registration's reply is awaited, until
-// the player is registered (at most registrationWait, or until ctx ends):
-// the manager may announce the first round before its reply to the last
-// player's registration has arrived, and the announcement is then read
-// with the id and token that reply gives, after the player says it
-// registered.
+// beginAttempt marks a registration request under way.
+func (a *Agent) beginAttempt() {
+	ch := make(chan struct{})
+	if old := a.attempt.Swap(&ch); old != nil {
+		close(*old)
+	}
+}
+
+// endAttempt marks the registration request under way, if any, over.
+func (a *Agent) endAttempt() {
+	if ch := a.attempt.Swap(nil); ch != nil {
+		close(*ch)
+	}
+}
+
+// awaitRegistration waits, while a registration request is under way,
+// until it has failed or its reply has been read (at most
+// registrationWait, or until ctx ends): the manager may announce the first
+// round before its reply to the last player's registration has arrived,
+// and the announcement is then read with the id and token that reply
+// gives, after the player says it registered. A player whose manager does
+// not answer waits no longer than its attempt.
 func (a *Agent) awaitRegistration(ctx context.Context) {
-	if !a.registering.Load() {
+	ch := a.attempt.Load()
+	if ch == nil {
 		return
 	}
 	t := time.NewTimer(registrationWait)
 	defer t.Stop()
 	select {
-	case <-a.registered:
+	case <-*ch:
 	case <-ctx.Done():
 	case <-t.C:
 	}

@@ -29,16 +29,31 @@ import (
 // league). Imports a fragment does not write are added for the module's
 // public packages and the standard library's it names; in fragments alone,
 // a name declared and not used is not an error.
+//
+// The README's player, one file, is checked the same way.
 func TestGuideSnippetsCompileTogether(t *testing.T) {
 	root := moduleRoot(t)
-	path := filepath.Join(root, "docs", "writing-a-player.md")
+	for _, page := range []struct {
+		path      string
+		minBlocks int
+	}{
+		{filepath.Join(root, "docs", "writing-a-player.md"), 3}, // the main.go, its test and fragments
+		{filepath.Join(root, "README.md"), 1},                   // the player in twenty lines
+	} {
+		t.Run(filepath.Base(page.path), func(t *testing.T) { checkSnippets(t, root, page.path, page.minBlocks) })
+	}
+}
+
+// checkSnippets type-checks the Go blocks of the page at path together.
+func checkSnippets(t *testing.T, root, path string, minBlocks int) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	page := filepath.Base(path)
 	blocks := fencedBlocks(string(b), "go")
-	if len(blocks) < 3 {
-		t.Fatalf("%s has %d Go blocks, want at least the main.go, its test and a fragment", path, len(blocks))
+	if len(blocks) < minBlocks {
+		t.Fatalf("%s has %d Go blocks, want at least %d", path, len(blocks), minBlocks)
 	}
 
 	var files []string
@@ -48,9 +63,9 @@ func TestGuideSnippetsCompileTogether(t *testing.T) {
 		code := blk.code
 		switch {
 		case strings.HasPrefix(code, "package "):
-			files = append(files, fmt.Sprintf("//line writing-a-player.md:%d\n%s\n", blk.line, code))
+			files = append(files, fmt.Sprintf("//line %s:%d\n%s\n", page, blk.line, code))
 		case regexp.MustCompile(`^(func|type|var|const) `).MatchString(code):
-			decls = append(decls, fmt.Sprintf("//line writing-a-player.md:%d\n%s\n", blk.line, code))
+			decls = append(decls, fmt.Sprintf("//line %s:%d\n%s\n", page, blk.line, code))
 		default:
 			var body []string
 			for i, line := range strings.Split(code, "\n") {
@@ -58,7 +73,7 @@ func TestGuideSnippetsCompileTogether(t *testing.T) {
 					imports = append(imports, strings.TrimSpace(rest))
 					continue
 				}
-				body = append(body, fmt.Sprintf("//line writing-a-player.md:%d\n%s", blk.line+i, line))
+				body = append(body, fmt.Sprintf("//line %s:%d\n%s", page, blk.line+i, line))
 			}
 			bodies = append(bodies, strings.Join(body, "\n"))
 		}
@@ -83,7 +98,7 @@ func TestGuideSnippetsCompileTogether(t *testing.T) {
 		name := fmt.Sprintf("snippet%d.go", i)
 		f, err := parser.ParseFile(fset, name, src, parser.ParseComments)
 		if err != nil {
-			t.Fatalf("the guide's Go blocks do not parse: %v\n%s", err, src)
+			t.Fatalf("the Go blocks of %s do not parse: %v\n%s", page, err, src)
 		}
 		parsed = append(parsed, f)
 	}
@@ -112,7 +127,7 @@ func TestGuideSnippetsCompileTogether(t *testing.T) {
 			if te.Soft && fset.File(te.Pos) == fragmentFile {
 				return // a fragment's variable it shows but does not use
 			}
-			t.Errorf("the guide's Go blocks do not compile together: %v", err)
+			t.Errorf("the Go blocks of %s do not compile together: %v", page, err)
 		},
 	}
 	_, _ = conf.Check("main", fset, parsed, nil)

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-
-	"github.com/agentleague/league/internal/agentkit"
 )
 
 // WriteTable writes the report as tables for a terminal: the standings
@@ -37,7 +35,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s · %s · %s · %s · seed %d · %s · %s (%.0f matches/s)\n\n",
-		r.GameType, agentkit.Plural(len(r.Standings), "entry"), agentkit.Plural(r.Rounds, "round"), agentkit.Plural(r.Matches, "match"),
+		r.GameType, count(len(r.Standings), "entry", "entries"), count(r.Rounds, "round", "rounds"), count(r.Matches, "match", "matches"),
 		r.Seed, mode, r.Elapsed.Round(time.Millisecond), rate)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	gain := len(r.Standings) > 0 && r.Standings[0].Gain != nil
@@ -97,6 +95,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// count writes n with the noun's singular (one) or plural (many) form.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 func interval(e Estimate) string { return fmt.Sprintf("[%.3f, %.3f]", e.Low, e.High) }

@@ -9,10 +9,10 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
-	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/player/strategies"
 )
@@ -100,8 +100,8 @@ func Prompt(call player.ParityCall) string {
 	b.WriteString("Both players choose \"even\" or \"odd\" at the same time; then a number from 1 to 10 is drawn.\n")
 	b.WriteString("Equal choices make a draw (1 point each). Different choices: the one matching the number's parity wins 3 points.\n")
 	b.WriteString("So choosing the other parity than the opponent avoids draws and wins half the time.\n")
-	fmt.Fprintf(&b, "This opponent chose even %s and odd %s against you.\n", agentkit.Plural(even, "time"), agentkit.Plural(odd, "time"))
-	fmt.Fprintf(&b, "Your record: %s, %s, %s.\n", agentkit.Plural(s.Wins, "win"), agentkit.Plural(s.Draws, "draw"), agentkit.Plural(s.Losses, "loss"))
+	fmt.Fprintf(&b, "This opponent chose even %s and odd %s against you.\n", count(even, "time", "times"), count(odd, "time", "times"))
+	fmt.Fprintf(&b, "Your record: %s, %s, %s.\n", count(s.Wins, "win", "wins"), count(s.Draws, "draw", "draws"), count(s.Losses, "loss", "losses"))
 	b.WriteString("Answer with one word: even or odd.")
 	return b.String()
 }
@@ -142,6 +142,14 @@ func ParseParity(text string) (player.Parity, error) {
 		return "", fmt.Errorf("llm: no even/odd in the model's answer %q", clip(text))
 	}
 	return player.Parity(strings.ToLower(m[1])), nil
+}
+
+// count writes n with the noun's singular (one) or plural (many) form.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 func clip(s string) string {
