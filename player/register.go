@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
-	"github.com/agentleague/league/internal/playerstore"
 	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player/internal/playerstore"
 )
 
 // Register registers the player with the manager, retrying every

@@ -13,8 +13,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/agentleague/league/arena"
 	"github.com/agentleague/league/player"
-	"github.com/agentleague/league/player/arena"
 	"github.com/agentleague/league/player/strategies"
 )
 
