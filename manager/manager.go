@@ -282,7 +282,7 @@ func New(cfg Config) (*Manager, error) {
 	}
 	m.log = m.agentLog.Logger(cfg.Logger)
 	if cfg.LeagueID != configured {
-		m.log.Info("the league of this id has completed on this data root: a new league starts (ShowCompleted shows the completed one)",
+		m.log.Info("the league of this id has completed on this data root: a new league starts (-show-completed, Config.ShowCompleted, shows the completed one)",
 			slog.String("configured", configured), slog.String("league_id", cfg.LeagueID))
 	}
 	if removed, err := PruneLeagues(cfg.DataRoot, cfg.Keep, cfg.LeagueID); err != nil {

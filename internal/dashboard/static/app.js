@@ -67,6 +67,7 @@
       : "";
     $("game-type").textContent = state.game_type || "";
     $("updated").textContent = state.updated_at ? "updated " + state.updated_at : "";
+    $("over").hidden = state.status !== "COMPLETED";
     renderProgress(state);
   }
 
@@ -92,7 +93,9 @@
     const parts = [(t.finished || 0) + " of " + t.scheduled + " matches done"];
     if (t.running) parts.push(t.running + " running");
     if (t.per_second) parts.push(t.per_second.toFixed(t.per_second < 10 ? 1 : 0) + " matches/s");
-    if (state.status !== "COMPLETED" && t.seconds_left) parts.push("about " + duration(t.seconds_left) + " left");
+    if (state.status !== "COMPLETED" && t.seconds_left) {
+      parts.push(t.seconds_left < 0.5 ? "less than a second left" : "about " + duration(t.seconds_left) + " left");
+    }
     $("progress").textContent = parts.join(" · ");
   }
 
@@ -210,26 +213,34 @@
     $("schedule-count").textContent = t.scheduled ? "(" + t.scheduled + " matches)" : "";
   }
 
-  // stateBadge shows an agent's lifecycle state (REGISTERED, ACTIVE,
-  // SUSPENDED, SHUTDOWN) as the manager keeps it.
+  // shownState is what an agent's badge says: its lifecycle state
+  // (REGISTERED, ACTIVE, SUSPENDED, SHUTDOWN) as the manager keeps it;
+  // once the league is over, when the league's end (not failures) shut the
+  // agent down, SERVING: it still serves, as far as the manager knows.
+  function shownState(state, a) {
+    if (state.status === "COMPLETED" && a.serving) return "SERVING";
+    return a.state || "";
+  }
+
   function stateBadge(s) {
-    return el("td", {}, el("span", { class: "badge state", "data-state": s || "" }, s || "?"));
+    const title = s === "SERVING" ? "the league is over; this agent still serves as far as the manager knows" : null;
+    return el("td", {}, el("span", { class: "badge state", "data-state": s, title: title }, s || "?"));
   }
 
   function renderAgents(state) {
     const players = state.players || [];
     $("players").tBodies[0].replaceChildren(...players.map((p) =>
-      el("tr", { "data-player-id": p.player_id, "data-state": p.state || "" },
+      el("tr", { "data-player-id": p.player_id, "data-state": shownState(state, p) },
         el("td", {}, p.player_id), el("td", {}, p.display_name || ""),
-        stateBadge(p.state),
+        stateBadge(shownState(state, p)),
         el("td", { class: "endpoint" }, p.endpoint || ""))));
     $("player-count").textContent = "(" + (state.page ? state.page.players : players.length) + ")";
 
     const refs = state.referees || [];
     $("referees").tBodies[0].replaceChildren(...refs.map((r) =>
-      el("tr", { "data-referee-id": r.referee_id, "data-state": r.state || "" },
+      el("tr", { "data-referee-id": r.referee_id, "data-state": shownState(state, r) },
         el("td", {}, r.referee_id), el("td", {}, r.display_name || ""),
-        stateBadge(r.state),
+        stateBadge(shownState(state, r)),
         el("td", { class: "endpoint" }, r.endpoint || ""),
         el("td", { class: "num" }, (r.active_matches || 0) + " / " + (r.max_concurrent_matches || "?")))));
     $("referee-count").textContent = "(" + refs.length + ")";
