@@ -94,6 +94,14 @@ type Manager struct {
 
 	// sharedEncodes counts the broadcasts encoded once (standings.go).
 	sharedEncodes atomic.Int64
+
+	// gate bounds the queries whose answers grow with the league, and
+	// schedule keeps the whole schedule's answer (bigqueries.go).
+	gate     *queryGate
+	schedule scheduleCache
+	// byPlayer lists each player's matches, in the schedule's order
+	// (GET_SCHEDULE of one player); guarded by mu.
+	byPlayer map[string][]*match
 }
 
 // referee is a registered referee and its load.
@@ -265,6 +273,7 @@ func New(cfg Config) (*Manager, error) {
 		viewsWake: make(chan struct{}, 1),
 		done:      make(chan struct{}),
 		cache:     standingsCache{n: -1, rowsN: -1},
+		gate:      newQueryGate(cfg.ScheduleRate, cfg.ScheduleBytesPerSecond, cfg.Now),
 	}
 	if err := os.MkdirAll(cfg.DataRoot, 0o755); err != nil {
 		return nil, fmt.Errorf("manager: data root: %w", err)
@@ -511,6 +520,7 @@ func (m *Manager) recordRound(e roundEvent) {
 func (m *Manager) setSchedule(rounds [][]scheduledMatch) {
 	m.rounds = make([][]*match, len(rounds))
 	clear(m.matchByID)
+	m.byPlayer = make(map[string][]*match, len(m.players))
 	for i, round := range rounds {
 		// A round's matches in one allocation: a league holds n²/2 of
 		// them for its whole life.
@@ -522,6 +532,12 @@ func (m *Manager) setSchedule(rounds [][]scheduledMatch) {
 			m.rounds[i][j] = mt
 			if id, ok := positionOf(sm.MatchID); !ok || id != [2]int{i, j} {
 				m.matchByID[sm.MatchID] = mt
+			}
+			for _, p := range [2]string{sm.PlayerA, sm.PlayerB} {
+				if m.byPlayer[p] == nil {
+					m.byPlayer[p] = make([]*match, 0, len(rounds))
+				}
+				m.byPlayer[p] = append(m.byPlayer[p], mt)
 			}
 		}
 	}
