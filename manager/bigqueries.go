@@ -2,6 +2,8 @@ package manager
 
 import (
 	"bytes"
+	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,6 +31,39 @@ import (
 //     shared by every caller meanwhile;
 //   - a player asks for its own matches (query_params.player_id), an
 //     answer of its own size, read from an index of each player's matches.
+
+// Callers that prove no agent (no token the manager issued) may register;
+// any other call of theirs is refused (E011, E012) but costs the manager an
+// exchange all the same, and strangers that ask again at once would cost
+// it as many as its league's own calls. Beyond registrations they share a
+// bucket per address of strangerRate calls a second, and one refused is
+// told to come back after strangerPause.
+const (
+	strangerRate  = 10
+	strangerPause = 10 * time.Second
+)
+
+// strangerLimit is the middleware that bounds the calls of callers that
+// prove no agent to the tools that need a token.
+func (m *Manager) strangerLimit() leaguesdk.Middleware {
+	lim := ratelimit.New(ratelimit.Config{PerSecond: strangerRate, Identify: m.identify, Now: m.cfg.Now})
+	return func(next leaguesdk.HandlerFunc) leaguesdk.HandlerFunc {
+		return func(ctx context.Context, req *leaguesdk.Request) (any, error) {
+			switch req.Tool {
+			case leaguesdk.MethodRegisterReferee, leaguesdk.MethodRegisterPlayer:
+				return next(ctx, req)
+			}
+			key := lim.Key(req)
+			if strings.HasPrefix(key, "agent:") {
+				return next(ctx, req)
+			}
+			if ok, _ := lim.Allow(key); !ok {
+				return nil, &leaguesdk.RateLimitError{RetryAfter: strangerPause, Caller: key + " (a caller that proves no agent)"}
+			}
+			return next(ctx, req)
+		}
+	}
+}
 
 // queryGate bounds the queries whose answers grow with the league.
 type queryGate struct {

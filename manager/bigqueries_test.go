@@ -123,3 +123,35 @@ func TestLargeQueriesRefusedAtOnceOverTheirBounds(t *testing.T) {
 		t.Fatalf("the standings meanwhile: %s", r.Raw)
 	}
 }
+
+// TestStrangersAreToldToComeBackLater: callers that prove no agent, past
+// a few calls a second from their address, are refused with E010 and told
+// to come back in 10 s; a registered player's queries and a registration
+// from the same address are served meanwhile.
+func TestStrangersAreToldToComeBackLater(t *testing.T) {
+	m := startManager(t, fastConfig(t, t.TempDir()))
+	p := registerPlayer(t, m.MCP, "Known", "http://127.0.0.1:1/mcp", nil)
+	var limited *rpcReply
+	for i := range 40 {
+		r := call(t, m.MCP, leaguesdk.MethodLeagueQuery, &leaguesdk.LeagueQuery{
+			Envelope: env(leaguesdk.MsgLeagueQuery, "player:S"+strconv.Itoa(i), "tok_00000000000000000000000000000000"), QueryType: leaguesdk.QuerySchedule})
+		if r.HTTPStatus == http.StatusTooManyRequests {
+			limited = r
+			break
+		}
+		if c := r.code(); c != leaguesdk.CodeAuthTokenInvalid && c != leaguesdk.CodeAuthTokenMissing {
+			t.Fatalf("a stranger's query %d: %s", i+1, r.Raw)
+		}
+	}
+	if limited == nil || limited.code() != leaguesdk.CodeRateLimited || limited.Header.Get("Retry-After") != "10" {
+		t.Fatalf("40 strangers' queries at once, none told to come back in 10 s (last %v)", limited)
+	}
+	r := call(t, m.MCP, leaguesdk.MethodLeagueQuery, &leaguesdk.LeagueQuery{
+		Envelope: env(leaguesdk.MsgLeagueQuery, leaguesdk.PlayerSender(p.PlayerID), p.AuthToken), QueryType: leaguesdk.QueryStandings})
+	if r.Error != nil {
+		t.Fatalf("a registered player's query meanwhile: %s", r.Raw)
+	}
+	if reg := registerPlayer(t, m.MCP, "Late", "http://127.0.0.1:2/mcp", nil); reg.Status != leaguesdk.StatusAccepted {
+		t.Fatalf("a registration meanwhile: %+v", reg)
+	}
+}

@@ -41,7 +41,7 @@ const (
 	DefaultScheduleRate = 1
 	// DefaultScheduleBytesPerSecond is [Config.ScheduleBytesPerSecond]'s
 	// default.
-	DefaultScheduleBytesPerSecond = 16 << 20
+	DefaultScheduleBytesPerSecond = 4 << 20
 )
 
 // Config configures a [Manager]. The zero value of every field means the
@@ -117,7 +117,7 @@ type Config struct {
 	// some 100 MB at 1000 players), all callers together: one is answered
 	// at a time, and the next not before its predecessor's bytes at this
 	// rate have passed; a question meanwhile is refused at once with E010.
-	// Default [DefaultScheduleBytesPerSecond] (16 MiB/s); negative: no
+	// Default [DefaultScheduleBytesPerSecond] (4 MiB/s); negative: no
 	// bound (still one at a time).
 	ScheduleBytesPerSecond float64
 	// Observer, when set, is told about every call the manager serves and

@@ -351,7 +351,7 @@ func New(cfg Config) (*Manager, error) {
 		BodyTimeout:  cfg.BodyTimeout,
 		Logger:       m.log,
 		Now:          cfg.Now,
-		Middleware:   append([]leaguesdk.Middleware{agentkit.LogCalls(m.log)}, ratelimit.Middlewares(cfg.RateLimit, m.identify)...),
+		Middleware:   m.middlewares(),
 		Observer:     cfg.Observer,
 	})
 	m.addTools()
@@ -365,6 +365,17 @@ func New(cfg Config) (*Manager, error) {
 		return m.closeFiles()
 	})
 	return m, nil
+}
+
+// middlewares returns the server's middleware: the calls' log, the rate
+// limit per caller and, unless either is off, the bound on strangers
+// (bigqueries.go).
+func (m *Manager) middlewares() []leaguesdk.Middleware {
+	mw := append([]leaguesdk.Middleware{agentkit.LogCalls(m.log)}, ratelimit.Middlewares(m.cfg.RateLimit, m.identify)...)
+	if m.cfg.RateLimit >= 0 && !m.cfg.Insecure {
+		mw = append(mw, m.strangerLimit())
+	}
+	return mw
 }
 
 // identify returns the agent a request proves it comes from, by the token

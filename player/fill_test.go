@@ -1,11 +1,20 @@
 package player_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player"
 )
 
 // TestStandingsAheadOfGameOverIsNoGap: the GAME_OVERs of a player's first
@@ -101,4 +110,89 @@ func TestFillAsksForItsOwnMatchesOnly(t *testing.T) {
 			t.Errorf("player %d, whose history is complete, sent %d league queries", i+1, n)
 		}
 	}
+}
+
+// TestFaultFreeLeagueUnderLoadFillsNothing plays a league while strangers
+// and the league's own players ask the manager for the whole schedule as
+// fast as it lets them, and goroutines as many as the processors spin:
+// no player's history has a gap, so none fills (the FillObserver is told
+// of no fill), and every history is complete.
+func TestFaultFreeLeagueUnderLoadFillsNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a league under load")
+	}
+	const players, strangers = 8, 50
+	var limited, served atomic.Int64
+	g := runGapLeague(t, players, 0, nil, func(g *gapLeague) {
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		defer func() { cancel(); wg.Wait() }()
+		for range runtime.GOMAXPROCS(0) {
+			wg.Go(func() {
+				for ctx.Err() == nil {
+					for i := 0; i < 1_000_000; i++ {
+						_ = i * i
+					}
+				}
+			})
+		}
+		for i := range strangers {
+			wg.Go(func() {
+				body := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"league_query","params":{"protocol":"league.v2",`+
+					`"message_type":"LEAGUE_QUERY","sender":"player:S%02d","timestamp":"2025-01-15T10:00:00Z","conversation_id":"c",`+
+					`"auth_token":"tok_00000000000000000000000000000000","query_type":"GET_SCHEDULE"}}`, i))
+				for range 100_000 {
+					req, _ := http.NewRequestWithContext(ctx, http.MethodPost, g.mgr.Endpoint(), bytes.NewReader(body))
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						return
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode == http.StatusTooManyRequests {
+						select {
+						case <-ctx.Done():
+							return
+						case <-time.After(time.Second):
+						}
+					}
+				}
+			})
+		}
+		for _, p := range g.players {
+			wg.Go(func() {
+				<-p.Registered()
+				for range 100_000 {
+					_, err := p.Query(ctx, leaguesdk.QuerySchedule, nil)
+					switch {
+					case ctx.Err() != nil:
+						return
+					case leaguesdk.CodeOf(err) == leaguesdk.CodeRateLimited:
+						limited.Add(1)
+					case err == nil:
+						served.Add(1)
+					}
+				}
+			})
+		}
+		select {
+		case <-g.mgr.Done():
+		case <-time.After(55 * time.Second):
+			t.Errorf("the league under load did not complete: %+v", g.mgr.Progress())
+		}
+	}, func(d *dropGameOvers) { d.fillWait = player.DefaultFillWait })
+	for i, p := range g.players {
+		want := g.results(p.ID())
+		if len(want) != players-1 {
+			t.Fatalf("the manager has %d results of %s, want %d", len(want), p.ID(), players-1)
+		}
+		eventually(t, "the history to be complete", func() bool { return p.History().Len() == len(want) })
+		if ev := g.fills[i].events(); len(ev) != 0 {
+			t.Errorf("%s filled its history in a league without faults: %+v", p.ID(), ev)
+		}
+	}
+	if served.Load() == 0 {
+		t.Error("the players' whole-schedule queries were never answered")
+	}
+	t.Logf("the players' whole-schedule queries: %d answered, %d refused over the limits", served.Load(), limited.Load())
 }
