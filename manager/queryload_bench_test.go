@@ -27,8 +27,10 @@ import (
 // schedule (GET_SCHEDULE) as fast as they can from the time every player
 // is registered until the league completes: each caller asks again as
 // soon as it has its answer, and after a refusal (HTTP 429) as soon as
-// Retry-After allows. It reports each league's time, the loaded league's
-// slowdown against the mean of the quiet ones (slowdown-%), its technical
+// Retry-After allows. It reports each league's time and the process's
+// processor time over it, the loaded league's slowdown against the mean
+// of the quiet ones (slowdown-%) and the growth of its processor time
+// (cpu-growth-%: on a machine shared with other work, the figure to read), its technical
 // losses, and the load's calls: made, answered with the whole schedule,
 // refused over the limits (E010) and refused for their token.
 //
@@ -45,6 +47,14 @@ func BenchmarkQueryLoad(b *testing.B) {
 		b.ReportMetric(loaded.took.Seconds(), "loaded-s")
 		b.ReportMetric(quiet2.took.Seconds(), "quiet2-s")
 		b.ReportMetric(100*(loaded.took.Seconds()/quiet.Seconds()-1), "slowdown-%")
+		// On a machine shared with other work the leagues' times swing
+		// with it; the processor time the process took (league and load
+		// together) does not: its growth is what the load costs.
+		quietCPU := (quiet1.cpu + quiet2.cpu) / 2
+		b.ReportMetric(quiet1.cpu.Seconds(), "quiet1-cpu-s")
+		b.ReportMetric(loaded.cpu.Seconds(), "loaded-cpu-s")
+		b.ReportMetric(quiet2.cpu.Seconds(), "quiet2-cpu-s")
+		b.ReportMetric(100*(loaded.cpu.Seconds()/quietCPU.Seconds()-1), "cpu-growth-%")
 		b.ReportMetric(float64(loaded.technical), "technical-losses")
 		b.ReportMetric(float64(quiet1.technical+quiet2.technical), "quiet-technical-losses")
 		b.ReportMetric(float64(loaded.load.calls.Load()), "load-calls")
@@ -63,6 +73,7 @@ type loadCounts struct {
 // queryLoadResult is one league of BenchmarkQueryLoad.
 type queryLoadResult struct {
 	took      time.Duration // from the league's start (every player registered) to its completion
+	cpu       time.Duration // the process's processor time meanwhile (league and load together)
 	technical int           // results that are technical losses
 	load      *loadCounts
 }
@@ -169,6 +180,7 @@ func queryLoadLeague(b *testing.B, root string, players, referees, strangers int
 		}
 	}
 	load := &loadCounts{}
+	mark := markCPU()
 	loadCtx, stopLoad := context.WithTimeout(ctx, 10*time.Minute)
 	var loading sync.WaitGroup
 	if strangers > 0 {
@@ -190,10 +202,11 @@ func queryLoadLeague(b *testing.B, root string, players, referees, strangers int
 		b.Fatalf("league not completed: %+v", m.Progress())
 	}
 	took := time.Since(time.Unix(0, started.Load()))
+	cpu, _ := processCPU()
 	stopLoad()
 	loading.Wait()
 
-	res := queryLoadResult{took: took, load: load}
+	res := queryLoadResult{took: took, cpu: cpu - mark.cpu, load: load}
 	results := m.Results()
 	if len(results) != players*(players-1)/2 {
 		b.Fatalf("%d results, want %d", len(results), players*(players-1)/2)
