@@ -18,9 +18,10 @@ type ciWorkflow struct {
 	On          map[string]any    `json:"on"`
 	Permissions map[string]string `json:"permissions"`
 	Jobs        map[string]struct {
-		Name     string `json:"name"`
-		RunsOn   string `json:"runs-on"`
-		Strategy struct {
+		Name           string `json:"name"`
+		RunsOn         string `json:"runs-on"`
+		TimeoutMinutes int    `json:"timeout-minutes"`
+		Strategy       struct {
 			FailFast bool `json:"fail-fast"`
 			Matrix   struct {
 				Go []string `json:"go"`
@@ -80,6 +81,9 @@ func TestCIWorkflowRunsTheCIScript(t *testing.T) {
 	}
 
 	for id, job := range w.Jobs {
+		if job.TimeoutMinutes < 1 || job.TimeoutMinutes > 90 {
+			t.Errorf("job %s: timeout-minutes %d, want CI's bound, at most 90", id, job.TimeoutMinutes)
+		}
 		if want := []string{oldest + ".x", "stable"}; !slices.Equal(job.Strategy.Matrix.Go, want) {
 			t.Errorf("job %s: Go releases %v, want %v", id, job.Strategy.Matrix.Go, want)
 		}
@@ -126,9 +130,10 @@ type releaseWorkflow struct {
 	} `json:"on"`
 	Permissions map[string]string `json:"permissions"`
 	Jobs        map[string]struct {
-		Name   string `json:"name"`
-		RunsOn string `json:"runs-on"`
-		Steps  []struct {
+		Name           string `json:"name"`
+		RunsOn         string `json:"runs-on"`
+		TimeoutMinutes int    `json:"timeout-minutes"`
+		Steps          []struct {
 			Name string            `json:"name"`
 			Uses string            `json:"uses"`
 			With map[string]any    `json:"with"`
@@ -163,6 +168,9 @@ func TestReleaseWorkflowPublishesTheCIBuild(t *testing.T) {
 		t.Fatalf("release.yml has %d jobs, want one", len(w.Jobs))
 	}
 	for id, job := range w.Jobs {
+		if job.TimeoutMinutes < 1 {
+			t.Errorf("job %s has no timeout-minutes", id)
+		}
 		var uses, runs []string
 		for _, s := range job.Steps {
 			if s.Uses != "" {
