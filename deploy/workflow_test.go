@@ -18,9 +18,10 @@ type ciWorkflow struct {
 	On          map[string]any    `json:"on"`
 	Permissions map[string]string `json:"permissions"`
 	Jobs        map[string]struct {
-		Name     string `json:"name"`
-		RunsOn   string `json:"runs-on"`
-		Strategy struct {
+		Name           string `json:"name"`
+		RunsOn         string `json:"runs-on"`
+		TimeoutMinutes int    `json:"timeout-minutes"`
+		Strategy       struct {
 			FailFast bool `json:"fail-fast"`
 			Matrix   struct {
 				Go []string `json:"go"`
@@ -80,6 +81,9 @@ func TestCIWorkflowRunsTheCIScript(t *testing.T) {
 	}
 
 	for id, job := range w.Jobs {
+		if job.TimeoutMinutes < 1 || job.TimeoutMinutes > 90 {
+			t.Errorf("job %s: timeout-minutes %d, want CI's bound, at most 90", id, job.TimeoutMinutes)
+		}
 		if want := []string{oldest + ".x", "stable"}; !slices.Equal(job.Strategy.Matrix.Go, want) {
 			t.Errorf("job %s: Go releases %v, want %v", id, job.Strategy.Matrix.Go, want)
 		}
@@ -111,5 +115,107 @@ func TestCIWorkflowRunsTheCIScript(t *testing.T) {
 		if !slices.Equal(runs, []string{"bash .ci/run"}) {
 			t.Errorf("job %s runs %q, want only bash .ci/run: a check belongs in .ci/run", id, runs)
 		}
+	}
+}
+
+// releaseWorkflow is the part of a GitHub Actions workflow that
+// .github/workflows/release.yml may use: anything else fails the strict
+// decode.
+type releaseWorkflow struct {
+	Name string `json:"name"`
+	On   struct {
+		Push struct {
+			Tags []string `json:"tags"`
+		} `json:"push"`
+	} `json:"on"`
+	Permissions map[string]string `json:"permissions"`
+	Jobs        map[string]struct {
+		Name           string `json:"name"`
+		RunsOn         string `json:"runs-on"`
+		TimeoutMinutes int    `json:"timeout-minutes"`
+		Steps          []struct {
+			Name string            `json:"name"`
+			Uses string            `json:"uses"`
+			With map[string]any    `json:"with"`
+			Run  string            `json:"run"`
+			Env  map[string]string `json:"env"`
+		} `json:"steps"`
+	} `json:"jobs"`
+}
+
+// TestReleaseWorkflowPublishesTheCIBuild decodes the release workflow
+// strictly and checks that on a version tag, and only then, it checks the
+// tag (.ci/release-notes), builds with the script .ci/run also runs
+// (.ci/build-release) and attaches what it built to the tag's release;
+// and that .ci/run runs both scripts, so that the workflow's steps are
+// tried on every change.
+func TestReleaseWorkflowPublishesTheCIBuild(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", ".github", "workflows", "release.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w releaseWorkflow
+	if err := yaml.UnmarshalStrict(raw, &w); err != nil {
+		t.Fatalf("release.yml: %v", err)
+	}
+	if !slices.Equal(w.On.Push.Tags, []string{"v*"}) {
+		t.Errorf("release.yml runs on tags %v, want [v*]", w.On.Push.Tags)
+	}
+	if len(w.Permissions) != 1 || w.Permissions["contents"] != "write" {
+		t.Errorf("release.yml's permissions %v, want only contents: write (to create the release)", w.Permissions)
+	}
+	if len(w.Jobs) != 1 {
+		t.Fatalf("release.yml has %d jobs, want one", len(w.Jobs))
+	}
+	for id, job := range w.Jobs {
+		if job.TimeoutMinutes < 1 {
+			t.Errorf("job %s has no timeout-minutes", id)
+		}
+		var uses, runs []string
+		for _, s := range job.Steps {
+			if s.Uses != "" {
+				uses = append(uses, s.Uses[:strings.Index(s.Uses+"@", "@")])
+				continue
+			}
+			runs = append(runs, strings.Fields(s.Run)[0])
+			if strings.HasPrefix(s.Run, ".ci/") && !strings.Contains(s.Run, `"$GITHUB_REF_NAME"`) {
+				t.Errorf("job %s: %q is not given the tag", id, s.Run)
+			}
+			if strings.HasPrefix(s.Run, "gh release create") && s.Env["GH_TOKEN"] == "" {
+				t.Errorf("job %s: %q runs without GH_TOKEN", id, s.Run)
+			}
+		}
+		if !slices.Equal(uses, []string{"actions/checkout", "actions/setup-go"}) {
+			t.Errorf("job %s uses %v, want actions/checkout then actions/setup-go", id, uses)
+		}
+		if want := []string{".ci/release-notes", ".ci/build-release", "gh"}; !slices.Equal(runs, want) {
+			t.Errorf("job %s runs %v, want %v: the checks and the build belong in the scripts", id, runs, want)
+		}
+	}
+
+	script, err := os.ReadFile(filepath.Join("..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{".ci/release-notes", ".ci/build-release"} {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(s) + ` `).Match(script) {
+			t.Errorf(".ci/run does not run %s, which the release workflow runs", s)
+		}
+	}
+}
+
+// TestEveryWorkflowIsDecoded: the workflows are the two the tests above
+// decode, so that a new one comes with its test.
+func TestEveryWorkflowIsDecoded(t *testing.T) {
+	entries, err := os.ReadDir(filepath.Join("..", ".github", "workflows"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"ci.yml", "release.yml"}; !slices.Equal(names, want) {
+		t.Errorf(".github/workflows holds %v, want %v", names, want)
 	}
 }

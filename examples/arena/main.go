@@ -48,6 +48,11 @@ import (
 	"github.com/agentleague/league/player/strategies/llm"
 )
 
+// version is the release this program was built as, linked in by the
+// release build (.ci/build-release: -ldflags "-X main.version=v0.2.0");
+// -version prints it.
+var version = "devel"
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -92,8 +97,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fs.PrintDefaults()
 		fmt.Fprint(stderr, "\n"+llm.EnvUsage)
 	}
+	showVersion := fs.Bool("version", false, "print the release this program was built as, and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, "arena", version)
+		return nil
 	}
 	if *asJSON && *asCSV {
 		return errors.New("-json and -csv cannot be used together: choose one output format")

@@ -43,6 +43,11 @@ import (
 	"github.com/agentleague/league/player/playertest"
 )
 
+// version is the release this program was built as, linked in by the
+// release build (.ci/build-release: -ldflags "-X main.version=v0.2.0");
+// -version prints it.
+var version = "devel"
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -73,8 +78,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&tlsFiles.CAFile, "ca", "", "PEM CA certificates trusted for an https:// player, beside the system roots")
 	fs.StringVar(&tlsFiles.CertFile, "tls-cert", "", "PEM client certificate for a player that requires one (mutual TLS; with -tls-key)")
 	fs.StringVar(&tlsFiles.KeyFile, "tls-key", "", "PEM private key of -tls-cert")
+	showVersion := fs.Bool("version", false, "print the release this program was built as, and exit")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, "conformance", version)
+		return exitOK
 	}
 	if *endpoint == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "usage: conformance -player http://host:port/mcp [-json] [-timeout 5s] [-choice-deadline 30s] [-player-id P01] [-player-token tok_…] [-skip ids]")

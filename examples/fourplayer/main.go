@@ -27,6 +27,11 @@ import (
 	"github.com/agentleague/league/referee"
 )
 
+// version is the release this program was built as, linked in by the
+// release build (.ci/build-release: -ldflags "-X main.version=v0.2.0");
+// -version prints it.
+var version = "devel"
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -50,6 +55,8 @@ type options struct {
 	// managerWait is how long to wait for that manager to answer before
 	// registering the agents with it.
 	managerWait time.Duration
+	// version: print the release and exit.
+	version bool
 }
 
 // ports are the fixed ports of the exercise: the manager's, the first
@@ -68,6 +75,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.keep, "keep", 0, "keep the files of only the last N leagues under -data, this one included, removing older leagues' at start (0: keep every league)")
 	fs.BoolVar(&o.exit, "exit", false, "exit once the league has completed, instead of serving the dashboard until Ctrl-C")
 	fs.StringVar(&o.manager, "manager", "", "run no manager: register the referees and players with the manager at this endpoint (http://host:port/mcp), started with -min-players set to -players, and follow its league (per round unless -progress match)")
+	fs.BoolVar(&o.version, "version", false, "print the release this program was built as, and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: fourplayer [flags]\n\nRuns a whole Even/Odd league (manager, referees, players) in one process over loopback HTTP.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -154,6 +162,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "fourplayer:", err)
 		return 2
+	}
+	if o.version {
+		fmt.Fprintln(stdout, "fourplayer", version)
+		return 0
 	}
 	if err := runLeague(ctx, o, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "fourplayer:", err)

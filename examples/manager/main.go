@@ -79,6 +79,11 @@ import (
 	"github.com/agentleague/league/metrics"
 )
 
+// version is the release this program was built as, linked in by the
+// release build (.ci/build-release: -ldflags "-X main.version=v0.2.0");
+// -version prints it.
+var version = "devel"
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stderr)
@@ -122,8 +127,13 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	scheduleBytes := fs.Float64("schedule-bytes-per-second", manager.DefaultScheduleBytesPerSecond, "bytes per second of whole-league schedules answered, all agents together (negative: no bound)")
 	var tlsFiles leaguesdk.TLSFiles
 	tlsFiles.RegisterFlags(fs)
+	showVersion := fs.Bool("version", false, "print the release this program was built as, and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *showVersion {
+		fmt.Fprintln(stderr, "manager", version)
+		return nil
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %v", fs.Args())

@@ -59,6 +59,11 @@ import (
 	"github.com/agentleague/league/player/strategies"
 )
 
+// version is the release this program was built as, linked in by the
+// release build (.ci/build-release: -ldflags "-X main.version=v0.2.0");
+// -version prints it.
+var version = "devel"
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stderr)
@@ -89,8 +94,13 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		fmt.Fprintln(fs.Output(), "usage: player [flags]")
 		fs.PrintDefaults()
 	}
+	showVersion := fs.Bool("version", false, "print the release this program was built as, and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *showVersion {
+		fmt.Fprintln(stderr, "player", version)
+		return nil
 	}
 	if *name == "" {
 		*name = "Player " + strconv.Itoa(*port)

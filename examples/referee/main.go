@@ -56,6 +56,11 @@ import (
 	"github.com/agentleague/league/referee"
 )
 
+// version is the release this program was built as, linked in by the
+// release build (.ci/build-release: -ldflags "-X main.version=v0.2.0");
+// -version prints it.
+var version = "devel"
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stderr)
@@ -86,8 +91,13 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	dataRoot := fs.String("data", referee.DefaultDataRoot, "data root")
 	trace := fs.Bool("trace", false, "record every message sent and received, whole, in the agent log file (debug level)")
 	rateLimit := fs.Float64("rate-limit", referee.DefaultRateLimit, "requests per second each caller (the manager, or a player's address) may send, bursts of twice as many (0 disables)")
+	showVersion := fs.Bool("version", false, "print the release this program was built as, and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *showVersion {
+		fmt.Fprintln(stderr, "referee", version)
+		return nil
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %v", fs.Args())

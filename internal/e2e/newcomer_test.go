@@ -319,22 +319,17 @@ func TestGuideModuleBeforeTheFirstRelease(t *testing.T) {
 	makeModule(t, dir, shBlock(t, guide, "## Before the first release"),
 		map[string][]byte{"main.go": goBlock(t, guide, "## The smallest player")})
 	goCmd(t, dir, "vet", "./...")
-	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(b), "github.com/agentleague/league v0.0.0-00010101000000-000000000000") {
-		t.Errorf("go.mod after the guide's commands:\n%s", b)
-	}
 }
 
 // makeModule follows the commands of a document in dir as a newcomer
 // would, this checkout standing for the clone (../league): the clone, the
 // folder and go run are the test's own, the go mod commands run as
-// written, and files (with this module's go.sum, so that neither the
-// network nor the checksum database is needed) are written before go mod
-// tidy. A command it does not know fails the test, so that the document
-// says nothing the test does not do.
+// written (go mod tidy as goTidy says), and files (with this module's
+// go.sum, so that neither the network nor the checksum database is needed)
+// are written before go mod tidy. A command it does not know fails the
+// test, so that the document says nothing the test does not do. The go.mod
+// the commands make must require this module at the version a replace
+// directive gives a module that has none.
 func makeModule(t *testing.T, dir string, commands []string, files map[string][]byte) {
 	t.Helper()
 	root := moduleRoot(t)
@@ -359,6 +354,10 @@ func makeModule(t *testing.T, dir string, commands []string, files map[string][]
 			for i, w := range words {
 				words[i] = strings.ReplaceAll(w, "=../league", "="+root)
 			}
+			if words[2] == "tidy" {
+				goTidy(t, dir, words[3:]...)
+				continue
+			}
 			goCmd(t, dir, words[1:]...)
 		case slices.Equal(words, []string{"go", "build", "./..."}):
 			goCmd(t, dir, words[1:]...)
@@ -369,6 +368,29 @@ func makeModule(t *testing.T, dir string, commands []string, files map[string][]
 	if !tidied {
 		t.Fatal("the document's commands do not run go mod tidy")
 	}
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "github.com/agentleague/league v0.0.0-00010101000000-000000000000") {
+		t.Errorf("go.mod after the document's commands:\n%s", b)
+	}
+}
+
+// goTidy runs go mod tidy in dir, offline, as goCmd runs the other
+// commands. Besides what the module builds, go mod tidy loads the tests of
+// the packages it imports, and the modules only those tests import
+// (testify and the like) are in the module cache only if something once
+// downloaded them: neither go build nor go test of this module does, so on a
+// fresh machine they are not there. A newcomer has the module proxy; the
+// test has only what this module's own build and tests brought in. So tidy
+// runs with -e, which goes on past the imports it cannot resolve, and the
+// go vet and go build that follow, in the go command's default
+// -mod=readonly mode, prove that the go.mod and go.sum it wrote are
+// complete for building the module.
+func goTidy(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	goCmd(t, dir, append([]string{"mod", "tidy", "-e"}, args...)...)
 }
 
 func writeFiles(t *testing.T, dir string, files map[string][]byte) {
@@ -384,12 +406,14 @@ func writeFiles(t *testing.T, dir string, files map[string][]byte) {
 	}
 }
 
-// goCmd runs the go command in dir, offline, and fails the test if it fails.
+// goCmd runs the go command in dir, offline (with only the modules this
+// module's build and tests brought into the module cache) and in the
+// default -mod=readonly mode, and fails the test if it fails.
 func goCmd(t *testing.T, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS="+os.Getenv("GOFLAGS")+" -mod=mod", "GOWORK=off", "GOTOOLCHAIN=local", "GOPROXY=off")
+	cmd.Env = append(os.Environ(), "GOFLAGS="+os.Getenv("GOFLAGS")+" -mod=readonly", "GOWORK=off", "GOTOOLCHAIN=local", "GOPROXY=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go %s in the newcomer's module: %v\n%s", strings.Join(args, " "), err, out)
 	}
