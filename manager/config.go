@@ -28,6 +28,7 @@ const (
 	DefaultShutdownGrace      = 5 * time.Second
 	DefaultMaxFails           = 3
 	DefaultProbeInterval      = 2 * time.Second
+	DefaultFailWindow         = time.Second
 )
 
 // DefaultRateLimit is [Config.RateLimit]'s default: requests per second per
@@ -143,9 +144,19 @@ type Config struct {
 	ShutdownGrace time.Duration
 	// MaxFails is the number of consecutive failures (unanswered calls,
 	// technical losses for not answering, failed probes) after which a
-	// SUSPENDED agent is SHUTDOWN. Default [DefaultMaxFails]; a negative
-	// value never shuts an agent down (it stays SUSPENDED until it answers).
+	// SUSPENDED agent is SHUTDOWN. Failures one event causes together
+	// count once (see FailWindow), so that a SHUTDOWN comes only after
+	// failures apart in time, each of a call or probe sent after the one
+	// before had failed. Default [DefaultMaxFails]; a negative value never
+	// shuts an agent down (it stays SUSPENDED until it answers).
 	MaxFails int
+	// FailWindow is how far apart two failures of calls to one agent must
+	// be to count twice toward MaxFails: the calls in flight to an agent
+	// when its connections are reset, or when it is killed, all fail
+	// within moments, and are one failure. A failure of a call sent before
+	// the last counted failure never counts again, whatever the window.
+	// Default [DefaultFailWindow]; a negative value leaves only that rule.
+	FailWindow time.Duration
 	// ProbeInterval is how often a SUSPENDED agent is probed with GET
 	// /health, at most; an answer makes it ACTIVE again. Default
 	// [DefaultProbeInterval]; a negative value turns probing off.
@@ -260,6 +271,7 @@ func (c Config) withDefaults() (Config, error) {
 	agentkit.Default(&c.ShutdownGrace, DefaultShutdownGrace)
 	agentkit.Default(&c.MaxFails, DefaultMaxFails)
 	agentkit.Default(&c.ProbeInterval, DefaultProbeInterval)
+	agentkit.Default(&c.FailWindow, DefaultFailWindow)
 	if len(c.Tiebreakers) == 0 {
 		c.Tiebreakers = DefaultTiebreakers()
 	}

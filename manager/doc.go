@@ -67,7 +67,10 @@
 // fails or a referee reports that it did not answer, ACTIVE again when a
 // call or a GET /health probe (each suspended agent at most once per
 // [Config.ProbeInterval]) succeeds, SHUTDOWN after [Config.MaxFails]
-// consecutive failures and for everyone at the league's end. A SHUTDOWN
+// consecutive failures and for everyone at the league's end. The calls in
+// flight to an agent that fail together are one failure: a failure counts
+// only when its call was sent after the last counted one and comes
+// [Config.FailWindow] after it. A SHUTDOWN
 // referee gets no more matches; a SHUTDOWN player no more broadcasts, and
 // start_match names it in shutdown_players so that the referee makes one
 // quick attempt before the technical loss. Registering again with its own

@@ -123,12 +123,13 @@ func (m *Manager) broadcast(ctx context.Context, what string, targets []target, 
 	one := func(t target) {
 		cctx, cancel := context.WithTimeout(ctx, m.cfg.BroadcastTimeout)
 		defer cancel()
+		sent := m.cfg.Now()
 		err := send(cctx, t)
 		switch {
 		case err == nil:
 			m.agentAnswered(t.id, what+" answered")
 		case ctx.Err() == nil:
-			m.agentFailed(t.id, what+": "+err.Error())
+			m.agentFailed(t.id, what+": "+err.Error(), sent, err)
 		}
 		if err != nil && ctx.Err() == nil {
 			m.log.Warn("broadcast failed", slog.String("what", what), slog.String("agent_id", t.id),
@@ -268,6 +269,7 @@ type startJob struct {
 	attempt          int
 	resume           bool
 	ref              target
+	sent             time.Time // when the call was sent
 	endpoints        [2]string
 	recordA, recordB leaguesdk.PlayerRecord
 }
@@ -371,6 +373,7 @@ func (m *Manager) startMatches(ctx context.Context, jobs []startJob) {
 // journal unless saved is an error, and records what came of it.
 func (m *Manager) startMatch(ctx context.Context, j startJob, saved error) {
 	var err error
+	j.sent = m.cfg.Now()
 	if saved != nil {
 		err = fmt.Errorf("assignment not saved, start_match not sent: %w", saved)
 	} else {
@@ -419,6 +422,7 @@ func (m *Manager) sendStartMatch(ctx context.Context, j startJob) error {
 // its result again at once. A referee that cannot be reached or does not
 // know the match loses it: the match is given out again as a new attempt.
 func (m *Manager) resumeMatch(ctx context.Context, j startJob) {
+	j.sent = m.cfg.Now()
 	q := &leaguesdk.StateQuery{
 		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStateQuery, leaguesdk.LeagueManagerSender, j.ref.token, "", m.cfg.Now()),
 		MatchID:  j.mt.MatchID}
@@ -468,7 +472,7 @@ func (m *Manager) settle(j startJob, err error) {
 	if ev.Kind != "" {
 		m.emit(ev)
 	}
-	m.lifecycleCall(j.ref.id, "start_match of "+j.mt.MatchID, err) // lifecycle.go
+	m.lifecycleCall(j.ref.id, "start_match of "+j.mt.MatchID, j.sent, err) // lifecycle.go
 	m.wakeUp()
 }
 

@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -61,6 +62,10 @@ type agentLife struct {
 	state     AgentState
 	fails     int
 	nextProbe time.Time
+	// counted is when the last failure that counted toward maxFails was
+	// observed: a failure of a call sent before it, or observed within
+	// the fail window after it, is the same event and does not count again.
+	counted time.Time
 }
 
 // lifecycle is the state machine of every agent's lifecycle. It takes no
@@ -69,15 +74,17 @@ type agentLife struct {
 // without locks.
 type lifecycle struct {
 	maxFails int
-	mu       sync.Mutex
-	agents   map[string]*agentLife
-	journal  *journal.Journal
+	// window is Config.FailWindow: failures less than this apart count once.
+	window  time.Duration
+	mu      sync.Mutex
+	agents  map[string]*agentLife
+	journal *journal.Journal
 }
 
 // openLifecycle opens the journal of transitions (lifecycle.jsonl under s) and
 // replays it; its group commits are observed like the other journals.
-func openLifecycle(s store, maxFails int) (*lifecycle, error) {
-	lc := &lifecycle{maxFails: maxFails, agents: map[string]*agentLife{}}
+func openLifecycle(s store, maxFails int, window time.Duration) (*lifecycle, error) {
+	lc := &lifecycle{maxFails: maxFails, window: window, agents: map[string]*agentLife{}}
 	j, err := journal.Open(s.lifecyclePath(), s.journalConfig("lifecycle", func(rec []byte) error {
 		var t Transition
 		if err := json.Unmarshal(rec, &t); err != nil {
@@ -128,7 +135,7 @@ func (lc *lifecycle) Registered(id string, started bool, now time.Time) []Transi
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	a := lc.life(id)
-	a.fails = 0
+	a.fails, a.counted = 0, time.Time{}
 	to := StateRegistered
 	if started || a.state == StateActive || a.state == StateSuspended || a.state == StateShutdown {
 		to = StateActive
@@ -163,29 +170,52 @@ func (lc *lifecycle) Started(ids []string, now time.Time) []Transition {
 	return out
 }
 
-// Failed counts a failure of id: ACTIVE → SUSPENDED, and SUSPENDED →
-// SHUTDOWN at maxFails consecutive failures. A SHUTDOWN agent stays so.
-func (lc *lifecycle) Failed(id, reason string, now time.Time) []Transition {
+// Failed records a failure of a call to id sent at sent and failed at now,
+// and counts it unless it is part of the event of the last failure that
+// counted (see counts): ACTIVE → SUSPENDED on the first, SUSPENDED →
+// SHUTDOWN at maxFails counted failures in a row. A SHUTDOWN agent stays so.
+func (lc *lifecycle) Failed(id, reason string, sent, now time.Time) []Transition {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	a := lc.life(id)
 	if a.state == StateShutdown || a.state == StateInit {
 		return nil
 	}
+	if !lc.counts(a, sent, now) {
+		return nil
+	}
 	a.fails++
+	a.counted = now
 	var out []Transition
 	if a.state != StateSuspended {
 		out = lc.move(out, id, a, StateSuspended, TriggerTimeout, reason, now)
 	}
 	if lc.maxFails > 0 && a.fails >= lc.maxFails {
 		out = lc.move(out, id, a, StateShutdown, TriggerMaxFails,
-			fmt.Sprintf("%d consecutive failures; last: %s", a.fails, reason), now)
+			fmt.Sprintf("%d failures in a row, each after the one before; last: %s", a.fails, reason), now)
 	} else if len(out) == 0 {
 		// Still SUSPENDED: the count is kept durable as well.
 		out = append(out, Transition{AgentID: id, From: StateSuspended, To: StateSuspended, Trigger: TriggerTimeout,
 			Fails: a.fails, Reason: reason, Time: now.UTC()})
 	}
 	return out
+}
+
+// counts reports whether a failure of a call sent at sent and failed at
+// now is a new event: one network event (connections reset, a process
+// killed, a stall) fails every call in flight to the agent at once, and
+// counts once. A failure counts when it is the first since the agent last
+// answered, or when its call was sent after the last counted failure (it
+// probed an agent already known to be failing) and it comes at least the
+// fail window after that failure.
+func (lc *lifecycle) counts(a *agentLife, sent, now time.Time) bool {
+	if a.counted.IsZero() || a.fails == 0 {
+		return true
+	}
+	if sent.Before(a.counted) {
+		return false
+	}
+	return lc.window <= 0 || now.Sub(a.counted) >= lc.window
 }
 
 // Succeeded records an answered call of id: the failure count restarts,
@@ -196,11 +226,11 @@ func (lc *lifecycle) Succeeded(id, reason string, now time.Time) []Transition {
 	a := lc.agents[id]
 	if a == nil || a.state != StateSuspended {
 		if a != nil && a.state == StateActive {
-			a.fails = 0
+			a.fails, a.counted = 0, time.Time{}
 		}
 		return nil
 	}
-	a.fails = 0
+	a.fails, a.counted = 0, time.Time{}
 	return lc.move(nil, id, a, StateActive, TriggerRecover, reason, now)
 }
 
@@ -276,9 +306,14 @@ func (m *Manager) applyTransitions(ts []Transition) {
 	}
 }
 
-// agentFailed counts a failed call to the agent.
-func (m *Manager) agentFailed(id, reason string) {
-	m.applyTransitions(m.life.Failed(id, reason, m.cfg.Now()))
+// agentFailed records a failed call to the agent, sent at sent (see
+// lifecycle.Failed). A call its endpoint's circuit breaker refused did not
+// reach the agent, and says nothing of it.
+func (m *Manager) agentFailed(id, reason string, sent time.Time, err error) {
+	if errors.Is(err, leaguesdk.ErrCircuitOpen) {
+		return
+	}
+	m.applyTransitions(m.life.Failed(id, reason, sent, m.cfg.Now()))
 }
 
 // agentAnswered records an answered call of the agent.
@@ -328,12 +363,16 @@ func (m *Manager) prober(ctx context.Context) {
 		}
 		m.mu.Unlock()
 		for _, id := range m.life.dueProbes(ids, m.clock().Now(), m.cfg.ProbeInterval) {
+			sent := m.cfg.Now()
 			if err := probe(ctx, hc, endpoints[id]); err != nil {
 				if ctx.Err() != nil {
 					return
 				}
-				m.agentFailed(id, "health probe: "+err.Error())
+				m.agentFailed(id, "health probe: "+err.Error(), sent, err)
 			} else {
+				// Back: calls to it start afresh, not behind a circuit
+				// its failures opened.
+				m.client.Forget(endpoints[id])
 				m.agentAnswered(id, "answered a health probe")
 			}
 		}
@@ -367,22 +406,25 @@ func probe(ctx context.Context, hc *http.Client, endpoint string) error {
 func (m *Manager) lifecycleReport(rec *MatchRecord) {
 	for _, id := range []string{rec.PlayerA, rec.PlayerB} {
 		if slices.Contains(rec.Result.Details.Unresponsive, id) {
-			m.agentFailed(id, rec.MatchID+": technical loss, did not answer the referee")
+			// The referee's own calls, with their retries, are the probes:
+			// a report counts unless it comes within the fail window of
+			// the last counted failure.
+			m.agentFailed(id, rec.MatchID+": technical loss, did not answer the referee", rec.RecordedAt, nil)
 		} else {
 			m.agentAnswered(id, "played "+rec.MatchID)
 		}
 	}
 }
 
-// lifecycleCall feeds the outcome of a call to an agent to the lifecycle:
-// an answer is a success, a timeout or an unreachable agent a failure, any
-// other error (a refusal) neither.
-func (m *Manager) lifecycleCall(id, what string, err error) {
+// lifecycleCall feeds the outcome of a call to an agent, sent at sent, to
+// the lifecycle: an answer is a success, a timeout or an unreachable agent
+// a failure, any other error (a refusal) neither.
+func (m *Manager) lifecycleCall(id, what string, sent time.Time, err error) {
 	switch code := leaguesdk.CodeOf(err); {
 	case err == nil:
 		m.agentAnswered(id, what+" answered")
 	case code == leaguesdk.CodeConnectionError || code == leaguesdk.CodeTimeout:
-		m.agentFailed(id, what+": "+err.Error())
+		m.agentFailed(id, what+": "+err.Error(), sent, err)
 	}
 }
 

@@ -291,7 +291,7 @@ func New(cfg Config) (*Manager, error) {
 		m.agentLog.Close()
 		return nil, fmt.Errorf("manager: league log: %w", err)
 	}
-	if m.life, err = openLifecycle(m.store, cfg.MaxFails); err != nil {
+	if m.life, err = openLifecycle(m.store, cfg.MaxFails, cfg.FailWindow); err != nil {
 		m.closeFiles()
 		return nil, fmt.Errorf("manager: lifecycle journal: %w", err)
 	}
