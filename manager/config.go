@@ -304,6 +304,14 @@ const (
 	// EventAgentState is a change of an agent's lifecycle state; its
 	// [Event.Transition] says from what, to what and why.
 	EventAgentState EventKind = "agent_state"
+	// EventStalled is an alarm: matches wait and no referee can take
+	// them, every referee able to play the game being SHUTDOWN. The
+	// manager probes them meanwhile, and gives the matches to the first
+	// that answers; [EventUnstalled] says when one did.
+	EventStalled EventKind = "stalled"
+	// EventUnstalled ends an [EventStalled]: a referee can take the
+	// waiting matches again.
+	EventUnstalled EventKind = "unstalled"
 	// EventSecurity is a refused message that looks like an attempt to
 	// forge: a match report that contradicts what the manager knows of the
 	// match, or that arrives when no report is awaited.

@@ -292,8 +292,13 @@ func (m *Manager) dispatch(ctx context.Context, r int) error {
 			m.playersOfJobLocked(&jobs[i])
 		}
 		remaining, next := s.remaining(), s.nextWake(now)
+		alarm := m.checkStallLocked(s, now) // lifecycle.go
+		stalled := m.stall.waiting > 0
 		m.mu.Unlock()
-		if len(stranded) > 0 {
+		if alarm.Kind != "" {
+			events = append(events, alarm)
+		}
+		if len(stranded) > 0 && !stalled { // a stall is one alarm, not a line per pass
 			events = append(events, Event{Kind: EventWarning, RoundID: r, Message: fmt.Sprintf(
 				"no referee can take %v now; offering again shortly", stranded)})
 		}
