@@ -299,8 +299,8 @@ func (m *Manager) register(r registrationRequest) (registration, error) {
 // leagueOver is the rejection of every registration with a league that has
 // completed, rejoining agents' included: there is nothing left to play.
 func (m *Manager) leagueOver() error {
-	return rejection("league %s is over: it has completed, and takes no more registrations "+
-		"(a manager started again on this data root without ShowCompleted starts the next league)", m.cfg.LeagueID)
+	return rejection("league %s is over: %s "+
+		"(a manager started again on this data root without ShowCompleted starts the next league)", m.cfg.LeagueID, leaguesdk.ReasonLeagueOver)
 }
 
 // rejectionError carries a registration's rejection reason through admit.
