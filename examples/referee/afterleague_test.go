@@ -18,11 +18,12 @@ import (
 // TestStartedAfterTheLeagueCompletedServesOn: the program started against
 // a manager whose league has completed is refused ("the league is over")
 // at every attempt, and serves on — /health answers after several refused
-// attempts, and run returns only when stopped, with nil.
+// attempts, and run returns only when stopped, with nil — and it registers
+// in the next league once the manager, started again, opens one.
 func TestStartedAfterTheLeagueCompletedServesOn(t *testing.T) {
 	var mu sync.Mutex
 	var refused []manager.Event
-	mcp := completedLeague(t, func(e manager.Event) {
+	league := completedLeague(t, func(e manager.Event) {
 		if e.Kind == manager.EventRegistrationRejected && e.DisplayName == "Latecomer" {
 			mu.Lock()
 			refused = append(refused, e)
@@ -33,7 +34,7 @@ func TestStartedAfterTheLeagueCompletedServesOn(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-port", "0", "-league", mcp, "-name", "Latecomer", "-data", t.TempDir(),
+		done <- run(ctx, []string{"-port", "0", "-league", league.mcp, "-name", "Latecomer", "-data", t.TempDir(),
 			"-register-retry", "20ms"}, stderr)
 	}()
 	defer func() {
@@ -89,36 +90,60 @@ func TestStartedAfterTheLeagueCompletedServesOn(t *testing.T) {
 	if n := countLines(stderr.String(), "the league is over"); n != 1 {
 		t.Errorf("the refusal is said %d times on stderr, want once:\n%s", n, stderr)
 	}
+
+	// The manager started again on its data root opens the next league of
+	// the series: the referee, serving on, registers in it.
+	league.stop()
+	var ln net.Listener
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if ln, err = net.Listen("tcp", league.addr); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("the manager's address again: %v", err)
+	}
+	registered := make(chan manager.Event, 1)
+	next := league.startManager(t, ln, func(e manager.Event) {
+		if e.Kind == manager.EventRefereeRegistered && e.DisplayName == "Latecomer" {
+			select {
+			case registered <- e:
+			default:
+			}
+		}
+	})
+	select {
+	case e := <-registered:
+		if next.LeagueID() == "league_over" {
+			t.Errorf("the manager started again runs %s, want the next league of the series", next.LeagueID())
+		}
+		t.Logf("registered in %s: %s", next.LeagueID(), e.Message)
+	case err := <-done:
+		t.Fatalf("run returned %v before the next league", err)
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the referee did not register in the next league; stderr:\n%s", stderr)
+	}
 }
 
 // completedLeague plays a league of two players and a referee to its end
 // on a manager that keeps running (onEvent sees its events) and returns
-// its /mcp endpoint.
-func completedLeague(t *testing.T, onEvent func(manager.Event)) string {
+// where it runs.
+func completedLeague(t *testing.T, onEvent func(manager.Event)) *finished {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := manager.New(manager.Config{LeagueID: "league_over", DataRoot: t.TempDir(), Listener: ln, MinPlayers: 2,
-		RegistrationWindow: -1, StartMatchTimeout: 2 * time.Second, BroadcastTimeout: 2 * time.Second,
-		RetryDelay: 50 * time.Millisecond, MaxRetryDelay: 500 * time.Millisecond, ShutdownGrace: time.Second,
-		OnEvent: onEvent})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mcp := "http://" + ln.Addr().String() + "/mcp"
+	f := &finished{addr: ln.Addr().String(), dataRoot: t.TempDir()}
+	f.mcp = "http://" + f.addr + "/mcp"
+	mcp := f.mcp
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() {
 		cancel()
 		wg.Wait()
 	})
-	wg.Go(func() {
-		if err := m.Run(ctx); err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	m := f.startManager(t, ln, onEvent)
 	listen := func() net.Listener {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -149,7 +174,44 @@ func completedLeague(t *testing.T, onEvent func(manager.Event)) string {
 	if st := m.Status(); st != manager.StatusCompleted {
 		t.Fatalf("league %s", st)
 	}
-	return mcp
+	return f
+}
+
+// finished is a manager whose league has completed: its address, /mcp
+// endpoint and data root.
+type finished struct {
+	addr, mcp, dataRoot string
+	stop                func() // stops the manager
+}
+
+// startManager runs a manager of league_over's series on f's data root,
+// served on ln, until f.stop or the test's end.
+func (f *finished) startManager(t *testing.T, ln net.Listener, onEvent func(manager.Event)) *manager.Manager {
+	t.Helper()
+	m, err := manager.New(manager.Config{LeagueID: "league_over", DataRoot: f.dataRoot, Listener: ln, MinPlayers: 2,
+		RegistrationWindow: -1, StartMatchTimeout: 2 * time.Second, BroadcastTimeout: 2 * time.Second,
+		RetryDelay: 50 * time.Millisecond, MaxRetryDelay: 500 * time.Millisecond, ShutdownGrace: time.Second,
+		OnEvent: onEvent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := m.Run(ctx); err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+	var once sync.Once
+	f.stop = func() {
+		once.Do(func() {
+			cancel()
+			<-done
+		})
+	}
+	t.Cleanup(f.stop)
+	return m
 }
 
 // countLines returns the number of lines of s that hold sub.
