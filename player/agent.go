@@ -8,8 +8,8 @@ import (
 	"sync"
 
 	"github.com/agentleague/league/internal/agentkit"
-	"github.com/agentleague/league/internal/decide"
 	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player/internal/decide"
 )
 
 // Agent is a league player: it serves the player side of the protocol,
@@ -45,8 +45,8 @@ type Agent struct {
 	myStanding *leaguesdk.StandingRow
 }
 
-// New returns an [Agent] configured by cfg, or an error naming every
-// invalid field.
+// New returns an [Agent] configured by cfg, or a *[leaguesdk.ConfigError]
+// naming every invalid field.
 func New(cfg Config) (*Agent, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {

@@ -29,4 +29,8 @@
 //	defer alog.Close()
 //	// … once registered:
 //	err := alog.Open(dataRoot, playerID)
+//
+// Shared by the three agents (player, referee, manager) and the arena,
+// which checks its Config with [ConfigCheck]; it imports leaguesdk, whose
+// messages and Server it runs.
 package agentkit

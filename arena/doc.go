@@ -21,7 +21,7 @@
 // or any encoding, and it answers with its deadline safety and fallback,
 // keeps its History and calls its Learner and StandingsObserver, as in a
 // league. A URL is played over HTTP with the same messages. The games are
-// those of a referee ([referee.EvenOdd], or any [referee.Rules]), and the
+// those of a referee ([rules.EvenOdd], or any [rules.Rules]), and the
 // run is reproducible: every random draw derives from [Config.Seed].
 //
 // The [Report] gives, per entry, the matches played, won, drawn and lost,
