@@ -74,8 +74,8 @@
 // probed while the league runs, at doubling pauses; one that answers (or a
 // player whose match was played) is ACTIVE again. While matches wait and
 // every referee is SHUTDOWN, the manager raises an alarm ([EventStalled],
-// [Progress].Stalled, [Snapshot].Alarms) and probes the referees at once. A SHUTDOWN
-// referee gets no more matches; a SHUTDOWN player no more broadcasts, and
+// [Progress].Stalled, [Snapshot].Alarms) and probes the referees at once. While
+// it is SHUTDOWN, a referee gets no more matches; a SHUTDOWN player no more broadcasts, and
 // start_match names it in shutdown_players so that the referee makes one
 // quick attempt before the technical loss. Registering again with its own
 // token makes an agent ACTIVE. Each transition is an agent_state event and
