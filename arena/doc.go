@@ -29,7 +29,8 @@
 // random play in the even/odd game, a rating on the Elo scale that follows
 // the points per match (the ranking follows it), the moves its player
 // answered with its fallback because the strategy failed or was late
-// (flagged, with a warning, beyond [FallbackLimit] of its moves), and the
+// (flagged, with a warning that says why, beyond [FallbackLimit] of its
+// moves: [Standing.FallbackCause]), and the
 // points per match against each other entry. Even/odd is mostly chance:
 // read the intervals, not the ranks. [Config.League] plays
 // whole leagues instead (a manager, referees and players over an

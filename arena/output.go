@@ -34,8 +34,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 		rate = float64(r.Matches) / r.Elapsed.Seconds()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s · %d entries · %d rounds · %d matches · seed %d · %s · %s (%.0f matches/s)\n\n",
-		r.GameType, len(r.Standings), r.Rounds, r.Matches, r.Seed, mode, r.Elapsed.Round(time.Millisecond), rate)
+	fmt.Fprintf(&b, "%s · %s · %s · %s · seed %d · %s · %s (%.0f matches/s)\n\n",
+		r.GameType, count(len(r.Standings), "entry", "entries"), count(r.Rounds, "round", "rounds"), count(r.Matches, "match", "matches"),
+		r.Seed, mode, r.Elapsed.Round(time.Millisecond), rate)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	gain := len(r.Standings) > 0 && r.Standings[0].Gain != nil
 	head := "rank\tentry\tplayed\twon\tdrawn\tlost\tpoints\tpts/match\t95% interval\t"
@@ -87,8 +88,21 @@ func (r *Report) WriteTable(w io.Writer) error {
 	b.WriteString("Ranked by rating: the points per match, as a share of the 3 a win earns, on the Elo scale, mean 1500 (every entry meets every other equally often). ")
 	fmt.Fprintf(&b, "Fallbacks: the moves the player answered with its fallback because the strategy failed or was late; "+
 		"! marks more than %.0f %% of the moves, where the results are mostly the fallback's.\n", 100*FallbackLimit)
+	for _, s := range r.Standings {
+		if s.Flagged {
+			fmt.Fprintf(&b, "! %s, latest fallback: %s\n", s.Name, s.FallbackCause)
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// count writes n with the noun's singular (one) or plural (many) form.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 func interval(e Estimate) string { return fmt.Sprintf("[%.3f, %.3f]", e.Low, e.High) }
@@ -109,19 +123,22 @@ func fallbacks(s Standing) string {
 	return cell
 }
 
-// WriteJSON writes the report as indented JSON.
+// WriteJSON writes the report as indented JSON, its numbers rounded to
+// [JSONDecimals] decimals.
 func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
 }
 
-// WriteCSV writes the standings as CSV, one line per entry, with a column
-// of points per match against each entry.
+// WriteCSV writes the standings as CSV, one line per entry: its record,
+// its points per match with their interval, its gain over random play with
+// its interval (even/odd; empty in other games), its rating and fallbacks,
+// and a column of points per match against each entry.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{"rank", "entry", "played", "wins", "draws", "losses", "technical_losses", "points",
-		"points_per_match", "ci_low", "ci_high", "rating", "moves", "fallbacks", "flagged"}
+		"points_per_match", "ci_low", "ci_high", "gain", "gain_low", "gain_high", "rating", "moves", "fallbacks", "flagged", "fallback_cause"}
 	for _, s := range r.Standings {
 		head = append(head, "vs "+s.Name)
 	}
@@ -130,10 +147,16 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
 	for k, s := range r.Standings {
+		gain := []string{"", "", ""}
+		if s.Gain != nil {
+			gain = []string{f(s.Gain.Mean), f(s.Gain.Low), f(s.Gain.High)}
+		}
 		line := []string{strconv.Itoa(k + 1), s.Name, strconv.Itoa(s.Played), strconv.Itoa(s.Wins), strconv.Itoa(s.Draws),
 			strconv.Itoa(s.Losses), strconv.Itoa(s.TechnicalLosses), strconv.Itoa(s.Points),
-			f(s.PointsPerMatch.Mean), f(s.PointsPerMatch.Low), f(s.PointsPerMatch.High), f(s.Rating),
-			strconv.FormatInt(s.Moves, 10), strconv.FormatInt(s.Fallbacks, 10), strconv.FormatBool(s.Flagged)}
+			f(s.PointsPerMatch.Mean), f(s.PointsPerMatch.Low), f(s.PointsPerMatch.High)}
+		line = append(line, gain...)
+		line = append(line, f(s.Rating), strconv.FormatInt(s.Moves, 10), strconv.FormatInt(s.Fallbacks, 10),
+			strconv.FormatBool(s.Flagged), s.FallbackCause)
 		for _, c := range r.Standings {
 			if h, ok := r.HeadToHead(s.Name, c.Name); ok {
 				line = append(line, f(h.PointsPerMatch.Mean))

@@ -17,25 +17,25 @@ func TestFailuresOfOneEventCountOnce(t *testing.T) {
 
 	// Four start_match calls sent before the reset fail within 2 ms.
 	for i := range 4 {
-		lc.Failed("REF01", "reset", t0.Add(-time.Duration(i)*time.Millisecond), t0.Add(time.Duration(i)*time.Millisecond/2))
+		lc.Failed("REF01", TriggerTimeout, "reset", t0.Add(-time.Duration(i)*time.Millisecond), t0.Add(time.Duration(i)*time.Millisecond/2))
 	}
 	if st, n := state(); st != StateSuspended || n != 1 {
 		t.Fatalf("after one reset: %s with %d failures, want SUSPENDED with 1", st, n)
 	}
 	// A probe sent after the failure but within the window: the same event.
-	lc.Failed("REF01", "probe", t0.Add(100*time.Millisecond), t0.Add(200*time.Millisecond))
+	lc.Failed("REF01", TriggerTimeout, "probe", t0.Add(100*time.Millisecond), t0.Add(200*time.Millisecond))
 	// A call sent before the counted failure that fails much later (a
 	// timeout): the same event still.
-	lc.Failed("REF01", "timeout", t0.Add(-time.Second), t0.Add(5*time.Second))
+	lc.Failed("REF01", TriggerTimeout, "timeout", t0.Add(-time.Second), t0.Add(5*time.Second))
 	if st, n := state(); st != StateSuspended || n != 1 {
 		t.Fatalf("after failures of the same event: %s with %d failures, want SUSPENDED with 1", st, n)
 	}
 	// Two probes sent after the one before failed, a window apart: SHUTDOWN.
-	lc.Failed("REF01", "probe", t0.Add(2*time.Second), t0.Add(2*time.Second))
+	lc.Failed("REF01", TriggerTimeout, "probe", t0.Add(2*time.Second), t0.Add(2*time.Second))
 	if st, n := state(); st != StateSuspended || n != 2 {
 		t.Fatalf("after a second failure: %s with %d failures, want SUSPENDED with 2", st, n)
 	}
-	lc.Failed("REF01", "probe", t0.Add(4*time.Second), t0.Add(4*time.Second))
+	lc.Failed("REF01", TriggerTimeout, "probe", t0.Add(4*time.Second), t0.Add(4*time.Second))
 	if st, _ := state(); st != StateShutdown {
 		t.Fatalf("after a third failure: %s, want SHUTDOWN", st)
 	}

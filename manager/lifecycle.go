@@ -35,11 +35,15 @@ const (
 // Trigger names what moved an agent from one state to another.
 type Trigger string
 
-// The triggers of lifecycle transitions.
+// The triggers of lifecycle transitions. A failure is [TriggerTimeout]
+// when the agent did not answer (no reply in time, or not reachable) and
+// [TriggerError] when it answered with an error (a refusal, an unknown
+// tool, a failed /health).
 const (
 	TriggerRegister    Trigger = "register"
 	TriggerLeagueStart Trigger = "league_start"
 	TriggerTimeout     Trigger = "timeout"
+	TriggerError       Trigger = "error"
 	TriggerRecover     Trigger = "recover"
 	TriggerMaxFails    Trigger = "max_fails"
 	TriggerLeagueEnd   Trigger = "league_end"
@@ -70,6 +74,16 @@ type agentLife struct {
 	// is probed still (at pause, doubling), and an answer brings it back.
 	byFails bool
 	pause   time.Duration
+	// endedUp is set when the league's end shut the agent down while it
+	// answered (ACTIVE or REGISTERED, not SUSPENDED): as far as the
+	// manager knows, it still serves.
+	endedUp bool
+}
+
+// endedUp reports whether t is the league's end shutting down an agent
+// that answered.
+func endedUp(t Transition) bool {
+	return t.To == StateShutdown && t.Trigger == TriggerLeagueEnd && (t.From == StateActive || t.From == StateRegistered)
 }
 
 // lifecycle is the state machine of every agent's lifecycle. It takes no
@@ -95,7 +109,7 @@ func openLifecycle(s store, maxFails int, window time.Duration) (*lifecycle, err
 			return err
 		}
 		a := lc.life(t.AgentID)
-		a.state, a.fails = t.To, t.Fails
+		a.state, a.fails, a.endedUp = t.To, t.Fails, endedUp(t)
 		a.byFails = t.To == StateShutdown && t.Trigger == TriggerMaxFails
 		return nil
 	}))
@@ -125,13 +139,24 @@ func (lc *lifecycle) State(id string) AgentState {
 	return StateInit
 }
 
+// Serving reports whether, as far as the manager knows, the agent still
+// serves: it is REGISTERED or ACTIVE, or the league's end shut it down
+// while it answered (not failures: SUSPENDED, or SHUTDOWN after
+// [Config.MaxFails] failures, is not serving).
+func (lc *lifecycle) Serving(id string) bool {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	a := lc.agents[id]
+	return a != nil && (a.state == StateRegistered || a.state == StateActive || a.endedUp)
+}
+
 // move changes a's state to to, when it differs, and returns the transition.
 func (lc *lifecycle) move(out []Transition, id string, a *agentLife, to AgentState, tr Trigger, reason string, now time.Time) []Transition {
 	if a.state == to {
 		return out
 	}
 	t := Transition{AgentID: id, From: a.state, To: to, Trigger: tr, Fails: a.fails, Reason: reason, Time: now.UTC()}
-	a.state = to
+	a.state, a.endedUp = to, endedUp(t)
 	a.byFails, a.pause, a.nextProbe = to == StateShutdown && tr == TriggerMaxFails, 0, time.Time{}
 	return append(out, t)
 }
@@ -178,10 +203,11 @@ func (lc *lifecycle) Started(ids []string, now time.Time) []Transition {
 }
 
 // Failed records a failure of a call to id sent at sent and failed at now,
-// and counts it unless it is part of the event of the last failure that
-// counted (see counts): ACTIVE → SUSPENDED on the first, SUSPENDED →
-// SHUTDOWN at maxFails counted failures in a row. A SHUTDOWN agent stays so.
-func (lc *lifecycle) Failed(id, reason string, sent, now time.Time) []Transition {
+// which tr names, and counts it unless it is part of the event of the last
+// failure that counted (see counts): ACTIVE → SUSPENDED on the first,
+// SUSPENDED → SHUTDOWN at maxFails counted failures in a row. A SHUTDOWN
+// agent stays so.
+func (lc *lifecycle) Failed(id string, tr Trigger, reason string, sent, now time.Time) []Transition {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	a := lc.life(id)
@@ -195,14 +221,14 @@ func (lc *lifecycle) Failed(id, reason string, sent, now time.Time) []Transition
 	a.counted = now
 	var out []Transition
 	if a.state != StateSuspended {
-		out = lc.move(out, id, a, StateSuspended, TriggerTimeout, reason, now)
+		out = lc.move(out, id, a, StateSuspended, tr, reason, now)
 	}
 	if lc.maxFails > 0 && a.fails >= lc.maxFails {
 		out = lc.move(out, id, a, StateShutdown, TriggerMaxFails,
 			fmt.Sprintf("%d failures in a row, each after the one before; last: %s", a.fails, reason), now)
 	} else if len(out) == 0 {
 		// Still SUSPENDED: the count is kept durable as well.
-		out = append(out, Transition{AgentID: id, From: StateSuspended, To: StateSuspended, Trigger: TriggerTimeout,
+		out = append(out, Transition{AgentID: id, From: StateSuspended, To: StateSuspended, Trigger: tr,
 			Fails: a.fails, Reason: reason, Time: now.UTC()})
 	}
 	return out
@@ -351,14 +377,31 @@ func (m *Manager) applyTransitions(ts []Transition) {
 	}
 }
 
-// agentFailed records a failed call to the agent, sent at sent (see
-// lifecycle.Failed). A call its endpoint's circuit breaker refused did not
-// reach the agent, and says nothing of it.
-func (m *Manager) agentFailed(id, reason string, sent time.Time, err error) {
+// agentFailed records a failed call to the agent, sent at sent, which tr
+// names (see lifecycle.Failed). A call its endpoint's circuit breaker
+// refused did not reach the agent, and says nothing of it.
+func (m *Manager) agentFailed(id string, tr Trigger, reason string, sent time.Time, err error) {
 	if errors.Is(err, leaguesdk.ErrCircuitOpen) {
 		return
 	}
-	m.applyTransitions(m.life.Failed(id, reason, sent, m.cfg.Now()))
+	m.applyTransitions(m.life.Failed(id, tr, reason, sent, m.cfg.Now()))
+}
+
+// failureTrigger names the failure err is: a timeout when the agent did
+// not answer (no reply in time, or not reachable), an error when it
+// answered with one.
+func failureTrigger(err error) Trigger {
+	switch code := leaguesdk.CodeOf(err); {
+	case code == leaguesdk.CodeTimeout, code == leaguesdk.CodeConnectionError:
+		return TriggerTimeout
+	case errors.As(err, new(*healthStatus)):
+		return TriggerError
+	}
+	var e *leaguesdk.Error
+	if errors.As(err, &e) || errors.As(err, new(*leaguesdk.RPCError)) {
+		return TriggerError
+	}
+	return TriggerTimeout // a transport failure outside the client (a /health probe)
 }
 
 // agentAnswered records an answered call of the agent.
@@ -446,7 +489,7 @@ func (m *Manager) probeOne(ctx context.Context, hc *http.Client, id, endpoint st
 	sent := m.cfg.Now()
 	if err := probe(ctx, hc, endpoint); err != nil {
 		if ctx.Err() == nil {
-			m.agentFailed(id, "health probe: "+err.Error(), sent, err)
+			m.agentFailed(id, failureTrigger(err), "health probe: "+err.Error(), sent, err)
 		}
 		return
 	}
@@ -548,10 +591,15 @@ func probe(ctx context.Context, hc *http.Client, endpoint string) error {
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("/health answered %s", resp.Status)
+		return &healthStatus{status: resp.Status}
 	}
 	return nil
 }
+
+// healthStatus is a /health probe answered with another status than 200.
+type healthStatus struct{ status string }
+
+func (h *healthStatus) Error() string { return "/health answered " + h.status }
 
 // lifecycleReport feeds a recorded result to the lifecycle: a player the
 // report names unresponsive failed, the others answered.
@@ -561,7 +609,7 @@ func (m *Manager) lifecycleReport(rec *MatchRecord) {
 			// The referee's own calls, with their retries, are the probes:
 			// a report counts unless it comes within the fail window of
 			// the last counted failure.
-			m.agentFailed(id, rec.MatchID+": technical loss, did not answer the referee", rec.RecordedAt, nil)
+			m.agentFailed(id, TriggerTimeout, rec.MatchID+": technical loss, did not answer the referee", rec.RecordedAt, nil)
 		} else {
 			m.agentAnswered(id, "played "+rec.MatchID)
 			m.agentRevived(id, "played "+rec.MatchID+" after its shutdown")
@@ -577,7 +625,7 @@ func (m *Manager) lifecycleCall(id, what string, sent time.Time, err error) {
 	case err == nil:
 		m.agentAnswered(id, what+" answered")
 	case code == leaguesdk.CodeConnectionError || code == leaguesdk.CodeTimeout:
-		m.agentFailed(id, what+": "+err.Error(), sent, err)
+		m.agentFailed(id, TriggerTimeout, what+": "+err.Error(), sent, err)
 	}
 }
 
