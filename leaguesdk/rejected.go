@@ -1,5 +1,7 @@
 package leaguesdk
 
+import "strings"
+
 // RejectedError is the error a registration ends with when the league
 // manager refuses the agent: a REJECTED (or otherwise not accepted)
 // registration response, or a protocol error with a code that is not
@@ -39,3 +41,17 @@ func (e *RejectedError) Error() string {
 
 // Unwrap returns the protocol error of the refusal, if any.
 func (e *RejectedError) Unwrap() error { return e.Err }
+
+// ReasonLeagueOver is the words a manager of this module puts in the
+// reason of a registration it refuses because its league has completed:
+// there is nothing left to play, and an agent refused so need not stop
+// (see [RejectedError.LeagueOver]).
+const ReasonLeagueOver = "it has completed, and takes no more registrations"
+
+// LeagueOver reports whether the refusal says that the league has
+// completed (its reason holds [ReasonLeagueOver]), rather than that the
+// agent is not wanted: this module's players and referees then keep
+// serving and register again later, for the next league.
+func (e *RejectedError) LeagueOver() bool {
+	return e != nil && e.Code == "" && strings.Contains(e.Reason, ReasonLeagueOver)
+}

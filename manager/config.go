@@ -28,6 +28,7 @@ const (
 	DefaultShutdownGrace      = 5 * time.Second
 	DefaultMaxFails           = 3
 	DefaultProbeInterval      = 2 * time.Second
+	DefaultFailWindow         = time.Second
 )
 
 // DefaultRateLimit is [Config.RateLimit]'s default: requests per second per
@@ -171,9 +172,19 @@ type Config struct {
 	ShutdownGrace time.Duration
 	// MaxFails is the number of consecutive failures (unanswered calls,
 	// technical losses for not answering, failed probes) after which a
-	// SUSPENDED agent is SHUTDOWN. Default [DefaultMaxFails]; a negative
-	// value never shuts an agent down (it stays SUSPENDED until it answers).
+	// SUSPENDED agent is SHUTDOWN. Failures one event causes together
+	// count once (see FailWindow), so that a SHUTDOWN comes only after
+	// failures apart in time, each of a call or probe sent after the one
+	// before had failed. Default [DefaultMaxFails]; a negative value never
+	// shuts an agent down (it stays SUSPENDED until it answers).
 	MaxFails int
+	// FailWindow is how far apart two failures of calls to one agent must
+	// be to count twice toward MaxFails: the calls in flight to an agent
+	// when its connections are reset, or when it is killed, all fail
+	// within moments, and are one failure. A failure of a call sent before
+	// the last counted failure never counts again, whatever the window.
+	// Default [DefaultFailWindow]; a negative value leaves only that rule.
+	FailWindow time.Duration
 	// ProbeInterval is how often a SUSPENDED agent is probed with GET
 	// /health, at most; an answer makes it ACTIVE again. Default
 	// [DefaultProbeInterval]; a negative value turns probing off.
@@ -290,6 +301,7 @@ func (c Config) withDefaults() (Config, error) {
 	agentkit.Default(&c.ProbeInterval, DefaultProbeInterval)
 	agentkit.Default(&c.ScheduleRate, DefaultScheduleRate)
 	agentkit.Default(&c.ScheduleBytesPerSecond, DefaultScheduleBytesPerSecond)
+	agentkit.Default(&c.FailWindow, DefaultFailWindow)
 	if len(c.Tiebreakers) == 0 {
 		c.Tiebreakers = DefaultTiebreakers()
 	}
@@ -322,6 +334,14 @@ const (
 	// EventAgentState is a change of an agent's lifecycle state; its
 	// [Event.Transition] says from what, to what and why.
 	EventAgentState EventKind = "agent_state"
+	// EventStalled is an alarm: matches wait and no referee can take
+	// them, every referee able to play the game being SHUTDOWN. The
+	// manager probes them meanwhile, and gives the matches to the first
+	// that answers; [EventUnstalled] says when one did.
+	EventStalled EventKind = "stalled"
+	// EventUnstalled ends an [EventStalled]: a referee can take the
+	// waiting matches again.
+	EventUnstalled EventKind = "unstalled"
 	// EventSecurity is a refused message that looks like an attempt to
 	// forge: a match report that contradicts what the manager knows of the
 	// match, or that arrives when no report is awaited.

@@ -67,8 +67,15 @@
 // fails or a referee reports that it did not answer, ACTIVE again when a
 // call or a GET /health probe (each suspended agent at most once per
 // [Config.ProbeInterval]) succeeds, SHUTDOWN after [Config.MaxFails]
-// consecutive failures and for everyone at the league's end. A SHUTDOWN
-// referee gets no more matches; a SHUTDOWN player no more broadcasts, and
+// consecutive failures and for everyone at the league's end. The calls in
+// flight to an agent that fail together are one failure: a failure counts
+// only when its call was sent after the last counted one and comes
+// [Config.FailWindow] after it. An agent SHUTDOWN after MaxFails is still
+// probed while the league runs, at doubling pauses; one that answers (or a
+// player whose match was played) is ACTIVE again. While matches wait and
+// every referee is SHUTDOWN, the manager raises an alarm ([EventStalled],
+// [Progress].Stalled, [Snapshot].Alarms) and probes the referees at once. While
+// it is SHUTDOWN, a referee gets no more matches; a SHUTDOWN player no more broadcasts, and
 // start_match names it in shutdown_players so that the referee makes one
 // quick attempt before the technical loss. Registering again with its own
 // token makes an agent ACTIVE. Each transition is an agent_state event and

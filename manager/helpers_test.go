@@ -175,6 +175,7 @@ type refereeOptions struct {
 	capacity int
 	grace    time.Duration
 	dataRoot string // default: a temporary directory
+	endpoint string // the contact endpoint it registers; default its own listener's
 }
 
 // startReferee runs one of this module's referees against the manager at
@@ -191,7 +192,7 @@ func startReferee(t testing.TB, mcp, name string, o refereeOptions) (*referee.Re
 		o.dataRoot = t.TempDir()
 	}
 	ref, err := referee.New(referee.Config{
-		Name: name, League: mcp, Listener: listen(t), MaxConcurrentMatches: o.capacity,
+		Name: name, League: mcp, Listener: listen(t), Endpoint: o.endpoint, MaxConcurrentMatches: o.capacity,
 		JoinTimeout: 2 * time.Second, MoveTimeout: 2 * time.Second, Retries: 1, RetryDelay: 50 * time.Millisecond,
 		GameOverTimeout: time.Second, ReportTimeout: 2 * time.Second, RegisterRetry: 50 * time.Millisecond,
 		ShutdownGrace: o.grace, DataRoot: o.dataRoot,

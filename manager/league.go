@@ -124,12 +124,13 @@ func (m *Manager) broadcast(ctx context.Context, what string, targets []target, 
 	one := func(t target) {
 		cctx, cancel := context.WithTimeout(ctx, m.cfg.BroadcastTimeout)
 		defer cancel()
+		sent := m.cfg.Now()
 		err := send(cctx, t)
 		switch {
 		case err == nil:
 			m.agentAnswered(t.id, what+" answered")
 		case ctx.Err() == nil:
-			m.agentFailed(t.id, failureTrigger(err), what+": "+err.Error())
+			m.agentFailed(t.id, failureTrigger(err), what+": "+err.Error(), sent, err)
 		}
 		if err != nil && ctx.Err() == nil {
 			m.log.Warn("broadcast failed", slog.String("what", what), slog.String("agent_id", t.id),
@@ -269,6 +270,7 @@ type startJob struct {
 	attempt          int
 	resume           bool
 	ref              target
+	sent             time.Time // when the call was sent
 	endpoints        [2]string
 	recordA, recordB leaguesdk.PlayerRecord
 }
@@ -291,8 +293,13 @@ func (m *Manager) dispatch(ctx context.Context, r int) error {
 			m.playersOfJobLocked(&jobs[i])
 		}
 		remaining, next := s.remaining(), s.nextWake(now)
+		alarm := m.checkStallLocked(s, now) // lifecycle.go
+		stalled := m.stall.waiting > 0
 		m.mu.Unlock()
-		if len(stranded) > 0 {
+		if alarm.Kind != "" {
+			events = append(events, alarm)
+		}
+		if len(stranded) > 0 && !stalled { // a stall is one alarm, not a line per pass
 			events = append(events, Event{Kind: EventWarning, RoundID: r, Message: fmt.Sprintf(
 				"no referee can take %v now; offering again shortly", stranded)})
 		}
@@ -372,6 +379,7 @@ func (m *Manager) startMatches(ctx context.Context, jobs []startJob) {
 // journal unless saved is an error, and records what came of it.
 func (m *Manager) startMatch(ctx context.Context, j startJob, saved error) {
 	var err error
+	j.sent = m.cfg.Now()
 	if saved != nil {
 		err = fmt.Errorf("assignment not saved, start_match not sent: %w", saved)
 	} else {
@@ -420,6 +428,7 @@ func (m *Manager) sendStartMatch(ctx context.Context, j startJob) error {
 // its result again at once. A referee that cannot be reached or does not
 // know the match loses it: the match is given out again as a new attempt.
 func (m *Manager) resumeMatch(ctx context.Context, j startJob) {
+	j.sent = m.cfg.Now()
 	q := &leaguesdk.StateQuery{
 		Envelope: leaguesdk.NewEnvelope(leaguesdk.MsgStateQuery, leaguesdk.LeagueManagerSender, j.ref.token, "", m.cfg.Now()),
 		MatchID:  j.mt.MatchID}
@@ -469,7 +478,7 @@ func (m *Manager) settle(j startJob, err error) {
 	if ev.Kind != "" {
 		m.emit(ev)
 	}
-	m.lifecycleCall(j.ref.id, "start_match of "+j.mt.MatchID, err) // lifecycle.go
+	m.lifecycleCall(j.ref.id, "start_match of "+j.mt.MatchID, j.sent, err) // lifecycle.go
 	m.wakeUp()
 }
 

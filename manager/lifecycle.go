@@ -66,6 +66,14 @@ type agentLife struct {
 	state     AgentState
 	fails     int
 	nextProbe time.Time
+	// counted is when the last failure that counted toward maxFails was
+	// observed: a failure of a call sent before it, or observed within
+	// the fail window after it, is the same event and does not count again.
+	counted time.Time
+	// byFails marks a SHUTDOWN of max_fails, during the league: the agent
+	// is probed still (at pause, doubling), and an answer brings it back.
+	byFails bool
+	pause   time.Duration
 	// endedUp is set when the league's end shut the agent down while it
 	// answered (ACTIVE or REGISTERED, not SUSPENDED): as far as the
 	// manager knows, it still serves.
@@ -84,15 +92,17 @@ func endedUp(t Transition) bool {
 // without locks.
 type lifecycle struct {
 	maxFails int
-	mu       sync.Mutex
-	agents   map[string]*agentLife
-	journal  *journal.Journal
+	// window is Config.FailWindow: failures less than this apart count once.
+	window  time.Duration
+	mu      sync.Mutex
+	agents  map[string]*agentLife
+	journal *journal.Journal
 }
 
 // openLifecycle opens the journal of transitions (lifecycle.jsonl under s) and
 // replays it; its group commits are observed like the other journals.
-func openLifecycle(s store, maxFails int) (*lifecycle, error) {
-	lc := &lifecycle{maxFails: maxFails, agents: map[string]*agentLife{}}
+func openLifecycle(s store, maxFails int, window time.Duration) (*lifecycle, error) {
+	lc := &lifecycle{maxFails: maxFails, window: window, agents: map[string]*agentLife{}}
 	j, err := journal.Open(s.lifecyclePath(), s.journalConfig("lifecycle", func(rec []byte) error {
 		var t Transition
 		if err := json.Unmarshal(rec, &t); err != nil {
@@ -100,6 +110,7 @@ func openLifecycle(s store, maxFails int) (*lifecycle, error) {
 		}
 		a := lc.life(t.AgentID)
 		a.state, a.fails, a.endedUp = t.To, t.Fails, endedUp(t)
+		a.byFails = t.To == StateShutdown && t.Trigger == TriggerMaxFails
 		return nil
 	}))
 	if err != nil {
@@ -146,6 +157,7 @@ func (lc *lifecycle) move(out []Transition, id string, a *agentLife, to AgentSta
 	}
 	t := Transition{AgentID: id, From: a.state, To: to, Trigger: tr, Fails: a.fails, Reason: reason, Time: now.UTC()}
 	a.state, a.endedUp = to, endedUp(t)
+	a.byFails, a.pause, a.nextProbe = to == StateShutdown && tr == TriggerMaxFails, 0, time.Time{}
 	return append(out, t)
 }
 
@@ -155,7 +167,7 @@ func (lc *lifecycle) Registered(id string, started bool, now time.Time) []Transi
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	a := lc.life(id)
-	a.fails = 0
+	a.fails, a.counted = 0, time.Time{}
 	to := StateRegistered
 	if started || a.state == StateActive || a.state == StateSuspended || a.state == StateShutdown {
 		to = StateActive
@@ -190,30 +202,53 @@ func (lc *lifecycle) Started(ids []string, now time.Time) []Transition {
 	return out
 }
 
-// Failed counts a failure of id, which tr names: ACTIVE → SUSPENDED, and
-// SUSPENDED → SHUTDOWN at maxFails consecutive failures. A SHUTDOWN agent
-// stays so.
-func (lc *lifecycle) Failed(id string, tr Trigger, reason string, now time.Time) []Transition {
+// Failed records a failure of a call to id sent at sent and failed at now,
+// which tr names, and counts it unless it is part of the event of the last
+// failure that counted (see counts): ACTIVE → SUSPENDED on the first,
+// SUSPENDED → SHUTDOWN at maxFails counted failures in a row. A SHUTDOWN
+// agent stays so.
+func (lc *lifecycle) Failed(id string, tr Trigger, reason string, sent, now time.Time) []Transition {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	a := lc.life(id)
 	if a.state == StateShutdown || a.state == StateInit {
 		return nil
 	}
+	if !lc.counts(a, sent, now) {
+		return nil
+	}
 	a.fails++
+	a.counted = now
 	var out []Transition
 	if a.state != StateSuspended {
 		out = lc.move(out, id, a, StateSuspended, tr, reason, now)
 	}
 	if lc.maxFails > 0 && a.fails >= lc.maxFails {
 		out = lc.move(out, id, a, StateShutdown, TriggerMaxFails,
-			fmt.Sprintf("%d consecutive failures; last: %s", a.fails, reason), now)
+			fmt.Sprintf("%d failures in a row, each after the one before; last: %s", a.fails, reason), now)
 	} else if len(out) == 0 {
 		// Still SUSPENDED: the count is kept durable as well.
 		out = append(out, Transition{AgentID: id, From: StateSuspended, To: StateSuspended, Trigger: tr,
 			Fails: a.fails, Reason: reason, Time: now.UTC()})
 	}
 	return out
+}
+
+// counts reports whether a failure of a call sent at sent and failed at
+// now is a new event: one network event (connections reset, a process
+// killed, a stall) fails every call in flight to the agent at once, and
+// counts once. A failure counts when it is the first since the agent last
+// answered, or when its call was sent after the last counted failure (it
+// probed an agent already known to be failing) and it comes at least the
+// fail window after that failure.
+func (lc *lifecycle) counts(a *agentLife, sent, now time.Time) bool {
+	if a.counted.IsZero() || a.fails == 0 {
+		return true
+	}
+	if sent.Before(a.counted) {
+		return false
+	}
+	return lc.window <= 0 || now.Sub(a.counted) >= lc.window
 }
 
 // Succeeded records an answered call of id: the failure count restarts,
@@ -224,11 +259,25 @@ func (lc *lifecycle) Succeeded(id, reason string, now time.Time) []Transition {
 	a := lc.agents[id]
 	if a == nil || a.state != StateSuspended {
 		if a != nil && a.state == StateActive {
-			a.fails = 0
+			a.fails, a.counted = 0, time.Time{}
 		}
 		return nil
 	}
-	a.fails = 0
+	a.fails, a.counted = 0, time.Time{}
+	return lc.move(nil, id, a, StateActive, TriggerRecover, reason, now)
+}
+
+// Revived records that id, SHUTDOWN after max_fails, answered (a probe,
+// or a match it played): it is ACTIVE again. An agent SHUTDOWN at the
+// league's end stays so.
+func (lc *lifecycle) Revived(id, reason string, now time.Time) []Transition {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	a := lc.agents[id]
+	if a == nil || a.state != StateShutdown || !a.byFails {
+		return nil
+	}
+	a.fails, a.counted = 0, time.Time{}
 	return lc.move(nil, id, a, StateActive, TriggerRecover, reason, now)
 }
 
@@ -243,23 +292,47 @@ func (lc *lifecycle) Ended(ids []string, now time.Time) []Transition {
 	return out
 }
 
-// dueProbes returns the SUSPENDED agents of ids whose next probe is due
-// and sets their next probe interval later: each agent is probed at most
-// once per interval.
-func (lc *lifecycle) dueProbes(ids []string, now time.Time, interval time.Duration) []string {
+// dueProbes returns the agents of ids whose next probe is due, and sets
+// their next probe later: a SUSPENDED agent is probed once per interval;
+// one SHUTDOWN after max_fails at doubling pauses, from interval up to
+// maxShutdownProbePauses intervals, or once per interval when urgent says
+// so of it (a referee while no referee can take the waiting matches).
+func (lc *lifecycle) dueProbes(ids []string, now time.Time, interval time.Duration, urgent func(id string) bool) []string {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	var out []string
 	for _, id := range ids {
 		a := lc.agents[id]
-		if a == nil || a.state != StateSuspended || now.Before(a.nextProbe) {
+		if a == nil {
 			continue
 		}
-		a.nextProbe = now.Add(interval)
+		switch {
+		case a.state == StateSuspended:
+			if now.Before(a.nextProbe) {
+				continue
+			}
+			a.nextProbe = now.Add(interval)
+		case a.state == StateShutdown && a.byFails:
+			hurry := urgent(id)
+			if now.Before(a.nextProbe) && !(hurry && now.Sub(a.nextProbe.Add(-a.pause)) >= interval) {
+				continue
+			}
+			a.pause = min(max(2*a.pause, interval), maxShutdownProbePauses*interval)
+			if hurry {
+				a.pause = interval
+			}
+			a.nextProbe = now.Add(a.pause)
+		default:
+			continue
+		}
 		out = append(out, id)
 	}
 	return out
 }
+
+// maxShutdownProbePauses bounds the pause between two probes of an agent
+// SHUTDOWN after max_fails, in probe intervals (32 s by default).
+const maxShutdownProbePauses = 16
 
 func (lc *lifecycle) close() {
 	if lc != nil && lc.journal != nil {
@@ -304,9 +377,14 @@ func (m *Manager) applyTransitions(ts []Transition) {
 	}
 }
 
-// agentFailed counts a failed call to the agent, which tr names.
-func (m *Manager) agentFailed(id string, tr Trigger, reason string) {
-	m.applyTransitions(m.life.Failed(id, tr, reason, m.cfg.Now()))
+// agentFailed records a failed call to the agent, sent at sent, which tr
+// names (see lifecycle.Failed). A call its endpoint's circuit breaker
+// refused did not reach the agent, and says nothing of it.
+func (m *Manager) agentFailed(id string, tr Trigger, reason string, sent time.Time, err error) {
+	if errors.Is(err, leaguesdk.ErrCircuitOpen) {
+		return
+	}
+	m.applyTransitions(m.life.Failed(id, tr, reason, sent, m.cfg.Now()))
 }
 
 // failureTrigger names the failure err is: a timeout when the agent did
@@ -348,8 +426,12 @@ func (m *Manager) allAgentIDsLocked() []string {
 }
 
 // prober probes SUSPENDED agents with GET /health, each at most once per
-// ProbeInterval, until ctx ends. An agent that answers is ACTIVE again; one
-// that does not counts a failure.
+// ProbeInterval, and agents SHUTDOWN after max_fails at longer pauses
+// (dueProbes), until ctx ends; while matches wait that no referee can take,
+// the SHUTDOWN referees are probed once per interval, the first time at
+// once. A SUSPENDED agent that answers is ACTIVE again, one that does not
+// counts a failure; a SHUTDOWN agent that answers is ACTIVE again and is
+// given matches and broadcasts as before.
 func (m *Manager) prober(ctx context.Context) {
 	if m.cfg.ProbeInterval < 0 {
 		return
@@ -359,30 +441,137 @@ func (m *Manager) prober(ctx context.Context) {
 		hc = &http.Client{Transport: m.cfg.HTTPClient.Transport, Timeout: m.cfg.BroadcastTimeout}
 	}
 	for {
-		if m.sleep(ctx, m.cfg.ProbeInterval) != nil {
+		c, stop := m.clock().After(m.cfg.ProbeInterval)
+		select {
+		case <-ctx.Done():
+			stop()
 			return
+		case <-c:
+		case <-m.probeNow:
 		}
+		stop()
 		m.mu.Lock()
 		ids := m.allAgentIDsLocked()
 		endpoints := map[string]string{}
 		for _, p := range m.players {
 			endpoints[p.ID] = p.Endpoint
 		}
+		referees := map[string]bool{}
 		for _, r := range m.referees {
 			endpoints[r.ID] = r.Endpoint
+			referees[r.ID] = true
 		}
+		stalled := m.stall.waiting > 0
 		m.mu.Unlock()
-		for _, id := range m.life.dueProbes(ids, m.clock().Now(), m.cfg.ProbeInterval) {
-			if err := probe(ctx, hc, endpoints[id]); err != nil {
-				if ctx.Err() != nil {
-					return
-				}
-				m.agentFailed(id, failureTrigger(err), "health probe: "+err.Error())
-			} else {
-				m.agentAnswered(id, "answered a health probe")
-			}
+		due := m.life.dueProbes(ids, m.clock().Now(), m.cfg.ProbeInterval, func(id string) bool { return stalled && referees[id] })
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, maxParallelProbes)
+		for _, id := range due {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				m.probeOne(ctx, hc, id, endpoints[id])
+			})
+		}
+		wg.Wait()
+		if ctx.Err() != nil {
+			return
 		}
 	}
+}
+
+// maxParallelProbes bounds the health probes in flight at once: a probe of
+// an agent that hangs takes BroadcastTimeout.
+const maxParallelProbes = 16
+
+// probeOne probes one agent and feeds the outcome to the lifecycle.
+func (m *Manager) probeOne(ctx context.Context, hc *http.Client, id, endpoint string) {
+	sent := m.cfg.Now()
+	if err := probe(ctx, hc, endpoint); err != nil {
+		if ctx.Err() == nil {
+			m.agentFailed(id, failureTrigger(err), "health probe: "+err.Error(), sent, err)
+		}
+		return
+	}
+	// Back: calls to it start afresh, not behind a circuit its failures
+	// opened.
+	m.client.Forget(endpoint)
+	m.agentAnswered(id, "answered a health probe")
+	m.agentRevived(id, "answered a health probe after its shutdown")
+}
+
+// agentRevived brings an agent SHUTDOWN after max_fails back to ACTIVE: it
+// answered (lifecycle.Revived).
+func (m *Manager) agentRevived(id, reason string) {
+	m.applyTransitions(m.life.Revived(id, reason, m.cfg.Now()))
+}
+
+// stall is the alarm of matches that no referee can take: every referee
+// able to play the league's game is SHUTDOWN. The manager's mu guards it.
+type stall struct {
+	waiting int // matches waiting; 0 when there is no stall
+	since   time.Time
+	shut    []string // the SHUTDOWN referees, probed meanwhile
+}
+
+// message is the alarm's sentence, as the dashboard shows it.
+func (s stall) message() string {
+	what := "every referee is shut down; they are probed and the first that answers gets them"
+	if len(s.shut) == 0 {
+		what = "no referee plays this league's game; one has to register"
+	}
+	return fmt.Sprintf("%d matches waiting: no referee can take them (%s)", s.waiting, what)
+}
+
+// checkStallLocked updates the stall alarm of round r's matches, given
+// the referees s can use now: it returns the event to report when the
+// alarm starts or ends, with an empty Kind otherwise. m.mu must be held.
+func (m *Manager) checkStallLocked(s *scheduler, now time.Time) Event {
+	waiting, usable := 0, 0
+	for _, mt := range s.matches {
+		if mt.status == leaguesdk.MatchPending {
+			waiting++
+		}
+	}
+	var shut []string
+	for _, ref := range m.referees {
+		switch {
+		case !m.supports(ref.GameTypes):
+		case m.life.State(ref.ID) == StateShutdown:
+			shut = append(shut, ref.ID)
+		default:
+			usable++
+		}
+	}
+	was := m.stall.waiting > 0
+	if waiting == 0 || usable > 0 {
+		m.stall = stall{}
+		if was {
+			return Event{Kind: EventUnstalled, RoundID: s.round, Message: "a referee can take the waiting matches again"}
+		}
+		return Event{}
+	}
+	if !was {
+		m.stall.since = now
+	}
+	m.stall.waiting, m.stall.shut = waiting, shut
+	if was {
+		return Event{}
+	}
+	select {
+	case m.probeNow <- struct{}{}: // the SHUTDOWN referees are probed at once
+	default:
+	}
+	return Event{Kind: EventStalled, RoundID: s.round, Message: m.stall.message()}
+}
+
+// alarmsLocked returns the sentences of the alarms that are on, for the
+// dashboard. m.mu must be held.
+func (m *Manager) alarmsLocked() []string {
+	if m.stall.waiting > 0 {
+		return []string{m.stall.message()}
+	}
+	return nil
 }
 
 // probe asks the agent's /health (next to its /mcp endpoint).
@@ -417,22 +606,26 @@ func (h *healthStatus) Error() string { return "/health answered " + h.status }
 func (m *Manager) lifecycleReport(rec *MatchRecord) {
 	for _, id := range []string{rec.PlayerA, rec.PlayerB} {
 		if slices.Contains(rec.Result.Details.Unresponsive, id) {
-			m.agentFailed(id, TriggerTimeout, rec.MatchID+": technical loss, did not answer the referee")
+			// The referee's own calls, with their retries, are the probes:
+			// a report counts unless it comes within the fail window of
+			// the last counted failure.
+			m.agentFailed(id, TriggerTimeout, rec.MatchID+": technical loss, did not answer the referee", rec.RecordedAt, nil)
 		} else {
 			m.agentAnswered(id, "played "+rec.MatchID)
+			m.agentRevived(id, "played "+rec.MatchID+" after its shutdown")
 		}
 	}
 }
 
-// lifecycleCall feeds the outcome of a call to an agent to the lifecycle:
-// an answer is a success, a timeout or an unreachable agent a failure, any
-// other error (a refusal) neither.
-func (m *Manager) lifecycleCall(id, what string, err error) {
+// lifecycleCall feeds the outcome of a call to an agent, sent at sent, to
+// the lifecycle: an answer is a success, a timeout or an unreachable agent
+// a failure, any other error (a refusal) neither.
+func (m *Manager) lifecycleCall(id, what string, sent time.Time, err error) {
 	switch code := leaguesdk.CodeOf(err); {
 	case err == nil:
 		m.agentAnswered(id, what+" answered")
 	case code == leaguesdk.CodeConnectionError || code == leaguesdk.CodeTimeout:
-		m.agentFailed(id, TriggerTimeout, what+": "+err.Error())
+		m.agentFailed(id, TriggerTimeout, what+": "+err.Error(), sent, err)
 	}
 }
 

@@ -168,6 +168,7 @@ func TestLifecycleRecoverShutdownResume(t *testing.T) {
 	cfg.MinPlayers = 5
 	cfg.MaxFails = 3
 	cfg.ProbeInterval = 50 * time.Millisecond
+	cfg.FailWindow = 20 * time.Millisecond // P05 shut down by its probes within the league
 	cfg.BroadcastTimeout = 500 * time.Millisecond
 	ln := listen(t)
 	cfg.Listener = ln

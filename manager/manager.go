@@ -91,6 +91,8 @@ type Manager struct {
 	done       chan struct{}
 	doneOnce   sync.Once
 	completion completion          // LEAGUE_COMPLETED's redelivery (league.go); guarded by mu
+	stall      stall               // matches no referee can take (lifecycle.go); guarded by mu
+	probeNow   chan struct{}       // wakes the prober before its interval is over
 	runner     *agentkit.Lifecycle // Run, Shutdown and Close
 	clk        clock               // clock.go; nil: the system clock
 
@@ -272,6 +274,7 @@ func New(cfg Config) (*Manager, error) {
 		registry:  newRegistry(),
 		matchByID: map[string]*match{},
 		wake:      make(chan struct{}, 1),
+		probeNow:  make(chan struct{}, 1),
 		workers:   gopool.New(0),
 		viewsWake: make(chan struct{}, 1),
 		done:      make(chan struct{}),
@@ -303,7 +306,7 @@ func New(cfg Config) (*Manager, error) {
 		m.agentLog.Close()
 		return nil, fmt.Errorf("manager: league log: %w", err)
 	}
-	if m.life, err = openLifecycle(m.store, cfg.MaxFails); err != nil {
+	if m.life, err = openLifecycle(m.store, cfg.MaxFails, cfg.FailWindow); err != nil {
 		m.closeFiles()
 		return nil, fmt.Errorf("manager: lifecycle journal: %w", err)
 	}
@@ -949,11 +952,11 @@ func (m *Manager) emit(e Event) {
 		e.Time = m.cfg.Now()
 	}
 	level := "INFO"
-	if e.Kind == EventWarning || e.Kind == EventRegistrationRejected || e.Kind == EventSecurity {
+	if e.Kind == EventWarning || e.Kind == EventRegistrationRejected || e.Kind == EventSecurity || e.Kind == EventStalled {
 		level = "WARNING"
 	}
 	m.events.write(e.Time, eventType(e.Kind), level, eventDetailsOf(&e))
-	if e.Kind == EventWarning {
+	if e.Kind == EventWarning || e.Kind == EventStalled {
 		m.log.Warn(e.Message, slog.String("event", string(e.Kind)))
 	} else {
 		m.log.Info(e.Message, slog.String("event", string(e.Kind)))

@@ -189,6 +189,11 @@ type Snapshot struct {
 	Standings []leaguesdk.StandingRow `json:"standings"`
 	Champion  *leaguesdk.Champion     `json:"champion"`
 	UpdatedAt string                  `json:"updated_at"`
+	// Alarms are the sentences of what holds the league up now, for the
+	// operator: "7 matches waiting: no referee can take them (…)" while
+	// every referee is SHUTDOWN ([EventStalled]). Empty while the league
+	// goes on.
+	Alarms []string `json:"alarms,omitempty"`
 	// Page, when not nil, says that Standings, Players and Matches hold
 	// a page of their lists (GET /api/state?limit=N), and how long the
 	// lists are.
@@ -295,6 +300,7 @@ func (m *Manager) snapshot(round int) Snapshot {
 		c := *m.champion
 		s.Champion = &c
 	}
+	s.Alarms = m.alarmsLocked() // lifecycle.go
 	return s
 }
 
@@ -546,6 +552,10 @@ type Progress struct {
 	// beyond the referees' capacity wait here, as do those whose referee
 	// failed, until a referee has room.
 	Waiting int
+	// Stalled is the number of matches waiting that no referee can take at
+	// all, every referee able to play the game being SHUTDOWN: an alarm
+	// ([EventStalled]). 0 while the league goes on.
+	Stalled int
 	// Capacity is the number of matches the referees that can take one now
 	// may run at once (the sum of their max_concurrent_matches), and
 	// FreeCapacity how many more they can take: referees that play
@@ -562,7 +572,7 @@ func (m *Manager) Progress() Progress {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	p := Progress{Status: m.status, Players: len(m.players), Referees: len(m.referees),
-		CurrentRound: m.currentRound, TotalRounds: len(m.rounds), Finished: len(m.records)}
+		CurrentRound: m.currentRound, TotalRounds: len(m.rounds), Finished: len(m.records), Stalled: m.stall.waiting}
 	if m.status == StatusCompleted {
 		p.CurrentRound = len(m.rounds)
 	}

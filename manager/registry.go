@@ -376,8 +376,8 @@ const defaultRefereeCapacity = 2
 // leagueOver is the rejection of every registration with a league that has
 // completed, rejoining agents' included: there is nothing left to play.
 func (m *Manager) leagueOver() error {
-	return rejection("league %s is over: it has completed, and takes no more registrations "+
-		"(the next league of the series starts when the manager is started again without -show-completed)", m.cfg.LeagueID)
+	return rejection("league %s is over: %s "+
+		"(the next league of the series starts when the manager is started again without -show-completed)", m.cfg.LeagueID, leaguesdk.ReasonLeagueOver)
 }
 
 // rejectionError carries a registration's rejection reason through admit.

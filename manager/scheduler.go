@@ -236,7 +236,10 @@ func (s *scheduler) settled(j startJob, err error, now time.Time) Event {
 	ref.active--
 	mt.status, mt.run.referee = leaguesdk.MatchPending, ""
 	mt.exclude(ref.ID)
-	if code := leaguesdk.CodeOf(err); code == leaguesdk.CodeConnectionError || code == leaguesdk.CodeTimeout {
+	if code := leaguesdk.CodeOf(err); (code == leaguesdk.CodeConnectionError || code == leaguesdk.CodeTimeout) && !now.Before(ref.downUntil) {
+		// The other calls that fail while the referee is passed over were
+		// in flight with this one (its connections reset, its process
+		// killed): one failure, one pause.
 		ref.failures++
 		ref.downUntil = now.Add(min(s.retryDelay<<min(ref.failures-1, 16), s.maxRetryDelay))
 	}

@@ -354,6 +354,7 @@ func TestWaitingMatchesAndFreeCapacity(t *testing.T) {
 	settle(t, base, []want{
 		{"league_matches_running", nil, 1},
 		{"league_matches_waiting", nil, 2},
+		{"league_matches_stalled", nil, 0}, // waiting for room, not stalled: a referee is up
 		{"league_referee_capacity", nil, 1},
 		{"league_referee_free_capacity", nil, 0},
 		{"league_agents", map[string]string{"kind": "player", "state": string(manager.StateActive)}, 6},

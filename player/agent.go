@@ -180,11 +180,22 @@ func (a *Agent) credentials() (id, token string) {
 // ends, [Agent.Shutdown] or Close is called. When ctx ends it lets in-flight calls
 // finish for up to [Config.ShutdownGrace]. It returns nil after a clean
 // stop, a [*leaguesdk.RejectedError] when the manager refuses the player,
-// and any other error that keeps the player from serving. Run may be
+// and any other error that keeps the player from serving. A refusal
+// because the league has completed ([leaguesdk.RejectedError.LeagueOver])
+// is no reason to stop: the player logs it once and serves on. One that
+// was registered in that league from this endpoint before takes up its
+// saved registration and completes its history from the manager (so that
+// a player started again after the end still has every match it played);
+// one that was not registers again at doubling pauses up to a minute, for
+// the next league that manager opens. Run may be
 // called once, and not after Close (it then returns an error at once); it
 // releases what [New] acquired when it returns, as Close does.
 func (a *Agent) Run(ctx context.Context) error {
-	work := a.Register
+	work := func(ctx context.Context) error {
+		// Refused because the league is over, the player serves on
+		// (register.go: afterLeague).
+		return agentkit.RegisterForLeague(ctx, a.log, a.cfg.RegisterRetry, a.Register, a.afterLeague)
+	}
 	if a.cfg.NoRegister {
 		work = nil // serve only
 	}

@@ -85,7 +85,9 @@ func (a *Agent) registerReply(resp *leaguesdk.LeagueRegisterResponse) error {
 			reason = strings.TrimSpace(fmt.Sprintf("unexpected registration status %q %s", resp.Status, reason))
 		}
 		err := &leaguesdk.RejectedError{Agent: "player", Reason: reason}
-		a.log.Error("registration rejected", slog.String("reason", reason))
+		if !err.LeagueOver() { // Run says that once
+			a.log.Error("registration rejected", slog.String("reason", reason))
+		}
 		return err
 	}
 	id := resp.PlayerID
@@ -116,6 +118,32 @@ func (a *Agent) registerReply(resp *leaguesdk.LeagueRegisterResponse) error {
 		slog.Int("history_matches", a.history.snapshot().Len()), slog.String("history", a.history.records.File()))
 	a.regOnce.Do(func() { close(a.registered) })
 	return nil
+}
+
+// afterLeague is what Run does when the manager refuses the player because
+// its league has completed. A player that was registered with that manager
+// from this endpoint before (its registration is kept with its history)
+// takes up that registration again: it opens its history as the player it
+// was, serves as it, and completes its history from the manager's schedule
+// (the results it missed while it was down, as after a restart; gapfill.go).
+// It then no longer registers. A player without a saved registration does
+// nothing here, and registers again later, for the next league.
+func (a *Agent) afterLeague(_ context.Context, rej *leaguesdk.RejectedError) {
+	endpoint := a.Endpoint()
+	id, reg, ok := playerstore.SavedRegistration(a.cfg.Store, a.cfg.DataRoot, a.cfg.Name, a.cfg.League, endpoint)
+	if !ok || a.ID() != "" {
+		return
+	}
+	a.log.Info("taking up the registration of the league that is over, to complete the history",
+		slog.String("player_id", id), slog.String("league_id", reg.LeagueID))
+	resp := &leaguesdk.LeagueRegisterResponse{Status: leaguesdk.StatusAccepted, PlayerID: id, LeagueID: reg.LeagueID}
+	resp.AuthToken = reg.AuthToken
+	if err := a.registerReply(resp); err != nil {
+		a.log.Warn("saved registration not taken up", slog.String("error", err.Error()), slog.String("refusal", rej.Reason))
+		return
+	}
+	a.gaps.rejoining.Store(false)
+	a.checkGapAfterRestart() // gapfill.go
 }
 
 // registrationWait bounds how long a message waits for the reply of a

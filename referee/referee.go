@@ -422,7 +422,11 @@ func (r *Referee) replyCredentials(presented string) (sender, token string) {
 // (see Shutdown), stops serving and returns nil. It returns a
 // [*leaguesdk.RejectedError] when the manager refuses the referee, and any
 // other error that keeps the referee from serving (then at once, even
-// while the manager is down). Run may be called once, and not after Close
+// while the manager is down). A refusal because the league has completed
+// ([leaguesdk.RejectedError.LeagueOver]) is no reason to stop: the referee
+// logs it once, serves on (health, queries about its matches) and
+// registers again at doubling pauses up to a minute, so that it takes part
+// in the next league that manager opens. Run may be called once, and not after Close
 // (it then returns an error at once); it releases what [New] acquired when
 // it returns, as Close does.
 func (r *Referee) Run(ctx context.Context) error {
@@ -436,7 +440,11 @@ func (r *Referee) Run(ctx context.Context) error {
 			}
 			return nil
 		},
-		Work:  r.Register,
+		Work: func(ctx context.Context) error {
+			// Refused because the league is over, the referee serves on
+			// and registers again for the next league.
+			return agentkit.RegisterForLeague(ctx, r.log, r.cfg.RegisterRetry, r.Register, nil)
+		},
 		Drain: r.drain,
 	})
 }
@@ -535,8 +543,11 @@ func (r *Referee) Register(ctx context.Context) error {
 		if resp.Status != leaguesdk.StatusRejected {
 			reason = strings.TrimSpace(fmt.Sprintf("unexpected registration status %q %s", resp.Status, reason))
 		}
-		r.log.Error("registration rejected", slog.String("reason", reason))
-		return &leaguesdk.RejectedError{Agent: "referee", Reason: reason}
+		rej := &leaguesdk.RejectedError{Agent: "referee", Reason: reason}
+		if !rej.LeagueOver() { // Run says that once
+			r.log.Error("registration rejected", slog.String("reason", reason))
+		}
+		return rej
 	}
 	if resp.RefereeID == "" {
 		return errors.New("referee: registration accepted without a referee_id")

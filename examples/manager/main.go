@@ -121,6 +121,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	startURL := fs.String("start-league", "", "run no manager: ask the manager at this endpoint to start its league now (needs -admin-token)")
 	startLeagueTimeout := fs.Duration("start-league-timeout", time.Minute, "how long -start-league keeps trying to reach the manager")
 	maxFails := fs.Int("max-fails", manager.DefaultMaxFails, "consecutive failures after which a suspended agent is shut down (negative: never)")
+	failWindow := fs.Duration("fail-window", manager.DefaultFailWindow, "failures of one agent closer together than this count once toward -max-fails")
 	probeInterval := fs.Duration("probe-interval", manager.DefaultProbeInterval, "how often a suspended agent's /health is probed (negative: never)")
 	rateLimit := fs.Float64("rate-limit", manager.DefaultRateLimit, "requests per second each agent (or address, before registration) may send, bursts of twice as many (0 disables)")
 	scheduleRate := fs.Float64("schedule-rate", manager.DefaultScheduleRate, "whole-league schedules (GET_SCHEDULE without a player) each agent may ask for per second (negative: no rate)")
@@ -202,6 +203,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		ScheduleRate:           *scheduleRate,
 		ScheduleBytesPerSecond: *scheduleBytes,
 		MaxFails:               *maxFails,
+		FailWindow:             *failWindow,
 		ProbeInterval:          *probeInterval,
 		Observer:               mtr,
 		Routes:                 routes(mtr.Handler(), *profile),

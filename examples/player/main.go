@@ -89,6 +89,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	tlsFiles.RegisterFlags(fs)
 	dataRoot := fs.String("data", "./league-data", "data root")
 	noRegister := fs.Bool("no-register", false, "serve without registering with a manager (for an arena's -player or a conformance kit)")
+	registerRetry := fs.Duration("register-retry", player.DefaultRegisterRetry, "pause between registration attempts while the manager is down (doubling up to a minute while its league is over)")
 	trace := fs.Bool("trace", false, "record every message sent and received, whole, in the agent log file (debug level)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: player [flags]")
@@ -141,6 +142,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		TLS:           serverTLS,
 		ClientTLS:     clientTLS,
 		DataRoot:      *dataRoot,
+		RegisterRetry: *registerRetry,
 		AgentLogLevel: agentLogLevel,
 		NoRegister:    *noRegister,
 		Strategy:      strategy,

@@ -85,6 +85,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	retries := fs.Int("retries", referee.DefaultRetries, "retries of a failed player call (0 for none)")
 	retryDelay := fs.Duration("retry-delay", referee.DefaultRetryDelay, "pause before each retry")
 	grace := fs.Duration("grace", referee.DefaultShutdownGrace, "how long in-flight matches may finish on shutdown")
+	registerRetry := fs.Duration("register-retry", referee.DefaultRegisterRetry, "pause between registration attempts while the manager is down (doubling up to a minute while its league is over)")
 	endpoint := fs.String("endpoint", "", "contact endpoint advertised to the manager (default http://<host>:<port>/mcp; https:// with -tls-cert)")
 	var tlsFiles leaguesdk.TLSFiles
 	tlsFiles.RegisterFlags(fs)
@@ -140,6 +141,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		Retries:              *retries,
 		RetryDelay:           *retryDelay,
 		ShutdownGrace:        *grace,
+		RegisterRetry:        *registerRetry,
 		DataRoot:             *dataRoot,
 		AgentLogLevel:        agentLogLevel,
 		Logger:               log,

@@ -127,3 +127,48 @@ func WithRoutes(h http.Handler, routes map[string]http.Handler) (_ http.Handler,
 	}
 	return mux, nil
 }
+
+// MaxLeagueOverPause bounds the pause between two registrations of an agent
+// that the manager refused because its league is over (see
+// [RegisterForLeague]).
+const MaxLeagueOverPause = time.Minute
+
+// RegisterForLeague runs register (a registration, retried while the
+// manager cannot be reached) until it succeeds or the manager refuses.
+// A refusal because the league has completed ([leaguesdk.RejectedError.LeagueOver])
+// does not end it: the agent has nothing to play now, not nothing to do.
+// It logs the refusal once, calls over with it once (nil: nothing), and
+// registers again at pauses doubling from every up to [MaxLeagueOverPause],
+// for the next league on that manager, until register succeeds or is
+// refused for another reason, or ctx ends (then it returns nil: the agent
+// was stopped, not refused).
+func RegisterForLeague(ctx context.Context, log *slog.Logger, every time.Duration, register func(ctx context.Context) error,
+	over func(ctx context.Context, rej *leaguesdk.RejectedError)) error {
+	pause := every
+	told := false
+	for {
+		err := register(ctx)
+		var rej *leaguesdk.RejectedError
+		if !errors.As(err, &rej) || !rej.LeagueOver() {
+			return err
+		}
+		if !told {
+			told = true
+			log.Warn("the league is over; serving still, and registering again for the next league",
+				slog.String("reason", rej.Reason), slog.Duration("first_pause", pause))
+			if over != nil {
+				over(ctx, rej)
+			}
+		} else {
+			log.Debug("registration refused again: the league is over", slog.Duration("pause", pause))
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+		pause = min(2*pause, max(MaxLeagueOverPause, every))
+	}
+}

@@ -103,8 +103,9 @@ func TestChaos(t *testing.T) {
 	t.Logf("network faults: %d %v", f.netTotal(), f.netByKind())
 	t.Logf("kills: %d events, %d agents %v", f.killEvents.Load(), f.killTotal(), f.killsByKind())
 	t.Logf("technical losses: %d %v (without faults: %d)", report.technical, report.causes, calmReport.technical)
-	t.Logf("history records filled from the manager: %d; missing at the end: %d (players alive at the end: %d of %d)",
-		report.filled, report.missing, len(l.players)-report.notAlive, len(l.players))
+	t.Logf("history records filled from the manager: %d; missing at the end: %d; agents not alive at the end: %d of %d",
+		report.filled, report.missing, len(run.dead), len(l.all))
+	t.Logf("league completed %.1fs after the last fault (0: before it)", run.afterFault.Seconds())
 	t.Logf("strangers: %s; without faults: %s", run.strangers, calmRun.strangers)
 	t.Logf("league time %.1fs, without faults %.1fs (%.1fx)", run.elapsed.Seconds(), calmRun.elapsed.Seconds(),
 		run.elapsed.Seconds()/calmRun.elapsed.Seconds())
@@ -113,7 +114,7 @@ func TestChaos(t *testing.T) {
 	t.Logf("invariants held: %d of %d%s", report.held, report.checked, report.failedList())
 	for _, lg := range []*league{calm, l} {
 		for _, a := range lg.all {
-			if len(a.crashes) > 0 && !a.refusedLate() {
+			if len(a.crashes) > 0 {
 				t.Errorf("%s exited on its own %d times: %v; its log ends: %s", a.name, len(a.crashes), a.crashes, a.lastLine())
 			}
 			if where := findIn(a.logPath, "DATA RACE"); where != "" {
@@ -203,6 +204,11 @@ type runResult struct {
 	final     manager.Snapshot
 	usage     map[*agent][2]usage // before faults, after
 	rest      time.Duration       // from the league's end until every agent was at rest
+	// afterFault is how long the league took to complete after the last
+	// fault ended (0 when it completed first); dead are the agents whose
+	// process was not running once the agents were at rest.
+	afterFault time.Duration
+	dead       []string
 }
 
 // play starts the league's agents, runs the faults f (none when nil) and
@@ -260,20 +266,32 @@ func (l *league) play(t *testing.T, sz size, f *faults) runResult {
 	if f != nil {
 		faultsDone.Go(func() { f.run(faultsCtx) })
 	}
+	endKilled := false
 	for {
 		s, err := l.state(false)
 		if err == nil {
 			if s.Status == manager.StatusCompleted {
 				break
 			}
-			// The faults stop as the last round starts: the players alive
-			// then are the ones whose histories must be complete.
+			// The faults stop as the last round starts, but for a kill of
+			// a player then and others once the league completed (below).
+			if f != nil && s.CurrentRound >= s.TotalRounds-1 && !endKilled {
+				endKilled = true
+				f.killAroundTheEnd(0)
+			}
 			if s.CurrentRound >= s.TotalRounds && faultsCtx.Err() == nil {
 				if f != nil {
 					f.logf("round %d of %d started: the faults stop", s.CurrentRound, s.TotalRounds)
 				}
 				stopFaults()
 			}
+		}
+		if last := f.lastOrZero(); faultsCtx.Err() != nil && !last.IsZero() && time.Since(last) > afterLastFault {
+			stopFaults()
+			faultsDone.Wait()
+			st.stop()
+			t.Fatalf("the league did not complete within %v of the last fault (last state: %v %d/%d rounds, %d/%d matches)",
+				afterLastFault, s.Status, s.CurrentRound, s.TotalRounds, s.Totals.Finished, s.Totals.Scheduled)
 		}
 		if ctx.Err() != nil {
 			stopFaults()
@@ -282,12 +300,22 @@ func (l *league) play(t *testing.T, sz size, f *faults) runResult {
 			t.Fatalf("the league did not complete within %v (last state: %v %d/%d rounds, %d/%d matches)", sz.timeout,
 				s.Status, s.CurrentRound, s.TotalRounds, s.Totals.Finished, s.Totals.Scheduled)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
 	res.elapsed = time.Since(start)
+	if last := f.lastOrZero(); !last.IsZero() {
+		res.afterFault = max(time.Since(last), 0)
+	}
 	stopFaults()
 	faultsDone.Wait()
 	st.stop()
+	if f != nil {
+		// Killed as the league completed, started again after its end:
+		// refused (the league is over), they serve on, and a player takes
+		// the results it missed from the manager.
+		f.killAroundTheEnd(1)
+		f.endDone.Wait()
+	}
 	var err error
 	if res.final, err = l.state(true); err != nil {
 		t.Fatal(err)
@@ -312,6 +340,11 @@ func (l *league) play(t *testing.T, sz size, f *faults) runResult {
 		t.Logf("not at rest %v after the league (the checks below tell why): %s", restWait, strings.Join(waited, "; "))
 	}
 	res.rest = time.Since(restStart)
+	for _, a := range l.all {
+		if !a.running() {
+			res.dead = append(res.dead, fmt.Sprintf("%s: not running (its log ends: %s)", a.name, a.lastLine()))
+		}
+	}
 	var b strings.Builder
 	for _, kind := range []string{kindManager, kindReferee, kindPlayer} {
 		var before, after usage
@@ -333,6 +366,18 @@ func (l *league) play(t *testing.T, sz size, f *faults) runResult {
 // restWait bounds the wait for the agents to be at rest after the league.
 const restWait = time.Minute
 
+// afterLastFault bounds the time the league may take to complete once the
+// last fault has ended.
+const afterLastFault = time.Minute
+
+// lastOrZero is f.lastEnded, the zero time for a run without faults.
+func (f *faults) lastOrZero() time.Time {
+	if f == nil {
+		return time.Time{}
+	}
+	return f.lastEnded()
+}
+
 // notAtRest samples every agent still up (res.usage holds the samples
 // before the faults; the ones after are stored in it) and returns what is
 // not at rest yet: a live player whose history lacks a result of the
@@ -341,10 +386,6 @@ const restWait = time.Minute
 // apart.
 func (l *league) notAtRest(s manager.Snapshot, usage map[*agent][2]usage) (out []string, errs []error) {
 	for _, a := range l.all {
-		if a.refusedLate() {
-			delete(usage, a)
-			continue
-		}
 		u, err := a.sample()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", a.name, err))
@@ -424,8 +465,18 @@ type faults struct {
 	netCount   counter
 	killCount  counter
 	killEvents atomic.Int32
-	logMu      sync.Mutex
-	log        io.Writer // each fault as it comes and goes, with its time (faults.log)
+	// endKills are killed around the league's end: endKills[0] as the
+	// round before the last starts, endKills[1] once the league has
+	// completed; each is started again after its endPauses, so that it
+	// registers after the end most likely.
+	endKills  [2][]int
+	endPauses [2][]time.Duration
+	endDone   sync.WaitGroup // the end's restarts
+	// last is when the last fault ended (unix nanoseconds): a toxic
+	// removed, a connection reset, a killed agent started again.
+	last  atomic.Int64
+	logMu sync.Mutex
+	log   io.Writer // each fault as it comes and goes, with its time (faults.log)
 }
 
 // logf writes one line of the faults' log.
@@ -457,7 +508,16 @@ func newFaults(rng *rand.Rand, l *league, px *proxies, sz size, calm time.Durati
 	for range sz.netFaults {
 		nf := netFault{agent: rng.IntN(len(l.all)), stream: []string{"upstream", "downstream"}[rng.IntN(2)],
 			hold: time.Duration(ms(200, 1500)) * time.Millisecond}
-		switch rng.IntN(7) {
+		switch rng.IntN(9) {
+		case 7, 8:
+			// Every open connection of the agent closed at once while
+			// calls are held in flight by a latency: a load balancer, a
+			// NAT table or a pod's network dropping its state.
+			nf.kind = "reset_all"
+			nf.attrs = toxiclient.Attributes{"latency": ms(150, 400)}
+			if rng.IntN(3) > 0 { // a referee, most often: it carries the most calls at once
+				nf.agent = 1 + rng.IntN(len(l.refs))
+			}
 		case 0:
 			nf.kind = "latency"
 			nf.attrs = toxiclient.Attributes{"latency": ms(20, 400), "jitter": ms(0, 200)}
@@ -509,7 +569,61 @@ func newFaults(rng *rand.Rand, l *league, px *proxies, sz size, calm time.Durati
 			f.restarts = append(f.restarts, time.Duration(ms(100, 1500))*time.Millisecond)
 		}
 	}
+	// Around the end: a player as the round before the last starts, back
+	// after the end most likely; a player and a referee, and one more
+	// agent, once the league completed.
+	// Never the manager: started again after the end, it would begin the
+	// next league.
+	other := func() int { return 1 + rng.IntN(len(l.all)-1) }
+	player := func() int { return 1 + len(l.refs) + rng.IntN(len(l.players)) }
+	f.endKills[0] = []int{player()}
+	f.endPauses[0] = []time.Duration{time.Duration(ms(1000, 3000)) * time.Millisecond}
+	f.endKills[1] = []int{player(), 1 + rng.IntN(len(l.refs))}
+	if k := other(); !containsInt(f.endKills[1], k) {
+		f.endKills[1] = append(f.endKills[1], k)
+	}
+	for range f.endKills[1] {
+		f.endPauses[1] = append(f.endPauses[1], time.Duration(ms(100, 1000))*time.Millisecond)
+	}
 	return f
+}
+
+// ended records that a fault ended now.
+func (f *faults) ended() { f.last.Store(time.Now().UnixNano()) }
+
+// lastEnded returns when the last fault ended, the zero time when none has.
+func (f *faults) lastEnded() time.Time {
+	if n := f.last.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
+}
+
+// killAroundTheEnd kills the agents of endKills[phase] (those up) and
+// starts each again after its pause, on a goroutine of f.endDone.
+func (f *faults) killAroundTheEnd(phase int) {
+	for i, k := range f.endKills[phase] {
+		a := f.l.all[k]
+		if !a.up() {
+			continue
+		}
+		a.kill()
+		f.ended()
+		f.killCount.add(a.kind + " at the end")
+		f.logf("%s: killed (%s)", a.name, []string{"the round before the last started", "the league completed"}[phase])
+		pause := f.endPauses[phase][i]
+		f.endDone.Go(func() {
+			time.Sleep(pause)
+			for range 100 {
+				if a.start(context.Background()) == nil || a.running() {
+					f.ended()
+					f.logf("%s: started again after the end's kill", a.name)
+					return
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		})
+	}
 }
 
 func containsInt(s []int, v int) bool {
@@ -614,6 +728,10 @@ func (f *faults) runNet(ctx context.Context, wg *sync.WaitGroup) {
 				return
 			}
 			defer func() { <-a.toxicSlot }()
+			if nf.kind == "reset_all" {
+				f.resetAll(ctx, a, name, nf)
+				return
+			}
 			a.proxyMu.Lock()
 			_, err := a.proxy.AddToxic(name, nf.kind, nf.stream, 1, nf.attrs)
 			a.proxyMu.Unlock()
@@ -643,8 +761,68 @@ func (f *faults) runNet(ctx context.Context, wg *sync.WaitGroup) {
 			a.proxyMu.Lock()
 			f.removeToxic(a, name, nf.kind)
 			a.proxyMu.Unlock()
+			f.ended()
 		})
 	}
+}
+
+// resetAll closes every open connection of a's proxy at once while calls
+// to a are in flight: a latency toxic holds the calls; for a referee, the
+// reset waits (up to the fault's hold) until the manager gives out matches
+// (its count of matches with a referee rises, to two or more): the calls
+// giving this referee its share are held by the latency meanwhile. Closing is
+// toxiproxy's disabling of the proxy, which closes each connection it
+// carries, enabled again at once.
+//
+// (The counts are read from /metrics: GET /api/state is slowed down by
+// the strangers' queries.)
+func (f *faults) resetAll(ctx context.Context, a *agent, name string, nf netFault) {
+	a.proxyMu.Lock()
+	_, err := a.proxy.AddToxic(name, "latency", "downstream", 1, nf.attrs)
+	a.proxyMu.Unlock()
+	if err != nil {
+		f.logf("%s: reset_all %s: latency not added (%v)", a.name, name, err)
+		return
+	}
+	held, polls, pollErrs := 0, 0, 0
+	if a.kind == kindReferee {
+		for deadline := time.Now().Add(nf.hold); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(5 * time.Millisecond) {
+			// The matches with a referee, as the manager counts them:
+			// those of this referee among them wait for the answers to
+			// their start_match calls, which the latency holds.
+			polls++
+			n, ok := f.l.mgr.gauge("league_matches_running")
+			if !ok {
+				pollErrs++
+				continue
+			}
+			// Matches given out since the last poll: their start_match
+			// calls were sent a moment ago, and wait for the latency.
+			if rose := polls > 1 && int(n) > held; rose && n >= 2 {
+				held = int(n)
+				time.Sleep(20 * time.Millisecond)
+				break
+			}
+			held = int(n)
+		}
+	} else {
+		sleep(ctx, nf.hold/2)
+	}
+	a.proxyMu.Lock()
+	derr := a.proxy.Disable()
+	eerr := error(nil)
+	for i := 0; i < 50; i++ {
+		if eerr = a.proxy.Enable(); eerr == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	f.removeToxic(a, name, "latency")
+	a.proxyMu.Unlock()
+	f.ended()
+	f.netCount.add("reset_all")
+	f.logf("%s: reset_all %s: every connection closed with %d matches with a referee, %d polls (%d failed) (disable: %v, enable: %v)",
+		a.name, name, held, polls, pollErrs, derr, eerr)
 }
 
 func (f *faults) runKills(ctx context.Context, wg *sync.WaitGroup) {
@@ -681,6 +859,7 @@ func (f *faults) runKills(ctx context.Context, wg *sync.WaitGroup) {
 				time.Sleep(pause) // restarted even when the faults stop meanwhile
 				for range 100 {
 					if a.start(context.Background()) == nil || a.running() {
+						f.ended()
 						f.logf("%s: started again", a.name)
 						return
 					}

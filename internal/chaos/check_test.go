@@ -22,7 +22,6 @@ type report struct {
 	causes    *counter
 	filled    int // history records a player filled from the manager
 	missing   int // history records missing at the end
-	notAlive  int // players started again after the end (histories not checked)
 	checked   int
 	held      int
 	failed    []string
@@ -89,6 +88,11 @@ func (l *league) check(t *testing.T, run runResult) report {
 	r.matches = len(s.Matches)
 
 	r.invariant(t, "league completes", problemsIf(s.Status != manager.StatusCompleted, "status %s", s.Status))
+	r.invariant(t, "league completes within a minute of the last fault", problemsIf(run.afterFault > afterLastFault,
+		"completed %v after the last fault", run.afterFault))
+	// Every agent started again around the end (refused then: the league
+	// is over) serves on.
+	r.invariant(t, "every agent process alive at the end", run.dead)
 
 	// One result per scheduled match: every pair of players exactly once,
 	// each match finished with a result.
@@ -211,10 +215,6 @@ func (l *league) check(t *testing.T, run runResult) report {
 		}
 	}
 	for _, p := range l.players {
-		if p.refusedLate() {
-			r.notAlive++
-			continue // started again after the end: not alive then
-		}
 		files, _ := filepath.Glob(filepath.Join(p.data, "data", "players", l.id, "*", "history.json"))
 		if len(files) != 1 {
 			problems = append(problems, fmt.Sprintf("%s: %d history files", p.name, len(files)))

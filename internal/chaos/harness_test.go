@@ -293,13 +293,6 @@ func (a *agent) signal(sig syscall.Signal, wait time.Duration) {
 func (a *agent) kill() { a.signal(syscall.SIGKILL, 10*time.Second) }
 func (a *agent) stop() { a.signal(syscall.SIGTERM, 15*time.Second) }
 
-// refusedLate reports whether the agent's process ended because the
-// league had completed when it registered again: started again after the
-// end, it is not alive at the end.
-func (a *agent) refusedLate() bool {
-	return !a.running() && strings.Contains(a.lastLine(), "is over")
-}
-
 // lastLine returns the last line of the agent's log.
 func (a *agent) lastLine() string {
 	b, err := os.ReadFile(a.logPath)
@@ -374,4 +367,24 @@ func TestMain(m *testing.M) {
 	// toxiproxy's toxics log through zerolog's global logger.
 	zerolog.SetGlobalLevel(zerolog.Disabled)
 	os.Exit(m.Run())
+}
+
+// gauge reads one gauge of the agent's /metrics (a line "name value");
+// ok is false when the agent does not answer or has no such gauge.
+func (a *agent) gauge(name string) (float64, bool) {
+	c := &http.Client{Timeout: time.Second}
+	resp, err := c.Get(a.direct() + "/metrics")
+	if err != nil {
+		return 0, false
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			return f, err == nil
+		}
+	}
+	return 0, false
 }

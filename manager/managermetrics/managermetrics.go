@@ -35,6 +35,8 @@ var (
 	descStatus    = prometheus.NewDesc("league_status", "1 for the league's current status.", []string{"status"}, nil)
 	descWaiting   = prometheus.NewDesc("league_matches_waiting",
 		"Matches of the current round waiting for a referee: neither finished nor with a referee.", nil, nil)
+	descStalled = prometheus.NewDesc("league_matches_stalled",
+		"Matches waiting that no referee can take: every referee able to play the game is SHUTDOWN (an alarm; 0 while the league goes on).", nil, nil)
 	descCapacity = prometheus.NewDesc("league_referee_capacity",
 		"Matches the referees able to take one may run at once (sum of their max_concurrent_matches).", nil, nil)
 	descFree = prometheus.NewDesc("league_referee_free_capacity",
@@ -53,7 +55,7 @@ type progressCollector struct{ mgr *manager.Manager }
 
 func (c progressCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descRunning, descFinished, descScheduled, descRound, descRounds,
-		descPlayers, descReferees, descStatus, descWaiting, descCapacity, descFree, descAgents} {
+		descPlayers, descReferees, descStatus, descWaiting, descStalled, descCapacity, descFree, descAgents} {
 		ch <- d
 	}
 }
@@ -62,7 +64,7 @@ func (c progressCollector) Collect(ch chan<- prometheus.Metric) {
 	p := c.mgr.Progress()
 	for d, v := range map[*prometheus.Desc]int{descRunning: p.Running, descFinished: p.Finished,
 		descScheduled: p.Matches, descRound: p.CurrentRound, descRounds: p.TotalRounds,
-		descPlayers: p.Players, descReferees: p.Referees, descWaiting: p.Waiting,
+		descPlayers: p.Players, descReferees: p.Referees, descWaiting: p.Waiting, descStalled: p.Stalled,
 		descCapacity: p.Capacity, descFree: p.FreeCapacity} {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v))
 	}

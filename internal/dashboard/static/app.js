@@ -69,6 +69,16 @@
     $("updated").textContent = state.updated_at ? "updated " + state.updated_at : "";
     $("over").hidden = state.status !== "COMPLETED";
     renderProgress(state);
+    renderAlarms(state);
+  }
+
+  // renderAlarms shows what holds the league up now ("7 matches waiting: no
+  // referee can take them"), one line each, until it is over.
+  function renderAlarms(state) {
+    const list = $("alarms");
+    const alarms = state.alarms || [];
+    list.hidden = alarms.length === 0;
+    list.replaceChildren(...alarms.map((a) => el("li", {}, a)));
   }
 
   // duration writes a number of seconds for a person: "45 s", "12 min", "2 h 5 min".

@@ -47,6 +47,18 @@ type regKey struct{ name, league, endpoint string }
 // for the player called name with the manager at league from endpoint, or
 // "" when there is none.
 func (r *savedRegistrations) token(name, league, endpoint string) string {
+	_, reg := r.saved(name, league, endpoint)
+	if reg == nil {
+		return ""
+	}
+	return reg.AuthToken
+}
+
+// saved returns the registration saved under the data root for the player
+// called name with the manager at league from endpoint, and the player
+// directory (relative to data/players) whose history file holds it; nil
+// when there is none.
+func (r *savedRegistrations) saved(name, league, endpoint string) (string, *Registration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.files == nil {
@@ -71,7 +83,8 @@ func (r *savedRegistrations) token(name, league, endpoint string) string {
 		}
 	}
 	slices.Sort(holders) // of files saved at the same time, the first in path order
-	var token string
+	var found *Registration
+	var foundDir string
 	var savedAt time.Time
 	for _, dir := range holders {
 		saved, err := readRegistration(filepath.Join(players, dir, "history.json"))
@@ -80,11 +93,11 @@ func (r *savedRegistrations) token(name, league, endpoint string) string {
 			delete(r.files, dir) // gone or unreadable now: read it again when it is back
 		case saved.key != want:
 			r.files[dir] = saved.key
-		case token == "" || saved.at.After(savedAt):
-			token, savedAt = saved.reg.AuthToken, saved.at
+		case saved.reg != nil && (found == nil || found.AuthToken == "" || saved.at.After(savedAt)):
+			found, foundDir, savedAt = saved.reg, dir, saved.at
 		}
 	}
-	return token
+	return foundDir, found
 }
 
 // historyDirs returns the directories under players (data/players) that

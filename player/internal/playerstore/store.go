@@ -398,3 +398,22 @@ func SavedToken[R any](store *Store[R], dataRoot, name, league, endpoint string)
 	r := savedRegistrations{root: dataRoot}
 	return r.token(name, league, endpoint)
 }
+
+// SavedRegistration returns the registration saved under dataRoot (or in
+// store, when not nil) for the player called name with the manager at
+// league from endpoint, and the id of the player it was given to; ok is
+// false when there is none.
+func SavedRegistration[R any](store *Store[R], dataRoot, name, league, endpoint string) (playerID string, reg Registration, ok bool) {
+	var dir string
+	var found *Registration
+	if store != nil {
+		dir, found = store.regs.saved(name, league, endpoint)
+	} else {
+		r := savedRegistrations{root: dataRoot}
+		dir, found = r.saved(name, league, endpoint)
+	}
+	if found == nil || found.AuthToken == "" {
+		return "", Registration{}, false
+	}
+	return filepath.Base(dir), *found, true
+}
