@@ -19,7 +19,8 @@ func TestTheTableHasIntervalsAndTheProgressLineIsCleared(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := stdout.String()
-	for _, want := range []string{"300 matches", "95% interval", "vs random", "Head to head", "history", "always_odd"} {
+	for _, want := range []string{"300 matches", "realised/match", "expected/match", "95% interval", "differ", "vs random",
+		"Head to head: expected points", "history", "always_odd", "Expected points are"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table lacks %q:\n%s", want, out)
 		}
@@ -34,15 +35,27 @@ func TestJSONAndCSV(t *testing.T) {
 	if err := run(context.Background(), []string{"-quiet", "-json", "-rounds", "10", "random", "history"}, &js, &stderr); err != nil {
 		t.Fatal(err)
 	}
+	type estimate struct{ Mean, Low, High float64 }
 	var report struct {
 		Matches   int `json:"matches"`
 		Standings []struct {
-			Name           string                      `json:"name"`
-			PointsPerMatch struct{ Low, High float64 } `json:"points_per_match"`
+			Name           string    `json:"name"`
+			PointsPerMatch estimate  `json:"points_per_match"`
+			Expected       *estimate `json:"expected_points_per_match"`
+			DifferRate     *estimate `json:"differ_rate"`
+			Against        []struct {
+				Expected *estimate `json:"expected_points_per_match"`
+			} `json:"against"`
 		} `json:"standings"`
 	}
 	if err := json.Unmarshal([]byte(js.String()), &report); err != nil || report.Matches != 10 || len(report.Standings) != 2 {
 		t.Fatalf("JSON %s: %v", js.String(), err)
+	}
+	for _, s := range report.Standings {
+		if s.Expected == nil || s.DifferRate == nil || s.Expected.Low > s.Expected.Mean || s.Expected.Mean > s.Expected.High ||
+			s.PointsPerMatch.Low > s.PointsPerMatch.Mean || len(s.Against) != 1 || s.Against[0].Expected == nil {
+			t.Errorf("JSON standing %+v: want realised and expected points with intervals, a differ rate, expected head to head", s)
+		}
 	}
 	if err := run(context.Background(), []string{"-quiet", "-csv", "-rounds", "10", "random", "history"}, &cs, &stderr); err != nil {
 		t.Fatal(err)
@@ -50,6 +63,22 @@ func TestJSONAndCSV(t *testing.T) {
 	rows, err := csv.NewReader(strings.NewReader(cs.String())).ReadAll()
 	if err != nil || len(rows) != 3 || rows[0][1] != "entry" || rows[0][len(rows[0])-1] == "" {
 		t.Fatalf("CSV %q: %v", cs.String(), err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, h := range []string{"points_per_match", "ci_low", "expected_points_per_match", "expected_ci_low", "expected_ci_high", "differ_rate", "differ_ci_high"} {
+		k, ok := col[h]
+		if !ok {
+			t.Errorf("CSV lacks the column %s: %q", h, rows[0])
+			continue
+		}
+		for _, r := range rows[1:] {
+			if r[k] == "" {
+				t.Errorf("CSV row %q: no %s", r, h)
+			}
+		}
 	}
 	if stderr.Len() != 0 {
 		t.Errorf("-quiet printed %q", stderr.String())

@@ -13,7 +13,10 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/player/arena"
+	"github.com/agentleague/league/player/strategies"
 )
+
+var strategiesAlways = strategies.Always
 
 func run(t *testing.T, cfg arena.Config) *arena.Report {
 	t.Helper()
@@ -166,7 +169,7 @@ func TestLateAnswersAreFallbacksAndAreFlaggedBeyondATenth(t *testing.T) {
 	}
 }
 
-// The ranking and the rating agree, and both follow the points per match:
+// The ranking and the rating agree, and both follow the expected points per match:
 // the rating is never higher below than above.
 func TestTheRatingFollowsTheRanking(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
@@ -174,12 +177,12 @@ func TestTheRatingFollowsTheRanking(t *testing.T) {
 			arena.Ready("always_even"), arena.Ready("always_odd")}})
 		for k := 1; k < len(r.Standings); k++ {
 			above, below := r.Standings[k-1], r.Standings[k]
-			if below.Rating > above.Rating || below.PointsPerMatch.Mean > above.PointsPerMatch.Mean {
-				t.Errorf("seed %d: %s (rating %.0f, %.3f points per match) ranks below %s (rating %.0f, %.3f)", seed,
-					below.Name, below.Rating, below.PointsPerMatch.Mean, above.Name, above.Rating, above.PointsPerMatch.Mean)
+			if below.Rating > above.Rating || below.ExpectedPerMatch.Mean > above.ExpectedPerMatch.Mean {
+				t.Errorf("seed %d: %s (rating %.0f, %.3f expected points per match) ranks below %s (rating %.0f, %.3f)", seed,
+					below.Name, below.Rating, below.ExpectedPerMatch.Mean, above.Name, above.Rating, above.ExpectedPerMatch.Mean)
 			}
 		}
-		if r.RatingMethod != arena.RatingMethodPoints {
+		if r.RatingMethod != arena.RatingMethodExpected {
 			t.Errorf("rating method %q", r.RatingMethod)
 		}
 	}
@@ -234,8 +237,8 @@ func TestLeagueModePlaysWholeLeagues(t *testing.T) {
 		t.Fatalf("two leagues of four players: %d matches, want 12", r.Matches)
 	}
 	for _, s := range r.Standings {
-		if s.Played != 6 || s.TechnicalLosses != 0 {
-			t.Errorf("%s: %+v, want 6 matches and no technical loss", s.Name, s)
+		if s.Played != 6 || s.TechnicalLosses != 0 || s.ExpectedPerMatch == nil || s.DifferRate == nil {
+			t.Errorf("%s: %+v, want 6 matches, no technical loss, expected points and a differ rate", s.Name, s)
 		}
 	}
 }
@@ -245,5 +248,49 @@ func TestABadConfigIsRefusedWithAConfigError(t *testing.T) {
 	var ce *arena.ConfigError
 	if !errors.As(err, &ce) || len(ce.Problems) != 2 {
 		t.Fatalf("got %v, want a ConfigError with two problems", err)
+	}
+}
+
+// Both players of an even/odd match expect the same points: 1.5 each when
+// they differ, 1 each when they choose alike. The expected points carry
+// that exactly; the realised ones add the drawn number's noise.
+func TestExpectedPointsTakeTheDrawOut(t *testing.T) {
+	r := run(t, arena.Config{Rounds: 400, Entries: []arena.Entry{arena.Ready("always_even"), arena.Ready("always_odd"),
+		{Name: "even too", Strategy: strategiesAlways(leaguesdk.Even)}, arena.Ready("random")}})
+	for _, s := range r.Standings {
+		if s.ExpectedPerMatch == nil || s.DifferRate == nil {
+			t.Fatalf("%s: no expected points or differ rate: %+v", s.Name, s)
+		}
+		for _, h := range s.Against {
+			back, _ := r.HeadToHead(h.Opponent, s.Name)
+			if h.ExpectedPerMatch == nil || back.ExpectedPerMatch == nil || h.ExpectedPerMatch.Mean != back.ExpectedPerMatch.Mean {
+				t.Errorf("%s and %s expect different points from the same matches: %+v, %+v", s.Name, h.Opponent, h.ExpectedPerMatch, back.ExpectedPerMatch)
+			}
+		}
+	}
+	for _, c := range []struct {
+		a, b string
+		want float64
+	}{{"always_even", "always_odd", 1.5}, {"always_even", "even too", 1}, {"always_odd", "even too", 1.5}} {
+		h, _ := r.HeadToHead(c.a, c.b)
+		if e := h.ExpectedPerMatch; e == nil || e.Mean != c.want || e.Low != c.want || e.High != c.want {
+			t.Errorf("%s against %s: expected %+v, want exactly %.1f", c.a, c.b, e, c.want)
+		}
+		if c.want == 1.5 && h.PointsPerMatch.Low == h.PointsPerMatch.High {
+			t.Errorf("%s against %s: realised points without noise: %+v", c.a, c.b, h.PointsPerMatch)
+		}
+	}
+	if s := standing(t, r, "always_odd"); s.DifferRate.Mean < 0.8 || s.DifferRate.Mean > 0.85 {
+		// Against always_even and even too always, against random half the time: 5/6.
+		t.Errorf("always_odd differs in %.3f of its matches, want about 5/6", s.DifferRate.Mean)
+	}
+	rnd := standing(t, r, "random")
+	width := func(e arena.Estimate) float64 { return e.High - e.Low }
+	if !rnd.ExpectedPerMatch.Contains(arena.RandomPlay) || width(*rnd.ExpectedPerMatch) > width(rnd.PointsPerMatch)/2 {
+		t.Errorf("random: expected %+v, realised %+v; want an expected interval holding %.2f and less than half as wide",
+			rnd.ExpectedPerMatch, rnd.PointsPerMatch, arena.RandomPlay)
+	}
+	if r.RatingMethod != arena.RatingMethodExpected {
+		t.Errorf("rating method %q", r.RatingMethod)
 	}
 }

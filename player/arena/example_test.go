@@ -13,7 +13,9 @@ import (
 // from the seed, so the report is the same on every run. The contrary
 // strategy avoids the draws always_even offers, and so earns more than
 // random play; always_even earns as much from the same matches: in
-// even/odd, avoiding a draw profits both players.
+// even/odd, avoiding a draw profits both players. The expected points
+// (the choices' worth over every number the referee could draw) say so
+// with a narrower interval than the realised ones.
 func Example() {
 	contrary := player.StrategyFunc(func(ctx context.Context, c player.ParityCall) (player.Parity, error) {
 		if c.History.Against(c.OpponentID).OpponentMostly() == player.Even {
@@ -30,14 +32,16 @@ func Example() {
 		log.Fatal(err)
 	}
 	for _, s := range report.Standings {
-		fmt.Printf("%-12s %d matches  %.2f points per match, 95%% interval [%.2f, %.2f]\n",
-			s.Name, s.Played, s.PointsPerMatch.Mean, s.PointsPerMatch.Low, s.PointsPerMatch.High)
+		e := s.ExpectedPerMatch
+		fmt.Printf("%-12s %d matches  realised %.2f [%.2f, %.2f]  expected %.3f [%.3f, %.3f]  differs %.0f %%\n",
+			s.Name, s.Played, s.PointsPerMatch.Mean, s.PointsPerMatch.Low, s.PointsPerMatch.High, e.Mean, e.Low, e.High, 100*s.DifferRate.Mean)
 	}
 	h, _ := report.HeadToHead("contrary", "always_even")
-	fmt.Printf("contrary against always_even: %.2f points per match\n", h.PointsPerMatch.Mean)
+	fmt.Printf("contrary against always_even: %.3f expected points per match\n", h.ExpectedPerMatch.Mean)
 	// Output:
-	// contrary     4000 matches  1.38 points per match, 95% interval [1.34, 1.42]
-	// always_even  4000 matches  1.38 points per match, 95% interval [1.34, 1.42]
-	// random       4000 matches  1.26 points per match, 95% interval [1.23, 1.30]
-	// contrary against always_even: 1.49 points per match
+	// always_even  4000 matches  realised 1.38 [1.34, 1.42]  expected 1.381 [1.375, 1.388]  differs 76 %
+	// contrary     4000 matches  realised 1.38 [1.34, 1.42]  expected 1.378 [1.372, 1.385]  differs 76 %
+	// random       4000 matches  realised 1.26 [1.23, 1.30]  expected 1.260 [1.252, 1.267]  differs 52 %
+	// contrary against always_even: 1.500 expected points per match
+
 }

@@ -12,9 +12,11 @@ import (
 )
 
 // WriteTable writes the report as tables for a terminal: the standings
-// ranked by rating, with each entry's points per match and its 95 %
-// interval, the gain over random play (even/odd), the rating and the
-// fallbacks (a flagged entry marked "!"); then the head-to-head table.
+// ranked by rating, with each entry's realised and expected points per
+// match and their 95 % intervals, its differ rate, the gain over random
+// play (even/odd), the rating and the fallbacks (a flagged entry marked
+// "!"); then the head-to-head table, in expected points when the rules
+// give them; then a legend.
 func (r *Report) WriteTable(w io.Writer) error {
 	mode := "in process"
 	remote := 0
@@ -34,11 +36,26 @@ func (r *Report) WriteTable(w io.Writer) error {
 		rate = float64(r.Matches) / r.Elapsed.Seconds()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s · %d entries · %d rounds · %d matches · seed %d · %s · %s (%.0f matches/s)\n\n",
+	fmt.Fprintf(&b, "%s · %d entries · %d rounds · %d matches · seed %d · %s · %s (%.0f matches/s)\n",
 		r.GameType, len(r.Standings), r.Rounds, r.Matches, r.Seed, mode, r.Elapsed.Round(time.Millisecond), rate)
+	if r.Pool != nil {
+		fmt.Fprintf(&b, "pool %s · sha256 %s\n", r.Pool.Name, r.Pool.SHA256)
+	}
+	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	gain := len(r.Standings) > 0 && r.Standings[0].Gain != nil
-	head := "rank\tentry\tplayed\twon\tdrawn\tlost\tpoints\tpts/match\t95% interval\t"
+	expected, differ := false, false
+	for _, s := range r.Standings {
+		expected = expected || s.ExpectedPerMatch != nil
+		differ = differ || s.DifferRate != nil
+	}
+	head := "rank\tentry\tplayed\twon\tdrawn\tlost\tpoints\trealised/match\t95% interval\t"
+	if expected {
+		head += "expected/match\t95% interval\t"
+	}
+	if differ {
+		head += "differ\t"
+	}
 	if gain {
 		head += "vs random\t"
 	}
@@ -50,6 +67,20 @@ func (r *Report) WriteTable(w io.Writer) error {
 		}
 		line := fmt.Sprintf("%d\t%s\t%d\t%d\t%d\t%s\t%d\t%.3f\t%s\t", k+1, s.Name, s.Played, s.Wins, s.Draws, lost, s.Points,
 			s.PointsPerMatch.Mean, interval(s.PointsPerMatch))
+		if expected {
+			if e := s.ExpectedPerMatch; e != nil {
+				line += fmt.Sprintf("%.3f\t%s\t", e.Mean, interval(*e))
+			} else {
+				line += "—\t—\t"
+			}
+		}
+		if differ {
+			if d := s.DifferRate; d != nil {
+				line += fmt.Sprintf("%.1f %% ± %.1f\t", 100*d.Mean, 100*(d.High-d.Low)/2)
+			} else {
+				line += "—\t"
+			}
+		}
 		if gain {
 			line += fmt.Sprintf("%+.3f ± %.3f\t", s.Gain.Mean, (s.Gain.High-s.Gain.Low)/2)
 		}
@@ -58,7 +89,11 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	b.WriteString("\nHead to head: points per match of the row against the column\n\n")
+	if expected {
+		b.WriteString("\nHead to head: expected points per match of the row against the column\n\n")
+	} else {
+		b.WriteString("\nHead to head: points per match of the row against the column\n\n")
+	}
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	cols := "\t"
 	for _, s := range r.Standings {
@@ -73,22 +108,44 @@ func (r *Report) WriteTable(w io.Writer) error {
 				continue
 			}
 			h, _ := r.HeadToHead(s.Name, c.Name)
-			line += fmt.Sprintf("%.2f\t", h.PointsPerMatch.Mean)
+			line += fmt.Sprintf("%.2f\t", h.points())
 		}
 		fmt.Fprintln(tw, line)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	b.WriteString("\nIntervals are 95 % confidence intervals of the mean. ")
-	if gain {
-		fmt.Fprintf(&b, "Random play earns %.2f points per match against anyone: a strategy is better than chance when its interval lies above it. ", RandomPlay)
+	b.WriteString("\nIntervals are 95 % confidence intervals of the mean. Realised points are those the drawn numbers gave (3 a win, 1 a draw, 0 a loss).\n")
+	if expected {
+		b.WriteString("Expected points are what the choices of a match were worth on average over every number the referee could have drawn: " +
+			"the same information without the referee's chance, so their interval is narrower; compare strategies on them.\n")
 	}
-	b.WriteString("Ranked by rating: the points per match, as a share of the 3 a win earns, on the Elo scale, mean 1500 (every entry meets every other equally often). ")
+	if differ {
+		b.WriteString("Differ: the share of matches in which the entry's choice differed from its opponent's.\n")
+	}
+	if gain {
+		fmt.Fprintf(&b, "In even/odd both players of a match expect the same points, 1 each when they choose alike (a draw), 1.5 each when they differ: "+
+			"a strategy controls only how often it differs, and a head-to-head between two entries cannot tell them apart.\n"+
+			"Random play earns %.2f points per match against anyone: a strategy is better than chance when its interval lies above it (vs random).\n", RandomPlay)
+	}
+	if r.RatingMethod == RatingMethodExpected {
+		b.WriteString("Ranked by rating: the expected points per match, as a share of the 3 a win earns, on the Elo scale, mean 1500 (every entry meets every other equally often).\n")
+	} else {
+		b.WriteString("Ranked by rating: the points per match, as a share of the 3 a win earns, on the Elo scale, mean 1500 (every entry meets every other equally often).\n")
+	}
 	fmt.Fprintf(&b, "Fallbacks: the moves the player answered with its fallback because the strategy failed or was late; "+
 		"! marks more than %.0f %% of the moves, where the results are mostly the fallback's.\n", 100*FallbackLimit)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// points is the head-to-head's points per match: expected when known,
+// else realised.
+func (h HeadToHead) points() float64 {
+	if h.ExpectedPerMatch != nil {
+		return h.ExpectedPerMatch.Mean
+	}
+	return h.PointsPerMatch.Mean
 }
 
 func interval(e Estimate) string { return fmt.Sprintf("[%.3f, %.3f]", e.Low, e.High) }
@@ -116,12 +173,16 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// WriteCSV writes the standings as CSV, one line per entry, with a column
-// of points per match against each entry.
+// WriteCSV writes the standings as CSV, one line per entry, with its
+// realised and expected points per match and differ rate with their
+// intervals (empty where the report has none), and a column of points per
+// match against each entry: expected when the rules give them, else
+// realised.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{"rank", "entry", "played", "wins", "draws", "losses", "technical_losses", "points",
-		"points_per_match", "ci_low", "ci_high", "rating", "moves", "fallbacks", "flagged"}
+		"points_per_match", "ci_low", "ci_high", "expected_points_per_match", "expected_ci_low", "expected_ci_high",
+		"differ_rate", "differ_ci_low", "differ_ci_high", "rating", "moves", "fallbacks", "flagged"}
 	for _, s := range r.Standings {
 		head = append(head, "vs "+s.Name)
 	}
@@ -129,14 +190,22 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		return err
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
+	est := func(e *Estimate) []string {
+		if e == nil {
+			return []string{"", "", ""}
+		}
+		return []string{f(e.Mean), f(e.Low), f(e.High)}
+	}
 	for k, s := range r.Standings {
 		line := []string{strconv.Itoa(k + 1), s.Name, strconv.Itoa(s.Played), strconv.Itoa(s.Wins), strconv.Itoa(s.Draws),
-			strconv.Itoa(s.Losses), strconv.Itoa(s.TechnicalLosses), strconv.Itoa(s.Points),
-			f(s.PointsPerMatch.Mean), f(s.PointsPerMatch.Low), f(s.PointsPerMatch.High), f(s.Rating),
-			strconv.FormatInt(s.Moves, 10), strconv.FormatInt(s.Fallbacks, 10), strconv.FormatBool(s.Flagged)}
+			strconv.Itoa(s.Losses), strconv.Itoa(s.TechnicalLosses), strconv.Itoa(s.Points)}
+		line = append(line, est(&s.PointsPerMatch)...)
+		line = append(line, est(s.ExpectedPerMatch)...)
+		line = append(line, est(s.DifferRate)...)
+		line = append(line, f(s.Rating), strconv.FormatInt(s.Moves, 10), strconv.FormatInt(s.Fallbacks, 10), strconv.FormatBool(s.Flagged))
 		for _, c := range r.Standings {
 			if h, ok := r.HeadToHead(s.Name, c.Name); ok {
-				line = append(line, f(h.PointsPerMatch.Mean))
+				line = append(line, f(h.points()))
 			} else {
 				line = append(line, "")
 			}

@@ -161,6 +161,14 @@ type played struct {
 	players [2]int // entry indexes, PLAYER_A first
 	points  [2]int
 	result  [2]player.Result
+	// expected holds the points each player could expect from the
+	// match's choices, before the draw, when known (see expecter); a
+	// technical loss's are its points, which no draw decided.
+	expected    [2]float64
+	hasExpected bool
+	// differ is 1 when the players' choices differed, 0 when they were
+	// alike, -1 when a player made none.
+	differ int8
 }
 
 // matchPlay is one match to play.
@@ -172,6 +180,7 @@ type matchPlay struct {
 	matchID   string
 	standings [2]leaguesdk.PlayerRecord
 	rand      io.Reader
+	expect    *expecter // nil: realised points only
 	// conversation, stamp and stampAt are what envelope made last, under
 	// envMu: the players of a match are asked for their moves at once.
 	envMu        sync.Mutex
@@ -261,7 +270,26 @@ func (m *matchPlay) play(ctx context.Context) (played, error) {
 	}
 	res := m.result(ids, failed, game, choices)
 	m.gameOver(ctx, res)
-	return m.tally(ids, res), nil
+	p := m.tally(ids, res)
+	p.differ = -1
+	if failed[0] || failed[1] {
+		p.expected, p.hasExpected = [2]float64{float64(p.points[0]), float64(p.points[1])}, m.expect != nil
+		return p, nil
+	}
+	if ca, cb := choices[ids[0]], choices[ids[1]]; ca != "" && cb != "" {
+		p.differ = 0
+		if ca != cb {
+			p.differ = 1
+		}
+	}
+	if m.expect != nil {
+		var err error
+		if p.expected, err = m.expect.expected(ids, choices); err != nil {
+			return played{}, fmt.Errorf("arena: %s: the expected points: %w", m.matchID, err)
+		}
+		p.hasExpected = true
+	}
+	return p, nil
 }
 
 // answer is a player's answer to a move call.
@@ -395,6 +423,7 @@ func runArena(ctx context.Context, cfg Config, names []string, start time.Time) 
 	}
 	schedule := manager.RoundRobin(ids)
 	rec := newRecorder(n)
+	exp := newExpecter(cfg.Rules)
 	total := cfg.Rounds * n * (n - 1) / 2
 	roundID, matchNo := 0, uint64(0)
 	for rep := range cfg.Rounds {
@@ -410,7 +439,7 @@ func runArena(ctx context.Context, cfg Config, names []string, start time.Time) 
 				matchNo++
 				matches[k] = &matchPlay{cfg: cfg, seats: [2]*seat{seats[a], seats[b]}, index: [2]int{a, b}, roundID: roundID,
 					matchID: "R" + strconv.Itoa(roundID) + "M" + strconv.Itoa(k+1), standings: [2]leaguesdk.PlayerRecord{records[a], records[b]},
-					rand: source(cfg.Seed, 1<<62, matchNo)}
+					rand: source(cfg.Seed, 1<<62, matchNo), expect: exp}
 			}
 			results, err := playAll(ctx, cfg.Parallel, matches)
 			if err != nil {
