@@ -5,6 +5,7 @@
 //
 //	go run ./examples/arena -rounds 1000 random history always_even always_odd
 //	go run ./examples/arena -rounds 200 -player http://127.0.0.1:8101/mcp random history
+//	go run ./examples/arena -candidate history -baseline random always_even always_odd random history
 //
 // The arguments name ready strategies (random, always_even, always_odd,
 // history; see package strategies; and llm, llm_chat, see package
@@ -19,6 +20,17 @@
 //	-json | -csv  print the report as JSON or CSV instead of tables (one of them)
 //	-strict       exit with an error when an entry fell back on more than a tenth of its moves
 //	-quiet        no progress line on stderr
+//
+// With -candidate A -baseline B, the arguments (and -player URLs) are a
+// pool of opponents: A and B each play the pool on the same random
+// numbers, and a sequential test of their per-match differences in
+// expected points says whether A is better, in one line and a summary
+// (or JSON with -json). Without a pool, the comparison is refused. Flags:
+//
+//	-alpha P, -beta P   the chances of a false "better" and of missing a gain of δ (0.05 each)
+//	-delta D            the smallest gain worth finding, in points a match (0.01: differing 2 % more often)
+//	-max-matches N      the matches each side plays at most before "inconclusive" (100000)
+//	-baseline-seed N    the seed of the baseline's own random source (default -seed)
 //
 // An entry whose player answered with its fallback (the strategy failed,
 // or answered late) on more than a tenth of its moves is flagged in the
@@ -76,6 +88,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	asCSV := fs.Bool("csv", false, "print the report as CSV")
 	strict := fs.Bool("strict", false, "exit with an error when an entry fell back on more than a tenth of its moves")
 	quiet := fs.Bool("quiet", false, "no progress line on stderr")
+	candidate := fs.String("candidate", "", "compare this strategy (a name or a player's URL) with -baseline against the pool the arguments name")
+	baseline := fs.String("baseline", "", "the strategy -candidate is compared with")
+	alpha := fs.Float64("alpha", arena.DefaultAlpha, "with -candidate: the chance of calling the candidate better when it is not")
+	beta := fs.Float64("beta", arena.DefaultBeta, "with -candidate: the chance of missing a gain of -delta")
+	delta := fs.Float64("delta", arena.DefaultDelta, "with -candidate: the smallest gain worth finding, in points a match")
+	maxMatches := fs.Int("max-matches", arena.DefaultMaxMatches, "with -candidate: the matches each side plays at most before the verdict is inconclusive")
+	baselineSeed := fs.Uint64("baseline-seed", 0, "with -candidate: the seed of the baseline's own random source (default -seed: both draw the same numbers)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: arena [flags] strategy... ("+strings.Join(llm.Names(), ", ")+")")
 		fs.PrintDefaults()
@@ -87,10 +106,41 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *asJSON && *asCSV {
 		return errors.New("-json and -csv cannot be used together: choose one output format")
 	}
+	if (*candidate == "") != (*baseline == "") {
+		return errors.New("-candidate and -baseline go together: a candidate is compared with a baseline")
+	}
+	if *candidate != "" {
+		if *asCSV || *league {
+			return errors.New("-csv and -league do not apply to a comparison (-candidate)")
+		}
+		var pool []arena.Entry
+		for _, name := range fs.Args() {
+			pool = append(pool, named(name))
+		}
+		for _, u := range players {
+			pool = append(pool, arena.Remote(u))
+		}
+		cc := arena.CompareConfig{Candidate: entryOf(*candidate), Baseline: entryOf(*baseline), Pool: pool,
+			Alpha: *alpha, Beta: *beta, Delta: *delta, MaxMatches: *maxMatches, Seed: *seed, BaselineSeed: *baselineSeed,
+			MoveTimeout: *moveTimeout}
+		var progress *progressLine
+		if !*quiet {
+			progress = &progressLine{w: stderr}
+			cc.Progress = progress.compared
+		}
+		v, err := arena.Compare(ctx, cc)
+		progress.clear()
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return v.WriteJSON(stdout)
+		}
+		return v.WriteText(stdout)
+	}
 	cfg := arena.Config{Rounds: *rounds, Seed: *seed, League: *league, MoveTimeout: *moveTimeout, Parallel: *parallel}
 	for _, name := range fs.Args() {
-		cfg.Entries = append(cfg.Entries, arena.Entry{Name: name,
-			NewStrategy: func(r io.Reader) (player.Strategy, error) { return llm.ByName(name, r) }})
+		cfg.Entries = append(cfg.Entries, named(name))
 	}
 	for _, u := range players {
 		cfg.Entries = append(cfg.Entries, arena.Remote(u))
@@ -125,6 +175,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// named is the entry of the ready strategy name.
+func named(name string) arena.Entry {
+	return arena.Entry{Name: name, NewStrategy: func(r io.Reader) (player.Strategy, error) { return llm.ByName(name, r) }}
+}
+
+// entryOf is the entry of a ready strategy, or of a player at a URL.
+func entryOf(s string) arena.Entry {
+	if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
+		return arena.Remote(s)
+	}
+	return named(s)
+}
+
 // progressLine shows how far the run is on one line, at most ten times a
 // second.
 type progressLine struct {
@@ -143,6 +206,16 @@ func (p *progressLine) show(pr arena.Progress) {
 	p.last, p.on = time.Now(), true
 	rate := float64(pr.Played) / max(pr.Elapsed.Seconds(), 1e-9)
 	fmt.Fprintf(p.w, "\r%d/%d matches  %.0f matches/s  ", pr.Played, pr.Total, rate)
+}
+
+func (p *progressLine) compared(pr arena.CompareProgress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if time.Since(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last, p.on = time.Now(), true
+	fmt.Fprintf(p.w, "\r%d matches each  LLR %.2f within [%.2f, %.2f]  ", pr.Matches, pr.LLR, pr.Lower, pr.Upper)
 }
 
 func (p *progressLine) clear() {

@@ -203,3 +203,40 @@ func TestHelpListsTheModelsVariables(t *testing.T) {
 		}
 	}
 }
+
+func TestACandidateIsComparedWithABaselineAgainstAPool(t *testing.T) {
+	var stdout, stderr strings.Builder
+	if err := run(context.Background(), []string{"-quiet", "-candidate", "history", "-baseline", "random", "always_even", "always_odd", "random"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	first := strings.SplitN(stdout.String(), "\n", 2)[0]
+	if !strings.HasPrefix(first, "history vs random against 3 opponents: +0.") || !strings.HasSuffix(first, "matches each: better (α = β = 0.05, δ = 0.01)") {
+		t.Errorf("verdict line %q", first)
+	}
+	var js strings.Builder
+	if err := run(context.Background(), []string{"-quiet", "-json", "-delta", "0.02", "-candidate", "random", "-baseline", "history", "always_even", "always_odd"}, &js, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Result    string   `json:"result"`
+		Measure   string   `json:"measure"`
+		Delta     float64  `json:"delta"`
+		Matches   int      `json:"matches"`
+		Opponents []string `json:"opponents"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &v); err != nil || v.Result != "not better" || v.Measure != "expected_points" ||
+		v.Delta != 0.02 || v.Matches == 0 || len(v.Opponents) != 2 {
+		t.Errorf("JSON verdict %s: %+v, %v", js.String(), v, err)
+	}
+}
+
+func TestAComparisonWithoutAPoolIsRefused(t *testing.T) {
+	var stdout, stderr strings.Builder
+	err := run(context.Background(), []string{"-candidate", "history", "-baseline", "random"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "needs a pool") || !strings.Contains(err.Error(), "head-to-head") {
+		t.Fatalf("got %v, want the refusal with its reason", err)
+	}
+	if err := run(context.Background(), []string{"-candidate", "history", "random"}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "-baseline") {
+		t.Errorf("a candidate without a baseline: %v", err)
+	}
+}

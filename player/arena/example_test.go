@@ -45,3 +45,22 @@ func Example() {
 	// contrary against always_even: 1.500 expected points per match
 
 }
+
+// Is history better than random play against a field of three? Both play
+// the same opponents on the same random numbers, and the test stops as
+// soon as it knows.
+func ExampleCompare() {
+	v, err := arena.Compare(context.Background(), arena.CompareConfig{
+		Candidate: arena.Ready("history"),
+		Baseline:  arena.Ready("random"),
+		Pool:      []arena.Entry{arena.Ready("always_even"), arena.Ready("always_odd"), arena.Ready("random")},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(v)
+	fmt.Println(v.Result == arena.Better)
+	// Output:
+	// history vs random against 3 opponents: +0.167 points a match ± 0.046 (95 %), 201 matches each: better (α = β = 0.05, δ = 0.01)
+	// true
+}

@@ -66,8 +66,14 @@ func (r *pcgReader) Read(p []byte) (int, error) {
 }
 
 // newSeats makes the seats of the entries: an Agent for each Go strategy,
-// a client for the URLs.
+// a client for the URLs. Their random sources derive from cfg.Seed.
 func newSeats(cfg Config, names []string) ([]*seat, func(), error) {
+	return newSeatsSeeded(cfg, names, func(int) uint64 { return cfg.Seed })
+}
+
+// newSeatsSeeded is newSeats with the random sources of entry i derived
+// from seedOf(i).
+func newSeatsSeeded(cfg Config, names []string, seedOf func(i int) uint64) ([]*seat, func(), error) {
 	n := len(cfg.Entries)
 	seats := make([]*seat, n)
 	var client *leaguesdk.Client
@@ -92,7 +98,7 @@ func newSeats(cfg Config, names []string) ([]*seat, func(), error) {
 			s.client = client
 			continue
 		}
-		strategy, err := entryStrategy(cfg, i)
+		strategy, err := entryStrategySeeded(cfg, i, seedOf(i))
 		if err != nil {
 			closeAll()
 			return nil, nil, err
@@ -104,7 +110,7 @@ func newSeats(cfg Config, names []string) ([]*seat, func(), error) {
 			// answers as the player the arena addresses.
 			NoRegister: true,
 			Strategy:   strategy,
-			Rand:       source(cfg.Seed, uint64(i), 2),
+			Rand:       source(seedOf(i), uint64(i), 2),
 			NoAgentLog: true,
 			Logger:     cfg.Logger.With(slog.String("entry", names[i])),
 		})
@@ -123,11 +129,17 @@ func newSeats(cfg Config, names []string) ([]*seat, func(), error) {
 
 // entryStrategy returns the strategy of entry i.
 func entryStrategy(cfg Config, i int) (player.Strategy, error) {
+	return entryStrategySeeded(cfg, i, cfg.Seed)
+}
+
+// entryStrategySeeded returns the strategy of entry i, built from a
+// source derived from seed.
+func entryStrategySeeded(cfg Config, i int, seed uint64) (player.Strategy, error) {
 	e := cfg.Entries[i]
 	if e.Strategy != nil {
 		return e.Strategy, nil
 	}
-	s, err := e.NewStrategy(source(cfg.Seed, uint64(i), 1))
+	s, err := e.NewStrategy(source(seed, uint64(i), 1))
 	if err != nil {
 		return nil, fmt.Errorf("arena: entry %d: %w", i+1, err)
 	}
