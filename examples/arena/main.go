@@ -32,6 +32,11 @@
 //	-max-matches N      the matches each side plays at most before "inconclusive" (100000)
 //	-baseline-seed N    the seed of the baseline's own random source (default -seed)
 //
+// -pool FILE adds the opponents of a pinned pool (JSON: ready strategies
+// with their parameters and seeds, players by URL; see arena.Pool) to
+// either mode; the report and the verdict carry the pool's SHA-256 and the
+// seed (the pool's unless -seed is given), so that a rerun is exact.
+//
 // An entry whose player answered with its fallback (the strategy failed,
 // or answered late) on more than a tenth of its moves is flagged in the
 // report and warned about on stderr: its results are mostly its
@@ -94,6 +99,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	beta := fs.Float64("beta", arena.DefaultBeta, "with -candidate: the chance of missing a gain of -delta")
 	delta := fs.Float64("delta", arena.DefaultDelta, "with -candidate: the smallest gain worth finding, in points a match")
 	maxMatches := fs.Int("max-matches", arena.DefaultMaxMatches, "with -candidate: the matches each side plays at most before the verdict is inconclusive")
+	poolFile := fs.String("pool", "", "a pinned pool of opponents (JSON): its entries join the arguments', its hash and seed go into the report")
 	baselineSeed := fs.Uint64("baseline-seed", 0, "with -candidate: the seed of the baseline's own random source (default -seed: both draw the same numbers)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: arena [flags] strategy... ("+strings.Join(llm.Names(), ", ")+")")
@@ -106,6 +112,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *asJSON && *asCSV {
 		return errors.New("-json and -csv cannot be used together: choose one output format")
 	}
+	var pool []arena.Entry
+	var poolRef *arena.PoolRef
+	if *poolFile != "" {
+		p, err := arena.ReadPool(*poolFile)
+		if err != nil {
+			return err
+		}
+		if pool, err = p.Entries(llm.ByName); err != nil {
+			return err
+		}
+		poolRef = p.Ref()
+		seedSet := false
+		fs.Visit(func(f *flag.Flag) { seedSet = seedSet || f.Name == "seed" })
+		if p.Seed != 0 && !seedSet {
+			*seed = p.Seed
+		}
+	}
 	if (*candidate == "") != (*baseline == "") {
 		return errors.New("-candidate and -baseline go together: a candidate is compared with a baseline")
 	}
@@ -113,14 +136,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if *asCSV || *league {
 			return errors.New("-csv and -league do not apply to a comparison (-candidate)")
 		}
-		var pool []arena.Entry
+		var opponents []arena.Entry
 		for _, name := range fs.Args() {
-			pool = append(pool, named(name))
+			opponents = append(opponents, named(name))
 		}
 		for _, u := range players {
-			pool = append(pool, arena.Remote(u))
+			opponents = append(opponents, arena.Remote(u))
 		}
-		cc := arena.CompareConfig{Candidate: entryOf(*candidate), Baseline: entryOf(*baseline), Pool: pool,
+		cc := arena.CompareConfig{Candidate: entryOf(*candidate), Baseline: entryOf(*baseline), Pool: append(opponents, pool...), PoolRef: poolRef,
 			Alpha: *alpha, Beta: *beta, Delta: *delta, MaxMatches: *maxMatches, Seed: *seed, BaselineSeed: *baselineSeed,
 			MoveTimeout: *moveTimeout}
 		var progress *progressLine
@@ -138,13 +161,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return v.WriteText(stdout)
 	}
-	cfg := arena.Config{Rounds: *rounds, Seed: *seed, League: *league, MoveTimeout: *moveTimeout, Parallel: *parallel}
+	cfg := arena.Config{Rounds: *rounds, Seed: *seed, League: *league, MoveTimeout: *moveTimeout, Parallel: *parallel, PoolRef: poolRef}
 	for _, name := range fs.Args() {
 		cfg.Entries = append(cfg.Entries, named(name))
 	}
 	for _, u := range players {
 		cfg.Entries = append(cfg.Entries, arena.Remote(u))
 	}
+	cfg.Entries = append(cfg.Entries, pool...)
 	var progress *progressLine
 	if !*quiet {
 		progress = &progressLine{w: stderr}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -238,5 +239,35 @@ func TestAComparisonWithoutAPoolIsRefused(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"-candidate", "history", "random"}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "-baseline") {
 		t.Errorf("a candidate without a baseline: %v", err)
+	}
+}
+
+func TestAPinnedPoolGoesIntoTheReportWithItsHashAndSeed(t *testing.T) {
+	path := t.TempDir() + "/field.json"
+	if err := os.WriteFile(path, []byte(`{"seed": 7, "opponents": [{"strategy": "leaning", "params": {"p_even": 0.8}, "seed": 3}, {"strategy": "always_odd"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var js, stderr strings.Builder
+	if err := run(context.Background(), []string{"-quiet", "-json", "-rounds", "20", "-pool", path, "history"}, &js, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	var report struct {
+		Seed uint64 `json:"seed"`
+		Pool struct {
+			Name   string `json:"name"`
+			SHA256 string `json:"sha256"`
+		} `json:"pool"`
+		Standings []struct{ Name string } `json:"standings"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &report); err != nil || report.Seed != 7 || report.Pool.Name != "field" ||
+		len(report.Pool.SHA256) != 64 || len(report.Standings) != 3 {
+		t.Errorf("report %s: %+v, %v", js.String(), report, err)
+	}
+	var text strings.Builder
+	if err := run(context.Background(), []string{"-quiet", "-pool", path, "-candidate", "history", "-baseline", "random"}, &text, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "pinned pool field, sha256 "+report.Pool.SHA256) || !strings.Contains(text.String(), "seed 7") {
+		t.Errorf("the verdict does not carry the pool:\n%s", text.String())
 	}
 }

@@ -1,6 +1,7 @@
 package arena
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -203,7 +204,7 @@ func playLeague(ctx context.Context, cfg Config, strats []player.Strategy, names
 		host := "player" + strconv.Itoa(i+1)
 		p, err := player.New(player.Config{Name: names[i], League: league,
 			Listener: network.Listener(host), HTTPClient: client, DataRoot: root, Store: playerStore,
-			Strategy: s, Rand: source(cfg.Seed, uint64(k), uint64(i), 2),
+			Strategy: s, Rand: source(cmp.Or(cfg.Entries[i].Seed, cfg.Seed), uint64(k), uint64(i), 2),
 			SafetyMargin: min(player.DefaultSafetyMargin, cfg.MoveTimeout/4), NoAgentLog: true, Logger: cfg.Logger})
 		if err != nil {
 			return nil, nil, fmt.Errorf("arena: %w", err)

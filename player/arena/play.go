@@ -74,6 +74,16 @@ func newSeats(cfg Config, names []string) ([]*seat, func(), error) {
 // newSeatsSeeded is newSeats with the random sources of entry i derived
 // from seedOf(i).
 func newSeatsSeeded(cfg Config, names []string, seedOf func(i int) uint64) ([]*seat, func(), error) {
+	if seedOf == nil {
+		seedOf = func(int) uint64 { return cfg.Seed }
+	}
+	seeded := seedOf
+	seedOf = func(i int) uint64 {
+		if s := cfg.Entries[i].Seed; s != 0 {
+			return s
+		}
+		return seeded(i)
+	}
 	n := len(cfg.Entries)
 	seats := make([]*seat, n)
 	var client *leaguesdk.Client
@@ -129,7 +139,11 @@ func newSeatsSeeded(cfg Config, names []string, seedOf func(i int) uint64) ([]*s
 
 // entryStrategy returns the strategy of entry i.
 func entryStrategy(cfg Config, i int) (player.Strategy, error) {
-	return entryStrategySeeded(cfg, i, cfg.Seed)
+	seed := cfg.Seed
+	if s := cfg.Entries[i].Seed; s != 0 {
+		seed = s
+	}
+	return entryStrategySeeded(cfg, i, seed)
 }
 
 // entryStrategySeeded returns the strategy of entry i, built from a

@@ -362,7 +362,7 @@ func (r *recorder) ratings(exp bool) []float64 {
 // report builds the Report of the run.
 func (r *recorder) report(cfg Config, names []string, elapsed time.Duration) *Report {
 	rep := &Report{GameType: cfg.GameType, Rounds: cfg.Rounds, Seed: cfg.Seed, Matches: r.matches, Elapsed: elapsed,
-		League: cfg.League, RatingMethod: RatingMethodPoints}
+		League: cfg.League, RatingMethod: RatingMethodPoints, Pool: cfg.PoolRef}
 	exp := r.expected()
 	if exp {
 		rep.RatingMethod = RatingMethodExpected

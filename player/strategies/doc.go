@@ -7,6 +7,8 @@
 //     [player.Agent]'s default.
 //   - [Always]([player.Even]), [Always]([player.Odd]) ("always_even",
 //     "always_odd"): the seed's test agents.
+//   - [Leaning]: even with a given probability, odd otherwise; an
+//     opponent with a habit, for an arena's pool.
 //   - [OpponentModel] ("history"): predicts each opponent from the player's
 //     history and picks the other parity, which beats random play against
 //     any opponent that leans to one side.
