@@ -32,6 +32,13 @@
 //	-max-matches N      the matches each side plays at most before "inconclusive" (100000)
 //	-baseline-seed N    the seed of the baseline's own random source (default -seed)
 //
+// With -replay <data root> -seat P03 strategy, the strategy takes the
+// seat of a finished league (its referees' transcripts in
+// data/matches/<league>/), against the opponents' recorded choices and
+// the recorded numbers: "with history you would have had 61 points, rank
+// 3 of 50 (the seat had 54, rank 9)". -league-id names the league when
+// the data root holds several.
+//
 // -pool FILE adds the opponents of a pinned pool (JSON: ready strategies
 // with their parameters and seeds, players by URL; see arena.Pool) to
 // either mode; the report and the verdict carry the pool's SHA-256 and the
@@ -99,6 +106,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	beta := fs.Float64("beta", arena.DefaultBeta, "with -candidate: the chance of missing a gain of -delta")
 	delta := fs.Float64("delta", arena.DefaultDelta, "with -candidate: the smallest gain worth finding, in points a match")
 	maxMatches := fs.Int("max-matches", arena.DefaultMaxMatches, "with -candidate: the matches each side plays at most before the verdict is inconclusive")
+	replay := fs.String("replay", "", "the data root of a finished league: put the strategy the argument names in -seat's place, against the recorded choices and numbers")
+	seat := fs.String("seat", "", "with -replay: the player id whose seat the strategy takes")
+	leagueID := fs.String("league-id", "", "with -replay: the league, when the data root holds several")
 	poolFile := fs.String("pool", "", "a pinned pool of opponents (JSON): its entries join the arguments', its hash and seed go into the report")
 	baselineSeed := fs.Uint64("baseline-seed", 0, "with -candidate: the seed of the baseline's own random source (default -seed: both draw the same numbers)")
 	fs.Usage = func() {
@@ -111,6 +121,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if *asJSON && *asCSV {
 		return errors.New("-json and -csv cannot be used together: choose one output format")
+	}
+	if *replay != "" {
+		if fs.NArg() != 1 || *seat == "" {
+			return errors.New("-replay needs -seat and one strategy: arena -replay <data root> -seat P03 history")
+		}
+		rep, err := arena.Replay(ctx, arena.ReplayConfig{DataRoot: *replay, LeagueID: *leagueID, Seat: *seat, Entry: named(fs.Arg(0)),
+			Seed: *seed, MoveTimeout: *moveTimeout})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return rep.WriteJSON(stdout)
+		}
+		changed := 0
+		for _, m := range rep.Matches {
+			if m.Points != m.RecordedPoints {
+				changed++
+			}
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n\n  league %s, seat %s: %d matches replayed against the recorded choices and numbers, %d with another result\n"+
+			"  expected points a match: %.3f %s with %s, %.3f %s as recorded\n",
+			rep, rep.LeagueID, rep.Seat, len(rep.Matches), changed, rep.ExpectedPerMatch.Mean, intervalOf(rep.ExpectedPerMatch), rep.Strategy,
+			rep.RecordedExpected.Mean, intervalOf(rep.RecordedExpected))
+		return err
 	}
 	var pool []arena.Entry
 	var poolRef *arena.PoolRef
@@ -198,6 +232,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+func intervalOf(e arena.Estimate) string { return fmt.Sprintf("[%.3f, %.3f]", e.Low, e.High) }
 
 // named is the entry of the ready strategy name.
 func named(name string) arena.Entry {

@@ -7,10 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentleague/league/player"
+	"github.com/agentleague/league/player/arena"
 	"github.com/agentleague/league/player/strategies"
 )
 
@@ -269,5 +272,25 @@ func TestAPinnedPoolGoesIntoTheReportWithItsHashAndSeed(t *testing.T) {
 	}
 	if !strings.Contains(text.String(), "pinned pool field, sha256 "+report.Pool.SHA256) || !strings.Contains(text.String(), "seed 7") {
 		t.Errorf("the verdict does not carry the pool:\n%s", text.String())
+	}
+}
+
+func TestAStrategyReplaysASeatOfARecordedLeague(t *testing.T) {
+	root := t.TempDir()
+	var stdout, stderr strings.Builder
+	if _, err := arena.Run(context.Background(), arena.Config{Rounds: 1, League: true, DataRoot: root, MoveTimeout: 5 * time.Second,
+		Entries: []arena.Entry{arena.Ready("always_even"), arena.Ready("always_odd"), arena.Ready("random"), arena.Ready("history")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(context.Background(), []string{"-replay", root + "/league_1", "-seat", "P02", "always_odd"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	first := strings.SplitN(stdout.String(), "\n", 2)[0]
+	if !regexp.MustCompile(`^with always_odd you would have had (\d+) points, rank (\d) of 4 \(the seat had (\d+), rank (\d)\)$`).MatchString(first) ||
+		!strings.Contains(stdout.String(), "0 with another result") {
+		t.Errorf("replay:\n%s", stdout.String())
+	}
+	if err := run(context.Background(), []string{"-replay", root + "/league_1", "history"}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "-seat") {
+		t.Errorf("a replay without a seat: %v", err)
 	}
 }
