@@ -40,8 +40,8 @@
 // the data root holds several.
 //
 // -pool FILE adds the opponents of a pinned pool (JSON: ready strategies
-// with their parameters and seeds, players by URL; see arena.Pool) to
-// either mode; the report and the verdict carry the pool's SHA-256 and the
+// with their parameters and seeds, players by URL, seats of recorded
+// leagues for a comparison; see arena.Pool); the report and the verdict carry the pool's SHA-256 and the
 // seed (the pool's unless -seed is given), so that a rerun is exact.
 //
 // An entry whose player answered with its fallback (the strategy failed,
@@ -147,6 +147,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var pool []arena.Entry
+	var recorded []arena.RecordedSeat
 	var poolRef *arena.PoolRef
 	if *poolFile != "" {
 		p, err := arena.ReadPool(*poolFile)
@@ -156,7 +157,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if pool, err = p.Entries(llm.ByName); err != nil {
 			return err
 		}
-		poolRef = p.Ref()
+		poolRef, recorded = p.Ref(), p.Recorded()
 		seedSet := false
 		fs.Visit(func(f *flag.Flag) { seedSet = seedSet || f.Name == "seed" })
 		if p.Seed != 0 && !seedSet {
@@ -177,7 +178,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		for _, u := range players {
 			opponents = append(opponents, arena.Remote(u))
 		}
-		cc := arena.CompareConfig{Candidate: entryOf(*candidate), Baseline: entryOf(*baseline), Pool: append(opponents, pool...), PoolRef: poolRef,
+		cc := arena.CompareConfig{Candidate: entryOf(*candidate), Baseline: entryOf(*baseline), Pool: append(opponents, pool...), Recorded: recorded, PoolRef: poolRef,
 			Alpha: *alpha, Beta: *beta, Delta: *delta, MaxMatches: *maxMatches, Seed: *seed, BaselineSeed: *baselineSeed,
 			MoveTimeout: *moveTimeout}
 		var progress *progressLine
@@ -194,6 +195,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return v.WriteJSON(stdout)
 		}
 		return v.WriteText(stdout)
+	}
+	if len(recorded) > 0 {
+		return errors.New("the pool's recorded leagues are opponents for a comparison (-candidate, -baseline) or a replay (-replay), not for a round-robin")
 	}
 	cfg := arena.Config{Rounds: *rounds, Seed: *seed, League: *league, MoveTimeout: *moveTimeout, Parallel: *parallel, PoolRef: poolRef}
 	for _, name := range fs.Args() {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/referee"
 )
 
@@ -69,6 +70,12 @@ type CompareConfig struct {
 	// not Strategy (a Strategy value is shared by both copies). A URL
 	// opponent is one player both sides play: it sees both series.
 	Pool []Entry
+	// Recorded are seats of finished leagues, also a pool: each side
+	// takes the seat in turn, against the recorded choices and numbers
+	// (see [Replay]), before any round of Pool; the verdict may come
+	// from them alone, or be inconclusive when they run out without
+	// Pool.
+	Recorded []RecordedSeat
 	// PoolRef names the pinned pool the opponents come from, for the
 	// verdict (see [Pool]). Optional.
 	PoolRef *PoolRef
@@ -100,6 +107,14 @@ type CompareConfig struct {
 	Logger          *slog.Logger
 	// Progress, when set, is called after each round of the pool.
 	Progress func(CompareProgress)
+}
+
+// RecordedSeat is a seat of a finished league (see [ReplayConfig]).
+type RecordedSeat struct {
+	// DataRoot, LeagueID and Seat are as in [ReplayConfig].
+	DataRoot string `json:"data_root"`
+	LeagueID string `json:"league_id,omitempty"`
+	Seat     string `json:"seat"`
 }
 
 // CompareProgress is how far a [Compare] is.
@@ -254,7 +269,7 @@ func intervalPrec(e Estimate, prec int) string {
 // withDefaults checks the configuration and fills in the defaults.
 func (cc CompareConfig) withDefaults() (CompareConfig, Config, error) {
 	var problems []string
-	if len(cc.Pool) == 0 {
+	if len(cc.Pool) == 0 && len(cc.Recorded) == 0 {
 		problems = append(problems, "a comparison needs a pool of opponents that both the candidate and the baseline play: "+
 			"against each other they expect the same points in every match, so a head-to-head cannot say which is better")
 	}
@@ -270,6 +285,11 @@ func (cc CompareConfig) withDefaults() (CompareConfig, Config, error) {
 		problems = append(problems, "MaxMatches and MinMatches cannot be negative")
 	}
 	// The pool and the two sides must make a valid Config.
+	for i, r := range cc.Recorded {
+		if r.DataRoot == "" || r.Seat == "" {
+			problems = append(problems, fmt.Sprintf("recorded seat %d needs a data root and a seat", i+1))
+		}
+	}
 	cfg := Config{Entries: append([]Entry{cc.Candidate, cc.Baseline}, cc.Pool...), Rounds: 1, Seed: cc.Seed,
 		GameType: cc.GameType, Rules: cc.Rules, MoveTimeout: cc.MoveTimeout, JoinTimeout: cc.JoinTimeout,
 		GameOverTimeout: cc.GameOverTimeout, Parallel: 1, HTTPClient: cc.HTTPClient, Logger: cc.Logger}
@@ -332,8 +352,9 @@ func newSide(cfg Config, names []string, subjectSeed uint64) (*side, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The recorder's last place stands for the recorded leagues' opponents.
 	return &side{cfg: cfg, seats: seats, close: closeAll, records: make([]leaguesdk.PlayerRecord, len(seats)),
-		rec: newRecorder(len(seats)), expect: newExpecter(cfg.Rules)}, nil
+		rec: newRecorder(len(seats) + 1), expect: newExpecter(cfg.Rules)}, nil
 }
 
 // playRound plays the subject against every opponent once, in order, and
@@ -366,6 +387,29 @@ func (s *side) playRound(ctx context.Context, round int) ([]played, error) {
 		out[j-1] = p
 	}
 	return out, nil
+}
+
+// addReplay counts the subject's replayed matches of a recorded league.
+func (s *side) addReplay(r *ReplayReport) {
+	other := len(s.seats)
+	for _, m := range r.Matches {
+		p := played{players: [2]int{0, other}, points: [2]int{m.Points}, expected: [2]float64{m.Expected}, hasExpected: s.expect != nil, differ: -1}
+		switch m.Points {
+		case 3:
+			p.result[0] = player.Win
+		case 1:
+			p.result[0] = player.Draw
+		default:
+			p.result[0] = player.Loss
+		}
+		if m.Choice != "" && m.OpponentChoice != "" {
+			p.differ = 0
+			if m.Choice != m.OpponentChoice {
+				p.differ = 1
+			}
+		}
+		s.rec.add(p)
+	}
 }
 
 // subject returns what the side's subject earned.
@@ -463,7 +507,53 @@ func Compare(ctx context.Context, cc CompareConfig) (*Verdict, error) {
 	}
 	test := newSPRT(cc.Alpha, cc.Beta, cc.Delta)
 	result := Inconclusive
-	for round := 0; test.d.n < cc.MaxMatches; round++ {
+	// decide applies the test; last says no match follows, when the
+	// minimum does not hold.
+	decide := func(last bool) bool {
+		llr := test.llr()
+		if cc.Progress != nil {
+			cc.Progress(CompareProgress{Matches: test.d.n, LLR: llr, Lower: test.lower, Upper: test.upper, Elapsed: time.Since(start)})
+		}
+		switch {
+		case test.d.n < cc.MinMatches && !last:
+		case llr >= test.upper:
+			result = Better
+		case llr <= test.lower:
+			result = NotBetter
+		}
+		return result != Inconclusive
+	}
+	decided := false
+	for ri, r := range cc.Recorded {
+		if decided || test.d.n >= cc.MaxMatches {
+			break
+		}
+		var reps [2]*ReplayReport
+		for k := range 2 {
+			seed := cc.Seed
+			if k == 1 {
+				seed = cc.BaselineSeed
+			}
+			e := cfg.Entries[k]
+			e.Name = names[k]
+			if reps[k], err = Replay(ctx, ReplayConfig{DataRoot: r.DataRoot, LeagueID: r.LeagueID, Seat: r.Seat, Entry: e, Seed: seed,
+				Rules: cfg.Rules, MoveTimeout: cfg.MoveTimeout, Logger: cfg.Logger}); err != nil {
+				return nil, err
+			}
+			sides[k].addReplay(reps[k])
+		}
+		pool = append(pool, "league "+reps[0].LeagueID+" seat "+r.Seat)
+		for j := range reps[0].Matches {
+			a, b := reps[0].Matches[j], reps[1].Matches[j]
+			if measure == MeasureExpected {
+				test.d.add(a.Expected - b.Expected)
+			} else {
+				test.d.add(float64(a.Points - b.Points))
+			}
+		}
+		decided = decide(ri == len(cc.Recorded)-1 && len(cc.Pool) == 0)
+	}
+	for round := 0; !decided && len(cc.Pool) > 0 && test.d.n < cc.MaxMatches; round++ {
 		var res [2][]played
 		var errs [2]error
 		var wg sync.WaitGroup
@@ -481,21 +571,7 @@ func Compare(ctx context.Context, cc CompareConfig) (*Verdict, error) {
 		for j := range res[0] {
 			test.d.add(res[0][j].score(measure) - res[1][j].score(measure))
 		}
-		llr := test.llr()
-		if cc.Progress != nil {
-			cc.Progress(CompareProgress{Matches: test.d.n, LLR: llr, Lower: test.lower, Upper: test.upper, Elapsed: time.Since(start)})
-		}
-		if test.d.n < cc.MinMatches {
-			continue
-		}
-		if llr >= test.upper {
-			result = Better
-			break
-		}
-		if llr <= test.lower {
-			result = NotBetter
-			break
-		}
+		decided = decide(false)
 	}
 	return &Verdict{Candidate: sides[0].subject(names[0]), Baseline: sides[1].subject(names[1]), Opponents: pool,
 		Result: result, Measure: measure, Difference: test.d.estimate(), Matches: test.d.n,

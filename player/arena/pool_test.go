@@ -52,7 +52,7 @@ func TestAPoolHashesItsContentNotItsLayout(t *testing.T) {
 func TestABadPoolIsRefusedWithItsProblems(t *testing.T) {
 	for text, want := range map[string]string{
 		`{"opponents": []}`: "no opponents",
-		`{"opponents": [{"strategy": "random", "url": "http://127.0.0.1:1/mcp"}]}`: "exactly one of strategy and url",
+		`{"opponents": [{"strategy": "random", "url": "http://127.0.0.1:1/mcp"}]}`: "exactly one of strategy, url and league",
 		`{"opponents": [{"strategy": "history", "params": {"p_even": 1}}]}`:        `history takes no parameter "p_even"`,
 		`{"opponents": [{"strategy": "random"}], "rounds": 3}`:                     `unknown field "rounds"`,
 	} {

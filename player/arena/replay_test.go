@@ -2,9 +2,12 @@ package arena_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,6 +115,57 @@ func TestReplayingARecordedLeagueReproducesItsDeterministicSeats(t *testing.T) {
 	line := fmt.Sprintf("with always_odd you would have had %d points, rank %d of 20 (the seat had %d, rank %d)", sum, rep.Rank, rep.RecordedPoints, rep.RecordedRank)
 	if rep.Points != sum || rep.String() != line {
 		t.Errorf("replay %q, want %q", rep, line)
+	}
+
+	// A recorded league is a pool for a comparison: both sides take the
+	// seat, and the differences are those of their replays.
+	cand, err := arena.Replay(context.Background(), arena.ReplayConfig{DataRoot: root, Seat: "P05", Entry: arena.Entry{Name: "contrary", Strategy: contrary}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := arena.Replay(context.Background(), arena.ReplayConfig{DataRoot: root, Seat: "P05", Entry: arena.Ready("always_even")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := compare(t, arena.CompareConfig{Candidate: arena.Entry{Name: "contrary", Strategy: contrary}, Baseline: arena.Ready("always_even"),
+		Recorded: []arena.RecordedSeat{{DataRoot: root, Seat: "P05"}}})
+	if v.Matches != 19 || len(v.Opponents) != 1 || !strings.Contains(v.Opponents[0], "seat P05") ||
+		*v.Candidate.ExpectedPerMatch != cand.ExpectedPerMatch || *v.Baseline.ExpectedPerMatch != base.ExpectedPerMatch ||
+		math.Abs(v.Difference.Mean-(cand.ExpectedPerMatch.Mean-base.ExpectedPerMatch.Mean)) > 1e-12 {
+		t.Errorf("verdict %s: %+v; replays: %+v and %+v", v, v, cand.ExpectedPerMatch, base.ExpectedPerMatch)
+	}
+
+	// A pool naming the league hashes its recorded matches too.
+	dir := t.TempDir()
+	poolPath := filepath.Join(dir, "pool.json")
+	rel, _ := filepath.Rel(dir, root)
+	if err := os.WriteFile(poolPath, []byte(`{"opponents": [{"league": {"data_root": "`+filepath.ToSlash(rel)+`", "seat": "P05"}}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := arena.ReadPool(poolPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := pool.Recorded(); len(r) != 1 || r[0].DataRoot != root {
+		t.Fatalf("the pool's recorded seats %+v, want the league at %s", r, root)
+	}
+	before := pool.Hash()
+	files, _ := filepath.Glob(filepath.Join(root, "data", "matches", "*", "*.json"))
+	b, _ := os.ReadFile(files[0])
+	var transcript map[string]any
+	if err := json.Unmarshal(b, &transcript); err != nil {
+		t.Fatal(err)
+	}
+	result := transcript["result"].(map[string]any)
+	result["drawn_number"] = result["drawn_number"].(float64) + 1
+	if b, err = json.Marshal(transcript); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(files[0], b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if pool.Hash() == before {
+		t.Errorf("a recorded number changed and the pool's hash did not (%s)", files[0])
 	}
 
 	var ce *arena.ConfigError
