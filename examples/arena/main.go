@@ -20,6 +20,8 @@
 //	-json | -csv  print the report as JSON or CSV instead of tables (one of them)
 //	-strict       exit with an error when an entry fell back on more than a tenth of its moves
 //	-quiet        no progress line on stderr
+//	-cassette FILE  record the model strategies' answers, keyed by what they were asked, and play them back on a rerun
+//	-stable       leave times out of the report, so that a rerun prints the same bytes
 //
 // With -candidate A -baseline B, the arguments (and -player URLs) are a
 // pool of opponents: A and B each play the pool on the same random
@@ -59,6 +61,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -109,6 +112,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	replay := fs.String("replay", "", "the data root of a finished league: put the strategy the argument names in -seat's place, against the recorded choices and numbers")
 	seat := fs.String("seat", "", "with -replay: the player id whose seat the strategy takes")
 	leagueID := fs.String("league-id", "", "with -replay: the league, when the data root holds several")
+	cassettePath := fs.String("cassette", "", "record the model strategies' answers in this file, keyed by what they were asked, and play them back on a rerun")
+	stable := fs.Bool("stable", false, "leave out of the report what changes from run to run (times, answer times), so that a rerun prints the same bytes")
 	poolFile := fs.String("pool", "", "a pinned pool of opponents (JSON): its entries join the arguments', its hash and seed go into the report")
 	baselineSeed := fs.Uint64("baseline-seed", 0, "with -candidate: the seed of the baseline's own random source (default -seed: both draw the same numbers)")
 	fs.Usage = func() {
@@ -121,6 +126,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if *asJSON && *asCSV {
 		return errors.New("-json and -csv cannot be used together: choose one output format")
+	}
+	var models *http.Client
+	if *cassettePath != "" {
+		c, err := llm.OpenCassette(*cassettePath, nil)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			_ = c.Close()
+			if !*quiet {
+				fmt.Fprintf(stderr, "arena: cassette %s: %d answers played back, %d asked of the model\n", *cassettePath, c.Played(), c.Asked())
+			}
+		}()
+		models = c.Client()
+	}
+	named := func(name string) arena.Entry {
+		return arena.Entry{Name: name, NewStrategy: func(r io.Reader) (player.Strategy, error) {
+			s, err := llm.ByName(name, r)
+			if err != nil || models == nil {
+				return s, err
+			}
+			return llm.WithClient(s, models), nil
+		}}
+	}
+	entryOf := func(s string) arena.Entry {
+		if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
+			return arena.Remote(s)
+		}
+		return named(s)
 	}
 	if *replay != "" {
 		if fs.NArg() != 1 || *seat == "" {
@@ -191,6 +225,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if *stable {
+			v.Stable()
+		}
 		if *asJSON {
 			return v.WriteJSON(stdout)
 		}
@@ -217,6 +254,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *stable {
+		report.Stable()
+	}
 	switch {
 	case *asJSON:
 		err = report.WriteJSON(stdout)
@@ -238,19 +278,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 func intervalOf(e arena.Estimate) string { return fmt.Sprintf("[%.3f, %.3f]", e.Low, e.High) }
-
-// named is the entry of the ready strategy name.
-func named(name string) arena.Entry {
-	return arena.Entry{Name: name, NewStrategy: func(r io.Reader) (player.Strategy, error) { return llm.ByName(name, r) }}
-}
-
-// entryOf is the entry of a ready strategy, or of a player at a URL.
-func entryOf(s string) arena.Entry {
-	if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
-		return arena.Remote(s)
-	}
-	return named(s)
-}
 
 // progressLine shows how far the run is on one line, at most ten times a
 // second.

@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -294,3 +298,54 @@ func TestAStrategyReplaysASeatOfARecordedLeague(t *testing.T) {
 		t.Errorf("a replay without a seat: %v", err)
 	}
 }
+
+// A model strategy against a stand-in model server, with a cassette: the
+// first run asks the model and records its answers, the second asks it
+// nothing and prints the same report, tokens included.
+func TestACassetteReplaysTheModelsAnswers(t *testing.T) {
+	for _, v := range []string{"LEAGUE_CHAT_BASE_URL", "OLLAMA_HOST", "OPENAI_API_KEY", "LEAGUE_CHAT_API_KEY"} {
+		t.Setenv(v, "")
+	}
+	var requests atomic.Int64
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		body, _ := io.ReadAll(r.Body)
+		// An answer that follows the question: odd when the prompt
+		// counts more even choices than odd ones.
+		answer := "even"
+		if m := regexp.MustCompile(`chose even (\d+) times and odd (\d+) times`).FindSubmatch(body); m != nil && atoi(m[1]) > atoi(m[2]) {
+			answer = "odd"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "stand-in",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": answer}}},
+			"usage":   map[string]any{"prompt_tokens": 120, "completion_tokens": 2, "total_tokens": 122}})
+	}))
+	defer model.Close()
+	t.Setenv("OPENAI_BASE_URL", model.URL+"/v1")
+	t.Setenv("LEAGUE_CHAT_MODEL", "stand-in")
+	cassette := filepath.Join(t.TempDir(), "answers.jsonl")
+	args := []string{"-quiet", "-stable", "-cassette", cassette, "-rounds", "15", "llm_chat", "always_even", "history"}
+	var first, second, stderr strings.Builder
+	if err := run(context.Background(), args, &first, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	asked := requests.Load()
+	if asked != 30 {
+		t.Fatalf("the first run asked the model %d times, want 30 (one a move)", asked)
+	}
+	if !strings.Contains(first.String(), "tokens in/out") || !strings.Contains(first.String(), "3600/60") {
+		t.Errorf("the report does not give the model's tokens:\n%s", first.String())
+	}
+	if err := run(context.Background(), args, &second, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if n := requests.Load() - asked; n != 0 {
+		t.Errorf("the second run asked the model %d times, want 0", n)
+	}
+	if first.String() != second.String() {
+		t.Errorf("the reports differ:\n%s\n%s", first.String(), second.String())
+	}
+}
+
+func atoi(b []byte) int { n, _ := strconv.Atoi(string(b)); return n }

@@ -80,7 +80,7 @@ func TestTheSameSeedGivesTheSameReport(t *testing.T) {
 			arena.Ready("always_even"), {Name: "biased", NewStrategy: biased(0.7)}}}
 	}
 	strip := func(r *arena.Report) string {
-		r.Elapsed = 0
+		r.Stable()
 		var b strings.Builder
 		if err := r.WriteJSON(&b); err != nil {
 			t.Fatal(err)
@@ -292,5 +292,31 @@ func TestExpectedPointsTakeTheDrawOut(t *testing.T) {
 	}
 	if r.RatingMethod != arena.RatingMethodExpected {
 		t.Errorf("rating method %q", r.RatingMethod)
+	}
+}
+
+// The report says how long each player took to answer, against the
+// deadline: a strategy that thinks 20 ms answers in no less.
+func TestTheReportGivesTheAnswerTimesAgainstTheDeadline(t *testing.T) {
+	slow := player.StrategyFunc(func(context.Context, player.ParityCall) (leaguesdk.Parity, error) {
+		time.Sleep(20 * time.Millisecond)
+		return leaguesdk.Odd, nil
+	})
+	r := run(t, arena.Config{Rounds: 10, MoveTimeout: 2 * time.Second, Entries: []arena.Entry{{Name: "slow", Strategy: slow}, arena.Ready("always_even")}})
+	s, fast := standing(t, r, "slow"), standing(t, r, "always_even")
+	if l := s.Latency; l == nil || l.P50 < 20*time.Millisecond || l.P99 < l.P50 || l.Max < l.P99 || l.Deadline != 2*time.Second {
+		t.Errorf("slow's answer times %+v, want a median of 20 ms or more against 2 s", s.Latency)
+	}
+	if l := fast.Latency; l == nil || l.P50 >= s.Latency.P50 {
+		t.Errorf("always_even's answer times %+v, want faster than slow's %+v", fast.Latency, s.Latency)
+	}
+	var b strings.Builder
+	if err := r.WriteTable(&b); err != nil || !strings.Contains(b.String(), "answer p50/p99/max") || !strings.Contains(b.String(), "ms of 2s") {
+		t.Errorf("the table does not show the answer times:\n%s", b.String())
+	}
+	r.Stable()
+	b.Reset()
+	if err := r.WriteTable(&b); err != nil || strings.Contains(b.String(), "answer p50") || strings.Contains(b.String(), "matches/s") {
+		t.Errorf("a stable table shows times:\n%s", b.String())
 	}
 }

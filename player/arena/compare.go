@@ -137,10 +137,13 @@ type Side struct {
 	PointsPerMatch   Estimate  `json:"points_per_match"`
 	ExpectedPerMatch *Estimate `json:"expected_points_per_match,omitempty"`
 	DifferRate       *Estimate `json:"differ_rate,omitempty"`
-	// TechnicalLosses, Moves and Fallbacks are as in [Standing].
-	TechnicalLosses int   `json:"technical_losses"`
-	Moves           int64 `json:"moves"`
-	Fallbacks       int64 `json:"fallbacks"`
+	// TechnicalLosses, Moves, Fallbacks, Latency and Tokens are as in
+	// [Standing].
+	TechnicalLosses int      `json:"technical_losses"`
+	Moves           int64    `json:"moves"`
+	Fallbacks       int64    `json:"fallbacks"`
+	Latency         *Latency `json:"latency,omitempty"`
+	Tokens          *Tokens  `json:"tokens,omitempty"`
 }
 
 // Verdict is what a [Compare] concluded.
@@ -208,6 +211,13 @@ func (v *Verdict) String() string {
 	return b.String()
 }
 
+// Stable leaves out of the verdict what changes from one run to the next
+// however reproducible the run (how long it took, the answer times), so
+// that two runs with the same seeds print the same bytes.
+func (v *Verdict) Stable() {
+	v.Elapsed, v.Candidate.Latency, v.Baseline.Latency = 0, nil, nil
+}
+
 // WriteJSON writes the verdict as indented JSON.
 func (v *Verdict) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
@@ -237,8 +247,20 @@ func (v *Verdict) WriteText(w io.Writer) error {
 	if v.Pool != nil {
 		fmt.Fprintf(&b, "  pinned pool %s, sha256 %s\n", v.Pool.Name, v.Pool.SHA256)
 	}
-	fmt.Fprintf(&b, "  seed %d, baseline seed %d · LLR %.2f within [%.2f, %.2f] · %s\n", v.Seed, v.BaselineSeed, v.LLR, v.Lower, v.Upper,
-		v.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(&b, "  seed %d, baseline seed %d · LLR %.2f within [%.2f, %.2f]", v.Seed, v.BaselineSeed, v.LLR, v.Lower, v.Upper)
+	if v.Elapsed > 0 {
+		fmt.Fprintf(&b, " · %s", v.Elapsed.Round(time.Millisecond))
+	}
+	b.WriteString("\n")
+	for _, s := range []Side{v.Candidate, v.Baseline} {
+		if l := s.Latency; l != nil {
+			fmt.Fprintf(&b, "  %s answered in %s/%s/%s ms (p50/p99/max) of %s", s.Name, ms(l.P50), ms(l.P99), ms(l.Max), l.Deadline)
+			if k := s.Tokens; k != nil {
+				fmt.Fprintf(&b, ", %d/%d tokens in/out", k.Prompt, k.Answer)
+			}
+			b.WriteString("\n")
+		}
+	}
 	b.WriteString("\nBoth sides played the same opponents, built from the same seeds, on the same drawn numbers, in the same order; " +
 		"the test is a sequential probability ratio test on the per-match differences")
 	if v.Measure == MeasureExpected {
@@ -422,10 +444,9 @@ func (s *side) subject(name string) Side {
 	if t.differ.n > 0 {
 		out.DifferRate = ptr(t.differ.estimate())
 	}
-	if a := s.seats[0].agent; a != nil {
-		d := a.Decisions()
-		out.Moves, out.Fallbacks = d.Made, d.Fallbacks
-	}
+	m := newRecorder(1)
+	m.measured(0, s.seats[0], s.cfg.MoveTimeout)
+	out.Moves, out.Fallbacks, out.Latency, out.Tokens = m.decisions[0].Made, m.decisions[0].Fallbacks, m.latency[0], m.tokens[0]
 	return out
 }
 

@@ -36,18 +36,23 @@ func (r *Report) WriteTable(w io.Writer) error {
 		rate = float64(r.Matches) / r.Elapsed.Seconds()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s · %d entries · %d rounds · %d matches · seed %d · %s · %s (%.0f matches/s)\n",
-		r.GameType, len(r.Standings), r.Rounds, r.Matches, r.Seed, mode, r.Elapsed.Round(time.Millisecond), rate)
+	fmt.Fprintf(&b, "%s · %d entries · %d rounds · %d matches · seed %d · %s", r.GameType, len(r.Standings), r.Rounds, r.Matches, r.Seed, mode)
+	if r.Elapsed > 0 {
+		fmt.Fprintf(&b, " · %s (%.0f matches/s)", r.Elapsed.Round(time.Millisecond), rate)
+	}
+	b.WriteString("\n")
 	if r.Pool != nil {
 		fmt.Fprintf(&b, "pool %s · sha256 %s\n", r.Pool.Name, r.Pool.SHA256)
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	gain := len(r.Standings) > 0 && r.Standings[0].Gain != nil
-	expected, differ := false, false
+	expected, differ, latency, tokens := false, false, false, false
 	for _, s := range r.Standings {
 		expected = expected || s.ExpectedPerMatch != nil
 		differ = differ || s.DifferRate != nil
+		latency = latency || s.Latency != nil
+		tokens = tokens || s.Tokens != nil
 	}
 	head := "rank\tentry\tplayed\twon\tdrawn\tlost\tpoints\trealised/match\t95% interval\t"
 	if expected {
@@ -59,7 +64,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if gain {
 		head += "vs random\t"
 	}
-	fmt.Fprintln(tw, head+"rating\tfallbacks\t")
+	head += "rating\tfallbacks\t"
+	if latency {
+		head += "answer p50/p99/max\t"
+	}
+	if tokens {
+		head += "tokens in/out\t"
+	}
+	fmt.Fprintln(tw, head)
 	for k, s := range r.Standings {
 		lost := strconv.Itoa(s.Losses)
 		if s.TechnicalLosses > 0 {
@@ -84,7 +96,22 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if gain {
 			line += fmt.Sprintf("%+.3f ± %.3f\t", s.Gain.Mean, (s.Gain.High-s.Gain.Low)/2)
 		}
-		fmt.Fprintln(tw, line+fmt.Sprintf("%.0f\t%s\t", s.Rating, fallbacks(s)))
+		line += fmt.Sprintf("%.0f\t%s\t", s.Rating, fallbacks(s))
+		if latency {
+			if l := s.Latency; l != nil {
+				line += fmt.Sprintf("%s/%s/%s ms of %s\t", ms(l.P50), ms(l.P99), ms(l.Max), l.Deadline)
+			} else {
+				line += "—\t"
+			}
+		}
+		if tokens {
+			if k := s.Tokens; k != nil {
+				line += fmt.Sprintf("%d/%d\t", k.Prompt, k.Answer)
+			} else {
+				line += "—\t"
+			}
+		}
+		fmt.Fprintln(tw, line)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -135,6 +162,12 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "Fallbacks: the moves the player answered with its fallback because the strategy failed or was late; "+
 		"! marks more than %.0f %% of the moves, where the results are mostly the fallback's.\n", 100*FallbackLimit)
+	if latency {
+		b.WriteString("Answer: how long the player took from a move call to its answer (median, 99th percentile, longest) against the call's deadline.\n")
+	}
+	if tokens {
+		b.WriteString("Tokens: those of the model's prompts and answers, as its SDK reported them.\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -146,6 +179,21 @@ func (h HeadToHead) points() float64 {
 		return h.ExpectedPerMatch.Mean
 	}
 	return h.PointsPerMatch.Mean
+}
+
+// ms formats a latency in milliseconds, to three significant digits.
+func ms(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'g', 3, 64)
+}
+
+// Stable leaves out of the report what changes from one run to the next
+// however reproducible the run (how long it took, the players' answer
+// times), so that two runs with the same seed print the same bytes.
+func (r *Report) Stable() {
+	r.Elapsed = 0
+	for i := range r.Standings {
+		r.Standings[i].Latency = nil
+	}
 }
 
 func interval(e Estimate) string { return fmt.Sprintf("[%.3f, %.3f]", e.Low, e.High) }

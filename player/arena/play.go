@@ -34,6 +34,23 @@ type seat struct {
 	observer bool              // agent's strategy is a player.StandingsObserver
 	url      string            // over HTTP
 	client   *leaguesdk.Client // over HTTP
+	strategy player.Strategy   // in process
+
+	mu      sync.Mutex
+	latency []time.Duration // of each move call, call to answer
+}
+
+// timed records the time a move call took.
+func (s *seat) timed(d time.Duration) {
+	s.mu.Lock()
+	s.latency = append(s.latency, d)
+	s.mu.Unlock()
+}
+
+// usage is a strategy that counts the tokens of its model's answers, as
+// those of package strategies/llm do.
+type usage interface {
+	Usage() (prompt, answer int64)
 }
 
 // deliverer is the in-process hook of a player.Agent's handler: it hands a
@@ -114,6 +131,7 @@ func newSeatsSeeded(cfg Config, names []string, seedOf func(i int) uint64) ([]*s
 			return nil, nil, err
 		}
 		_, s.observer = strategy.(player.StandingsObserver)
+		s.strategy = strategy
 		s.agent, err = player.New(player.Config{
 			Name: names[i], ID: s.id,
 			// An arena player is not registered with a manager; it
@@ -359,6 +377,7 @@ func (m *matchPlay) move(ctx context.Context, i int, mv referee.MoveRequest) (st
 				YourStandings: m.standings[i]},
 			Deadline: m.deadline(now)}
 		r, err := ask[leaguesdk.ChooseParityResponse](ctx, s, call, m.cfg.MoveTimeout)
+		s.timed(time.Since(now))
 		if err != nil {
 			return "", err
 		}
@@ -369,6 +388,7 @@ func (m *matchPlay) move(ctx context.Context, i int, mv referee.MoveRequest) (st
 		MoveRequest: leaguesdk.MoveRequest{MoveType: mv.MoveType, ValidOptions: mv.ValidOptions, Context: mv.Context},
 		Deadline:    m.deadline(now)}
 	r, err := ask[leaguesdk.GameMoveResponse](ctx, s, call, m.cfg.MoveTimeout)
+	s.timed(time.Since(now))
 	if err != nil {
 		return "", err
 	}
@@ -483,9 +503,7 @@ func runArena(ctx context.Context, cfg Config, names []string, start time.Time) 
 		}
 	}
 	for i, s := range seats {
-		if s.agent != nil {
-			rec.decided(i, s.agent.Decisions())
-		}
+		rec.measured(i, s, cfg.MoveTimeout)
 	}
 	return rec, nil
 }

@@ -81,7 +81,7 @@ func TestAVerdictAgainstAPinnedPoolRerunsExactly(t *testing.T) {
 		if v.Pool == nil || v.Pool.SHA256 != p.Hash() || v.Seed != 7 {
 			t.Errorf("verdict %+v does not carry the pool's hash and seed", v)
 		}
-		v.Elapsed = 0
+		v.Stable()
 		var b strings.Builder
 		if err := v.WriteJSON(&b); err != nil {
 			t.Fatal(err)

@@ -75,6 +75,13 @@ type Standing struct {
 	// arena cannot see into.
 	Moves     int64 `json:"moves"`
 	Fallbacks int64 `json:"fallbacks"`
+	// Latency is how long its player took to answer a move call, from the
+	// call to the answer, against the deadline; nil in League mode.
+	Latency *Latency `json:"latency,omitempty"`
+	// Tokens are those its model's answers reported, for a strategy that
+	// counts them (a method Usage() (prompt, answer int64), as the model
+	// strategies of package strategies/llm have); nil otherwise.
+	Tokens *Tokens `json:"tokens,omitempty"`
 	// Flagged is set when the entry fell back on more than [FallbackLimit]
 	// of its moves: its results are largely its fallback's, not its
 	// strategy's. The Report's Warnings say so.
@@ -82,6 +89,24 @@ type Standing struct {
 	// Against holds the entry's head-to-head record against every other
 	// entry, in the order of the [Report]'s Standings.
 	Against []HeadToHead `json:"against"`
+}
+
+// Latency sums up the time an entry's player took to answer its move
+// calls.
+type Latency struct {
+	// P50, P99 and Max are the median, the 99th percentile and the
+	// longest; Deadline is the move calls' deadline ([Config.MoveTimeout]).
+	P50      time.Duration `json:"p50_ns"`
+	P99      time.Duration `json:"p99_ns"`
+	Max      time.Duration `json:"max_ns"`
+	Deadline time.Duration `json:"deadline_ns"`
+}
+
+// Tokens counts the tokens of a model strategy's answers, as its SDK
+// reported them.
+type Tokens struct {
+	Prompt int64 `json:"prompt"`
+	Answer int64 `json:"answer"`
 }
 
 // HeadToHead is one entry's record against one opponent.
@@ -247,10 +272,13 @@ type recorder struct {
 	tallies   []tally
 	pairs     [][]pair
 	decisions []player.Decisions // by entry; zero for URL entries
+	latency   []*Latency         // by entry; nil when not measured
+	tokens    []*Tokens          // by entry; nil when not counted
 }
 
 func newRecorder(n int) *recorder {
-	r := &recorder{n: n, tallies: make([]tally, n), pairs: make([][]pair, n), decisions: make([]player.Decisions, n)}
+	r := &recorder{n: n, tallies: make([]tally, n), pairs: make([][]pair, n), decisions: make([]player.Decisions, n),
+		latency: make([]*Latency, n), tokens: make([]*Tokens, n)}
 	for i := range n {
 		r.tallies[i].ppm = moments{low: 0, top: 3}
 		r.tallies[i].exp = moments{low: 0, top: 3}
@@ -300,6 +328,27 @@ func (r *recorder) add(p played) {
 func (r *recorder) decided(i int, d player.Decisions) {
 	r.decisions[i].Made += d.Made
 	r.decisions[i].Fallbacks += d.Fallbacks
+}
+
+// measured adds what seat s of entry i measured: its player's decisions,
+// the latency of its move calls, its strategy's tokens.
+func (r *recorder) measured(i int, s *seat, deadline time.Duration) {
+	if s.agent != nil {
+		r.decided(i, s.agent.Decisions())
+	}
+	if u, ok := s.strategy.(usage); ok {
+		p, a := u.Usage()
+		r.tokens[i] = &Tokens{Prompt: p, Answer: a}
+	}
+	s.mu.Lock()
+	ds := slices.Clone(s.latency)
+	s.mu.Unlock()
+	if len(ds) == 0 {
+		return
+	}
+	slices.Sort(ds)
+	at := func(q float64) time.Duration { return ds[min(len(ds)-1, int(math.Ceil(q*float64(len(ds))))-1)] }
+	r.latency[i] = &Latency{P50: at(0.5), P99: at(0.99), Max: ds[len(ds)-1], Deadline: deadline}
 }
 
 // records returns each entry's record so far, as a referee sends it.
@@ -383,7 +432,7 @@ func (r *recorder) report(cfg Config, names []string, elapsed time.Duration) *Re
 		t, d := r.tallies[i], r.decisions[i]
 		s := Standing{Name: names[i], URL: cfg.Entries[i].URL, Played: t.played, Wins: t.wins, Draws: t.draws, Losses: t.losses,
 			TechnicalLosses: t.technical, Points: t.points, PointsPerMatch: t.ppm.estimate(), Rating: ratings[i],
-			Moves: d.Made, Fallbacks: d.Fallbacks}
+			Moves: d.Made, Fallbacks: d.Fallbacks, Latency: r.latency[i], Tokens: r.tokens[i]}
 		if s.FallbackShare() > FallbackLimit {
 			s.Flagged = true
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s fell back on %d of its %d moves (%.0f %%, more than %.0f %%): its results are mostly its fallback's, not its strategy's",

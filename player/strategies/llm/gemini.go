@@ -125,6 +125,9 @@ func (g *Gemini) ChooseParity(ctx context.Context, call player.ParityCall) (play
 	if err != nil {
 		return "", fmt.Errorf("llm: generate content: %w", err)
 	}
+	if u := answer.UsageMetadata; u != nil {
+		g.count(int64(u.PromptTokenCount), int64(u.CandidatesTokenCount)+int64(u.ThoughtsTokenCount))
+	}
 	if len(answer.Candidates) == 0 || answer.Candidates[0].Content == nil {
 		return "", errors.New("llm: the model's answer has no candidates")
 	}
