@@ -143,6 +143,9 @@ func TestNullComparisonsRarelySayBetter(t *testing.T) {
 			better++
 		}
 		matches += v.Matches
+		if n >= 1000 && (i+1)%50 == 0 {
+			t.Logf("%d comparisons: %d better", i+1, better)
+		}
 	}
 	rate := float64(better) / float64(n)
 	t.Logf("%d null comparisons at δ = %g: %d better (%.1f %%), %d matches each on average", n, delta, better, 100*rate, matches/n)
