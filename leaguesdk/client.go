@@ -16,7 +16,7 @@ import (
 
 	"github.com/sony/gobreaker/v2"
 
-	"github.com/agentleague/league/internal/wire"
+	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // ClientConfig configures a [Client]. The zero value is usable; every field

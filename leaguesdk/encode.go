@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 
 	wirejson "github.com/agentleague/league/internal/json"
-	"github.com/agentleague/league/internal/wire"
+	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // payload is a call's params as encoded once for all its attempts.

@@ -18,7 +18,7 @@ import (
 
 	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/internal/sse"
-	"github.com/agentleague/league/internal/wire"
+	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // post makes one HTTP exchange of x in form f (in the MCP session sess,

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/agentleague/league/internal/wire"
+	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // withFallback is the wire-form layer of an attempt: it sends the call in

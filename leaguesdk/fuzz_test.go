@@ -17,8 +17,8 @@ import (
 
 	"github.com/agentleague/league/internal/agentkit"
 	wirejson "github.com/agentleague/league/internal/json"
-	"github.com/agentleague/league/internal/wire"
 	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // fuzzServer is the server FuzzServeRequest feeds: tools for the common

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	wirejson "github.com/agentleague/league/internal/json"
-	"github.com/agentleague/league/internal/wire"
+	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // route is one tool of a Server.

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	wirejson "github.com/agentleague/league/internal/json"
-	"github.com/agentleague/league/internal/wire"
+	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // DefaultMaxBodyBytes is the largest request body a [Server] reads by default.

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/agentleague/league/internal/wire"
+	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // Players of other implementations answer GAME_INVITATION and move calls

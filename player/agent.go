@@ -8,8 +8,8 @@ import (
 	"sync"
 
 	"github.com/agentleague/league/internal/agentkit"
-	"github.com/agentleague/league/internal/decide"
 	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player/internal/decide"
 )
 
 // Agent is a league player: it serves the player side of the protocol,

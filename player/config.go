@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
-	"github.com/agentleague/league/internal/decide"
-	"github.com/agentleague/league/internal/playerstore"
 	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player/internal/decide"
+	"github.com/agentleague/league/player/internal/playerstore"
 )
 
 // Defaults of [Config].

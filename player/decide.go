@@ -3,7 +3,7 @@ package player
 import (
 	"context"
 
-	"github.com/agentleague/league/internal/decide"
+	"github.com/agentleague/league/player/internal/decide"
 )
 
 // guard is what the player's choices are made under (internal/decide).

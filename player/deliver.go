@@ -4,13 +4,13 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/agentleague/league/internal/broadcast"
 	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player/internal/broadcast"
 )
 
 // handler is the Agent's HTTP handler ([Agent.Handler]). Its Deliver is
-// the in-process hook of package player/arena, reached by a type
+// the in-process hook of package arena, reached by a type
 // assertion: no part of the author's API.
 type handler struct {
 	http.Handler

@@ -120,7 +120,7 @@ func TestASnapshotOfTheHistoryKeepsItsRecordsAgainstAnOpponent(t *testing.T) {
 }
 
 // deliverer is the in-process hook of an Agent's handler, which package
-// player/arena uses.
+// arena uses.
 type deliverer interface {
 	Deliver(ctx context.Context, msg leaguesdk.Message) (leaguesdk.Message, error)
 }

@@ -4,7 +4,7 @@ import (
 	"os"
 
 	"github.com/agentleague/league/internal/journal"
-	"github.com/agentleague/league/internal/playerstore"
+	"github.com/agentleague/league/player/internal/playerstore"
 )
 
 // OpenStoreWithSync opens a Store whose journal makes its writes durable

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
-	"github.com/agentleague/league/internal/broadcast"
 	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player/internal/broadcast"
 )
 
 // A player that is down, or cut off, when its GAME_OVER comes never learns

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
-	"github.com/agentleague/league/internal/broadcast"
-	"github.com/agentleague/league/internal/decide"
 	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player/internal/broadcast"
+	"github.com/agentleague/league/player/internal/decide"
 )
 
 // matchState is what the player knows of a match in progress, gathered

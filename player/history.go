@@ -5,8 +5,8 @@ import (
 	"slices"
 	"unique"
 
-	"github.com/agentleague/league/internal/histindex"
-	"github.com/agentleague/league/internal/playerstore"
+	"github.com/agentleague/league/player/internal/histindex"
+	"github.com/agentleague/league/player/internal/playerstore"
 )
 
 // Result is the outcome of a match from this player's point of view.

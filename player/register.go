@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/agentleague/league/internal/agentkit"
-	"github.com/agentleague/league/internal/playerstore"
 	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player/internal/playerstore"
 )
 
 // Register registers the player with the manager, retrying every

@@ -4,8 +4,8 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/agentleague/league/internal/broadcast"
 	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player/internal/broadcast"
 )
 
 func (a *Agent) onStandings(ctx context.Context, in *broadcast.StandingsUpdate) (*leaguesdk.Ack, error) {

@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/agentleague/league/internal/decide"
 	"github.com/agentleague/league/leaguesdk"
+	"github.com/agentleague/league/player/internal/decide"
 )
 
 // Parity is a player's choice in the even/odd game, [Even] or [Odd]: the

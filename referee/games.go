@@ -1,12 +1,10 @@
 package referee
 
 import (
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/agentleague/league/internal/atomicfile"
@@ -15,42 +13,6 @@ import (
 
 // SchemaVersion is the schema_version of every file the referee writes.
 const SchemaVersion = "1.0.0"
-
-// Games is a registry of game types: game type ("even_odd") → its rules.
-// It marshals to the games-registry shape {"game_registry": {<type>: info}}.
-type Games map[string]Rules
-
-// DefaultGames returns the registry a referee uses when [Config.Games] is
-// empty: the even/odd game only.
-func DefaultGames() Games {
-	return Games{leaguesdk.GameEvenOdd: EvenOdd{}}
-}
-
-// Types returns the game types of g, sorted.
-func (g Games) Types() []string {
-	out := make([]string, 0, len(g))
-	for t := range g {
-		out = append(out, t)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// Infos returns the description of every game type of g.
-func (g Games) Infos() map[string]GameInfo {
-	out := make(map[string]GameInfo, len(g))
-	for t, r := range g {
-		out[t] = r.Info()
-	}
-	return out
-}
-
-// MarshalJSON implements [json.Marshaler].
-func (g Games) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		GameRegistry map[string]GameInfo `json:"game_registry"`
-	}{g.Infos()})
-}
 
 // RegistryFile is the content of config/games/games_registry.json.
 type RegistryFile struct {

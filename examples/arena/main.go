@@ -68,8 +68,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentleague/league/arena"
 	"github.com/agentleague/league/player"
-	"github.com/agentleague/league/player/arena"
 	"github.com/agentleague/league/player/strategies/llm"
 )
 

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentleague/league/arena"
 	"github.com/agentleague/league/player"
-	"github.com/agentleague/league/player/arena"
 	"github.com/agentleague/league/player/strategies"
 )
 

@@ -29,4 +29,7 @@
 //	defer alog.Close()
 //	// … once registered:
 //	err := alog.Open(dataRoot, playerID)
+//
+// Shared by the three agents (player, referee, manager); it imports
+// leaguesdk, whose messages and Server it runs.
 package agentkit

@@ -14,4 +14,7 @@
 //	err = atomicfile.ReadJSON(path, &s)
 //
 // Every file the module writes goes through this package.
+//
+// Shared by the manager, the referee, the player's store and
+// internal/journal.
 package atomicfile

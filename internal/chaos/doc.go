@@ -21,4 +21,6 @@
 // CHAOS_DIR=dir keeps the agents' files and logs in dir, with
 // chaos/faults.log, every fault as it came and went; CHAOS_TRACE=1 has the
 // players record every message they send and receive.
+//
+// A test suite of the whole module, not imported by any package.
 package chaos

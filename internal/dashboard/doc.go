@@ -14,4 +14,7 @@
 //
 // The manager does exactly this; users of the manager package get the page
 // at the manager's root URL without doing anything.
+//
+// Used by the manager; it stays at the root so that internal/browsertest, a
+// module of its own, can load the page without a manager.
 package dashboard

@@ -3,4 +3,6 @@
 // doc comment that starts with its name, every package has a package
 // comment, every doc link names something that exists, and an identifier a
 // comment names in code or as a qualified name is a doc link.
+//
+// A test suite of the whole module, not imported by any package.
 package doccheck

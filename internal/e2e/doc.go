@@ -8,4 +8,6 @@
 //
 // The newcomer test builds a program and is skipped in -short mode. The
 // dashboard's browser test is in internal/browsertest, a module of its own.
+//
+// A test suite of the whole module, not imported by any package.
 package e2e

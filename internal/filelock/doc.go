@@ -7,4 +7,6 @@
 //
 // Where no such lock exists ([Supported] is false), [TryLock] never succeeds
 // and callers fall back to writing without a shared journal.
+//
+// Shared by the referee and the player's store.
 package filelock

@@ -8,6 +8,8 @@
 // on a new goroutine each, every task pays for growing a stack again. A
 // [Pool] hands a task to a goroutine that has finished its last one and
 // waits for another, whose stack is grown already.
+//
+// Shared by the referee, the manager and leaguesdk/inmem.
 package gopool
 
 import (

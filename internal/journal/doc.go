@@ -33,4 +33,6 @@
 //		return err
 //	}
 //	defer j.Close()
+//
+// Shared by the manager, the referee and the player's store.
 package journal

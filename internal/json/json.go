@@ -26,6 +26,9 @@
 // [Append], [MarshalIndent] and [AppendIndent] encode through the drop-in,
 // writing encoding/json's bytes: the messages sent, the agents' files and
 // records.
+//
+// Shared by every package of the module that reads or writes a message or a
+// file.
 package json
 
 import (

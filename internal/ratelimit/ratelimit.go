@@ -2,6 +2,9 @@
 // token bucket (golang.org/x/time/rate) per caller, as a
 // [leaguesdk.Middleware]. A caller is an authenticated agent when the agent can tell
 // ([Config.Identify]), and its remote address otherwise.
+//
+// Shared by the referee and the manager; it imports leaguesdk, whose
+// Middleware it is.
 package ratelimit
 
 import (

@@ -3,6 +3,8 @@
 // auth tokens the league issues, and of most others), as the regular
 // expression tok[_-][A-Za-z0-9_-]{6,} would, leftmost first and longest,
 // without its cost.
+//
+// Shared by leaguesdk, the referee and the manager.
 package redact
 
 import "unsafe"

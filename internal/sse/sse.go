@@ -1,5 +1,7 @@
 // Package sse reads the server-sent-event streams that players built on an
 // MCP SDK answer a JSON-RPC request with.
+//
+// Shared by leaguesdk's Client and player/playertest.
 package sse
 
 import (

@@ -1,6 +1,8 @@
 // Package tlstest makes the certificates the tests of TLS use: a [CA] made
 // in the test, and server-and-client certificates it signs for IP
 // addresses, written as PEM files where the standalone programs need them.
+//
+// Shared by the tests of leaguesdk and internal/e2e.
 package tlstest
 
 import (

@@ -3,8 +3,8 @@ package store
 import (
 	"time"
 
-	"github.com/agentleague/league/internal/playerstore"
 	"github.com/agentleague/league/player"
+	"github.com/agentleague/league/player/internal/playerstore"
 )
 
 // LeagueHistory is a player's history in one league, as its history file

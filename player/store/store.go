@@ -26,8 +26,8 @@
 package store
 
 import (
-	"github.com/agentleague/league/internal/playerstore"
 	"github.com/agentleague/league/player"
+	"github.com/agentleague/league/player/internal/playerstore"
 )
 
 // A Store keeps the histories of the players that share it durable with

@@ -16,8 +16,8 @@ import (
 	"github.com/openai/openai-go/v3"
 	"google.golang.org/genai"
 
+	"github.com/agentleague/league/arena"
 	"github.com/agentleague/league/player"
-	"github.com/agentleague/league/player/arena"
 	"github.com/agentleague/league/player/playertest"
 	"github.com/agentleague/league/player/strategies/llm"
 )
@@ -385,7 +385,7 @@ func TestOnlyTheModelPackageLinksTheSDKs(t *testing.T) {
 	}
 	const openaiSDK, genaiSDK = "github.com/openai/openai-go/v3\n", "google.golang.org/genai\n"
 	for _, pkg := range []string{"github.com/agentleague/league/player/strategies", "github.com/agentleague/league/player",
-		"github.com/agentleague/league/player/arena", "github.com/agentleague/league/examples/player"} {
+		"github.com/agentleague/league/arena", "github.com/agentleague/league/examples/player"} {
 		if d := deps(pkg); strings.Contains(d, openaiSDK) || strings.Contains(d, genaiSDK) {
 			t.Errorf("%s links a model SDK", pkg)
 		}

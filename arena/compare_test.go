@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentleague/league/arena"
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
-	"github.com/agentleague/league/player/arena"
 )
 
 // mixed returns the strategy that, with probability q, chooses the other

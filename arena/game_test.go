@@ -5,9 +5,9 @@ import (
 	"io"
 	"testing"
 
+	"github.com/agentleague/league/arena"
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
-	"github.com/agentleague/league/player/arena"
 	"github.com/agentleague/league/referee"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/player/strategies"
-	"github.com/agentleague/league/referee"
+	"github.com/agentleague/league/rules"
 )
 
 // Defaults of [Config].
@@ -73,9 +73,9 @@ type Config struct {
 	Seed uint64
 	// GameType is the game played. Default [leaguesdk.GameEvenOdd].
 	GameType string
-	// Rules are the rules of GameType ([referee.EvenOdd] for even/odd).
-	// Default: the referee's rules of that game ([referee.DefaultGames]).
-	Rules referee.Rules
+	// Rules are the rules of GameType ([rules.EvenOdd] for even/odd).
+	// Default: the referee's rules of that game ([rules.DefaultGames]).
+	Rules rules.Rules
 	// MoveTimeout is the deadline of each move call, which the players'
 	// deadline safety counts from. Default [leaguesdk.DefaultChoiceTimeout].
 	MoveTimeout time.Duration
@@ -166,7 +166,7 @@ func (cfg Config) withDefaults() (Config, error) {
 		cfg.GameType = leaguesdk.GameEvenOdd
 	}
 	if cfg.Rules == nil {
-		cfg.Rules = referee.DefaultGames()[cfg.GameType]
+		cfg.Rules = rules.DefaultGames()[cfg.GameType]
 		if cfg.Rules == nil {
 			problems = append(problems, fmt.Sprintf("no rules for game type %q: set Rules", cfg.GameType))
 		}

@@ -107,7 +107,7 @@ func TestSavedRegistrationsFollowTheirFiles(t *testing.T) {
 // results each): the players sharing one store's registrations, and each
 // player looking on its own (as players with their own data roots do).
 //
-//	go test ./internal/playerstore -run '^$' -bench SavedRegistrations -benchmem
+//	go test ./player/internal/playerstore -run '^$' -bench SavedRegistrations -benchmem
 func BenchmarkSavedRegistrations(b *testing.B) {
 	const players = 200
 	root := b.TempDir()

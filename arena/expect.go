@@ -5,28 +5,28 @@ import (
 
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
-	"github.com/agentleague/league/referee"
+	"github.com/agentleague/league/rules"
 )
 
 // expecter scores matches by their expected points: the points the
 // players' choices were worth on average over every number the referee
 // could have drawn, for rules whose only chance is that number
-// ([referee.DrawRules]). It keeps the expectation of each pair of choices
+// ([rules.DrawRules]). It keeps the expectation of each pair of choices
 // it has seen; the expectation depends on the choices by role only.
 type expecter struct {
-	rules referee.DrawRules
-	mu    sync.Mutex
-	seen  map[[2]string][2]float64
+	draw rules.DrawRules
+	mu   sync.Mutex
+	seen map[[2]string][2]float64
 }
 
 // newExpecter returns the expecter of rules, nil when the rules draw
 // more than a number (or nothing): their matches have realised points only.
-func newExpecter(rules referee.Rules) *expecter {
-	d, ok := rules.(referee.DrawRules)
+func newExpecter(r rules.Rules) *expecter {
+	d, ok := r.(rules.DrawRules)
 	if !ok || d.Numbers() < 1 {
 		return nil
 	}
-	return &expecter{rules: d, seen: map[[2]string][2]float64{}}
+	return &expecter{draw: d, seen: map[[2]string][2]float64{}}
 }
 
 // expected returns the points PLAYER_A and PLAYER_B (ids) could expect
@@ -39,10 +39,10 @@ func (e *expecter) expected(ids [2]string, choices map[string]string) ([2]float6
 	if ok {
 		return v, nil
 	}
-	n := e.rules.Numbers()
+	n := e.draw.Numbers()
 	var sum [2]int
 	for k := 1; k <= n; k++ {
-		o, err := e.rules.OutcomeFor(ids, choices, k)
+		o, err := e.draw.OutcomeFor(ids, choices, k)
 		if err != nil {
 			return v, err
 		}
@@ -58,7 +58,7 @@ func (e *expecter) expected(ids [2]string, choices map[string]string) ([2]float6
 }
 
 // outcomeResult is what the rules' outcome is for player id.
-func outcomeResult(o referee.Outcome, id string) player.Result {
+func outcomeResult(o rules.Outcome, id string) player.Result {
 	switch {
 	case o.Status == leaguesdk.ResultDraw:
 		return player.Draw

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/agentleague/league/arena"
 	"github.com/agentleague/league/player"
-	"github.com/agentleague/league/player/arena"
 )
 
 // A strategy of your own against ready ones. Every random draw derives

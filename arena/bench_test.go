@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentleague/league/arena"
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
-	"github.com/agentleague/league/player/arena"
 	"github.com/agentleague/league/player/strategies"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentleague/league/player/arena"
+	"github.com/agentleague/league/arena"
 )
 
 func writePool(t *testing.T, text string) string {

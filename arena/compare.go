@@ -16,7 +16,7 @@ import (
 
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
-	"github.com/agentleague/league/referee"
+	"github.com/agentleague/league/rules"
 )
 
 // Defaults of [CompareConfig].
@@ -99,7 +99,7 @@ type CompareConfig struct {
 	// GameType, Rules, MoveTimeout, JoinTimeout, GameOverTimeout,
 	// HTTPClient and Logger are as in [Config].
 	GameType        string
-	Rules           referee.Rules
+	Rules           rules.Rules
 	MoveTimeout     time.Duration
 	JoinTimeout     time.Duration
 	GameOverTimeout time.Duration
@@ -494,7 +494,7 @@ func (t *sprt) llr() float64 {
 // the same drawn numbers, the same order of matches, the same roles), and
 // tests the per-match differences of their points sequentially until the
 // candidate is better, not better, or the limit of matches comes. It
-// compares expected points when the rules give them ([referee.DrawRules]),
+// compares expected points when the rules give them ([rules.DrawRules]),
 // else realised points. It stops when ctx ends, returning ctx's error,
 // and returns a *[ConfigError] for a [CompareConfig] that cannot run,
 // such as one without a pool.

@@ -1,4 +1,4 @@
-package referee
+package rules
 
 import (
 	"errors"

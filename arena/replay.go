@@ -19,6 +19,7 @@ import (
 	"github.com/agentleague/league/manager"
 	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/referee"
+	"github.com/agentleague/league/rules"
 )
 
 // ReplayConfig configures a [Replay]: a strategy in the seat of a
@@ -38,9 +39,9 @@ type ReplayConfig struct {
 	// Seed seeds the entry's random sources. Default [DefaultSeed].
 	Seed uint64
 	// Rules are the league's game's; default the referee's rules of the
-	// recorded game type. They must be [referee.DrawRules]: the replay
+	// recorded game type. They must be [rules.DrawRules]: the replay
 	// scores the seat's choice with the recorded number.
-	Rules referee.Rules
+	Rules rules.Rules
 	// MoveTimeout is the deadline of each move call. Default
 	// [leaguesdk.DefaultChoiceTimeout].
 	MoveTimeout time.Duration
@@ -241,11 +242,11 @@ func Replay(ctx context.Context, rc ReplayConfig) (*ReplayReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rules, ok := cfg.Rules.(referee.DrawRules)
+	draw, ok := cfg.Rules.(rules.DrawRules)
 	if !ok {
-		return nil, &ConfigError{Problems: []string{fmt.Sprintf("the rules of %s do not say how a recorded number decides a match (referee.DrawRules): it cannot be replayed", l.gameType)}}
+		return nil, &ConfigError{Problems: []string{fmt.Sprintf("the rules of %s do not say how a recorded number decides a match (rules.DrawRules): it cannot be replayed", l.gameType)}}
 	}
-	exp := newExpecter(rules)
+	exp := newExpecter(draw)
 	name := cfg.names()[0]
 	var players []manager.Entrant
 	seen := map[string]bool{}
@@ -315,12 +316,12 @@ func Replay(ctx context.Context, rc ReplayConfig) (*ReplayReport, error) {
 		}
 		m := &matchPlay{cfg: cfg, seats: [2]*seat{me, {id: opp}}, index: [2]int{0, 1}, roundID: t.RoundID, matchID: t.MatchID,
 			standings: [2]leaguesdk.PlayerRecord{record}}
-		choice, err := m.replayMove(ctx, rules, l.id, ids, i)
+		choice, err := m.replayMove(ctx, draw, l.id, ids, i)
 		if err != nil {
 			return nil, err
 		}
 		choices := map[string]string{rc.Seat: choice, opp: rm.OpponentChoice}
-		o, err := rules.OutcomeFor(ids, choices, res.DrawnNumber)
+		o, err := draw.OutcomeFor(ids, choices, res.DrawnNumber)
 		if err != nil {
 			return nil, fmt.Errorf("arena: %s: %w", t.MatchID, err)
 		}
@@ -359,7 +360,7 @@ func Replay(ctx context.Context, rc ReplayConfig) (*ReplayReport, error) {
 
 // replayMove invites the seat (player i of ids) to the match and asks it
 // for its move, as the rules' game asks it first.
-func (m *matchPlay) replayMove(ctx context.Context, rules referee.DrawRules, league string, ids [2]string, i int) (string, error) {
+func (m *matchPlay) replayMove(ctx context.Context, draw rules.DrawRules, league string, ids [2]string, i int) (string, error) {
 	role := leaguesdk.PlayerA
 	if i == 1 {
 		role = leaguesdk.PlayerB
@@ -371,11 +372,11 @@ func (m *matchPlay) replayMove(ctx context.Context, rules referee.DrawRules, lea
 	if _, err := ask[leaguesdk.GameJoinAck](ctx, s, inv, m.cfg.JoinTimeout); err != nil {
 		return "", fmt.Errorf("arena: %s: the invitation: %w", m.matchID, err)
 	}
-	game, err := rules.NewGame(ids, errNoChance{})
+	game, err := draw.NewGame(ids, errNoChance{})
 	if err != nil {
 		return "", fmt.Errorf("arena: %s: %w", m.matchID, err)
 	}
-	k := slices.IndexFunc(game.Pending(), func(mv referee.MoveRequest) bool { return mv.PlayerID == ids[i] })
+	k := slices.IndexFunc(game.Pending(), func(mv rules.MoveRequest) bool { return mv.PlayerID == ids[i] })
 	if k < 0 {
 		return "", fmt.Errorf("arena: %s: the game asks no move of %s", m.matchID, ids[i])
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/agentleague/league/player"
 	pstore "github.com/agentleague/league/player/store"
 	"github.com/agentleague/league/referee"
+	"github.com/agentleague/league/rules"
 )
 
 // leagueReferees is the number of referees of a league in League mode.
@@ -189,7 +190,7 @@ func playLeague(ctx context.Context, cfg Config, strats []player.Strategy, names
 			Listener: network.Listener(host), HTTPClient: client, DataRoot: root, Store: refStore,
 			MaxConcurrentMatches: max(referee.DefaultMaxConcurrentMatches, n/2),
 			JoinTimeout:          cfg.JoinTimeout, MoveTimeout: cfg.MoveTimeout, GameOverTimeout: cfg.GameOverTimeout,
-			RateLimit: -1, Games: referee.Games{cfg.GameType: cfg.Rules},
+			RateLimit: -1, Games: rules.Games{cfg.GameType: cfg.Rules},
 			Rand: source(cfg.Seed, uint64(k), 1<<61, uint64(r)), NoAgentLog: true, Logger: cfg.Logger})
 		if err != nil {
 			return nil, nil, fmt.Errorf("arena: %w", err)

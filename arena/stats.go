@@ -52,7 +52,7 @@ type Standing struct {
 	// count as they are). It carries all that the strategy controls
 	// without the referee's chance, and so has a narrower interval for
 	// the same matches. Set for rules whose only chance is the drawn
-	// number ([referee.DrawRules], as even/odd's); nil otherwise.
+	// number ([rules.DrawRules], as even/odd's); nil otherwise.
 	ExpectedPerMatch *Estimate `json:"expected_points_per_match,omitempty"`
 	// DifferRate is the share of its matches with both choices made in
 	// which its choice differed from its opponent's. In even/odd it is

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentleague/league/arena"
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
-	"github.com/agentleague/league/player/arena"
 )
 
 // byHistoryLength chooses even after an even number of matches, odd

@@ -21,14 +21,14 @@
 // or any encoding, and it answers with its deadline safety and fallback,
 // keeps its History and calls its Learner and StandingsObserver, as in a
 // league. A URL is played over HTTP with the same messages. The games are
-// those of a referee ([referee.EvenOdd], or any [referee.Rules]), and the
+// those of a referee ([rules.EvenOdd], or any [rules.Rules]), and the
 // run is reproducible: every random draw derives from [Config.Seed].
 //
 // The [Report] gives, per entry, the matches played, won, drawn and lost,
 // the realised points per match (those the drawn numbers gave) and the
 // expected points per match (what the choices were worth on average over
 // every number the referee could have drawn, for rules whose only chance
-// is that number, [referee.DrawRules]), each with a 95 % confidence
+// is that number, [rules.DrawRules]), each with a 95 % confidence
 // interval, the differ rate (how often its choice differed from its
 // opponent's), the gain over random play in the even/odd game, a rating
 // on the Elo scale that follows the expected points (the ranking follows

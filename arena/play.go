@@ -13,9 +13,8 @@ import (
 	"time"
 
 	"github.com/agentleague/league/leaguesdk"
-	"github.com/agentleague/league/manager"
 	"github.com/agentleague/league/player"
-	"github.com/agentleague/league/referee"
+	"github.com/agentleague/league/rules"
 )
 
 // sender is the arena's sender in the messages it sends, as a referee's.
@@ -283,7 +282,7 @@ func (m *matchPlay) play(ctx context.Context) (played, error) {
 		}
 	}
 	choices := map[string]string{}
-	var game referee.Game
+	var game rules.Game
 	if !failed[0] && !failed[1] {
 		var err error
 		if game, err = m.cfg.Rules.NewGame(ids, m.rand); err != nil {
@@ -346,7 +345,7 @@ type answer struct {
 // moves asks the players for the moves pending, at once when the game
 // waits for both (each answers without seeing the other's move, as a
 // referee asks them), and returns their answers in the same order.
-func (m *matchPlay) moves(ctx context.Context, ids [2]string, pending []referee.MoveRequest) ([]answer, error) {
+func (m *matchPlay) moves(ctx context.Context, ids [2]string, pending []rules.MoveRequest) ([]answer, error) {
 	out := make([]answer, len(pending))
 	for k, mv := range pending {
 		if out[k].player = slices.Index(ids[:], mv.PlayerID); out[k].player < 0 {
@@ -368,9 +367,9 @@ func (m *matchPlay) moves(ctx context.Context, ids [2]string, pending []referee.
 }
 
 // move asks player i for the move mv.
-func (m *matchPlay) move(ctx context.Context, i int, mv referee.MoveRequest) (string, error) {
+func (m *matchPlay) move(ctx context.Context, i int, mv rules.MoveRequest) (string, error) {
 	s, now := m.seats[i], time.Now()
-	if mv.MoveType == referee.MoveChooseParity {
+	if mv.MoveType == rules.MoveChooseParity {
 		call := &leaguesdk.ChooseParityCall{Envelope: m.envelope(leaguesdk.MsgChooseParityCall, now),
 			MatchID: m.matchID, PlayerID: s.id, GameType: m.cfg.GameType,
 			Context: leaguesdk.ParityContext{OpponentID: m.seats[1-i].id, RoundID: leaguesdk.RoundID(m.roundID),
@@ -396,7 +395,7 @@ func (m *matchPlay) move(ctx context.Context, i int, mv referee.MoveRequest) (st
 }
 
 // result is the game's result as GAME_OVER gives it.
-func (m *matchPlay) result(ids [2]string, failed [2]bool, game referee.Game, choices map[string]string) leaguesdk.GameResult {
+func (m *matchPlay) result(ids [2]string, failed [2]bool, game rules.Game, choices map[string]string) leaguesdk.GameResult {
 	parities := map[string]leaguesdk.Parity{}
 	for id, c := range choices {
 		if p := leaguesdk.Parity(c); p.Valid() {
@@ -467,7 +466,7 @@ func runArena(ctx context.Context, cfg Config, names []string, start time.Time) 
 		ids[i] = s.id
 		index[s.id] = i
 	}
-	schedule := manager.RoundRobin(ids)
+	schedule := rules.RoundRobin(ids)
 	rec := newRecorder(n)
 	exp := newExpecter(cfg.Rules)
 	total := cfg.Rounds * n * (n - 1) / 2
