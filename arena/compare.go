@@ -254,11 +254,10 @@ func (v *Verdict) WriteText(w io.Writer) error {
 	b.WriteString("\n")
 	for _, s := range []Side{v.Candidate, v.Baseline} {
 		if l := s.Latency; l != nil {
-			fmt.Fprintf(&b, "  %s answered in %s/%s/%s ms (p50/p99/max) of %s", s.Name, ms(l.P50), ms(l.P99), ms(l.Max), l.Deadline)
-			if k := s.Tokens; k != nil {
-				fmt.Fprintf(&b, ", %d/%d tokens in/out", k.Prompt, k.Answer)
-			}
-			b.WriteString("\n")
+			fmt.Fprintf(&b, "  %s answered in %s/%s/%s ms (p50/p99/max) of %s\n", s.Name, ms(l.P50), ms(l.P99), ms(l.Max), l.Deadline)
+		}
+		if k := s.Tokens; k != nil {
+			fmt.Fprintf(&b, "  %s's model: %d/%d tokens in/out\n", s.Name, k.Prompt, k.Answer)
 		}
 	}
 	b.WriteString("\nBoth sides played the same opponents, built from the same seeds, on the same drawn numbers, in the same order; " +

@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/agentleague/league/arena"
 	"github.com/agentleague/league/player"
@@ -62,5 +66,36 @@ func ExampleCompare() {
 	fmt.Println(v.Result == arena.Better)
 	// Output:
 	// history vs random against 3 opponents: +0.167 points a match ± 0.046 (95 %), 201 matches each: better (α = β = 0.05, δ = 0.01)
+	// true
+}
+
+// Put a strategy in a seat of a finished league: here a league of four
+// played first, whose P01 always chose even. The same strategy in its
+// seat, against the recorded choices and numbers, earns what the seat
+// earned; another one earns what the numbers give its own choices.
+func ExampleReplay() {
+	root, err := os.MkdirTemp("", "league-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(root)
+	ctx := context.Background()
+	if _, err := arena.Run(ctx, arena.Config{League: true, Rounds: 1, DataRoot: root, MoveTimeout: 5 * time.Second,
+		Entries: []arena.Entry{arena.Ready("always_even"), arena.Ready("always_odd"), arena.Ready("random"), arena.Ready("history")}}); err != nil {
+		log.Fatal(err)
+	}
+	league := filepath.Join(root, "league_1") // League mode's first league
+	same, err := arena.Replay(ctx, arena.ReplayConfig{DataRoot: league, Seat: "P01", Entry: arena.Ready("always_even")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(same.Points == same.RecordedPoints, same.Rank == same.RecordedRank, len(same.Matches))
+	other, err := arena.Replay(ctx, arena.ReplayConfig{DataRoot: league, Seat: "P01", Entry: arena.Ready("always_odd")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(strings.HasPrefix(other.String(), "with always_odd you would have had"))
+	// Output:
+	// true true 3
 	// true
 }
