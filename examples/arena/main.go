@@ -43,8 +43,9 @@
 //
 // -pool FILE adds the opponents of a pinned pool (JSON: ready strategies
 // with their parameters and seeds, players by URL, seats of recorded
-// leagues for a comparison; see arena.Pool); the report and the verdict carry the pool's SHA-256 and the
-// seed (the pool's unless -seed is given), so that a rerun is exact.
+// leagues for a comparison; see [arena.Pool]); the report and the
+// verdict carry the pool's SHA-256 and the seed (the pool's unless -seed
+// is given), so that a rerun is exact.
 //
 // An entry whose player answered with its fallback (the strategy failed,
 // or answered late) on more than a tenth of its moves is flagged in the

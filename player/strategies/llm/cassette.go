@@ -99,9 +99,10 @@ func (c *Cassette) Close() error {
 // for [Options].HTTPClient.
 func (c *Cassette) Client() *http.Client { return &http.Client{Transport: c} }
 
-// Asked counts the requests that went to the model; Played those the
-// cassette answered from its recording.
-func (c *Cassette) Asked() int64  { return c.asked.Load() }
+// Asked counts the requests that went to the model.
+func (c *Cassette) Asked() int64 { return c.asked.Load() }
+
+// Played counts the requests the cassette answered from its recording.
 func (c *Cassette) Played() int64 { return c.played.Load() }
 
 // key is what identifies a request: its method, path, query and body.
