@@ -514,10 +514,7 @@ func Compare(ctx context.Context, cc CompareConfig) (*Verdict, error) {
 			seed = cc.BaselineSeed
 		}
 		if sides[k], err = newSide(c, append([]string{names[k]}, pool...), seed); err != nil {
-			if sides[0] != nil {
-				sides[0].close()
-			}
-			return nil, err
+			return nil, err // the other side, if any, closes as deferred
 		}
 		defer sides[k].close()
 	}
