@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/player/strategies"
@@ -123,19 +124,16 @@ type Progress struct {
 	Elapsed time.Duration
 }
 
-// ConfigError is the error of a [Config] that cannot run.
-type ConfigError struct {
-	// Problems says what is wrong, one sentence each.
-	Problems []string
-}
+// ConfigError is the error of a [Config] that cannot run: the one
+// *[leaguesdk.ConfigError] of the module's Configs, with Agent "arena".
+type ConfigError = leaguesdk.ConfigError
 
-// Error lists the problems.
-func (e *ConfigError) Error() string { return "arena: " + strings.Join(e.Problems, "; ") }
-
+// withDefaults checks cfg and fills in its defaults. It reports every
+// invalid field at once.
 func (cfg Config) withDefaults() (Config, error) {
-	var problems []string
+	check := agentkit.NewConfigCheck("arena")
 	if len(cfg.Entries) < 2 {
-		problems = append(problems, fmt.Sprintf("at least two entries are needed, got %d", len(cfg.Entries)))
+		check.Add("Config.Entries needs at least two entries, got %d", len(cfg.Entries))
 	}
 	for i, e := range cfg.Entries {
 		set := 0
@@ -145,50 +143,39 @@ func (cfg Config) withDefaults() (Config, error) {
 			}
 		}
 		if set != 1 {
-			problems = append(problems, fmt.Sprintf("entry %d must set exactly one of Strategy, NewStrategy and URL", i+1))
+			check.Add("Config.Entries[%d] must set exactly one of Strategy, NewStrategy and URL", i)
 		}
 		if e.URL != "" && !leaguesdk.ValidEndpoint(e.URL) {
-			problems = append(problems, fmt.Sprintf("entry %d: %q is not an http(s) URL", i+1, e.URL))
+			check.Add("Config.Entries[%d].URL %q is not an http(s) URL", i, e.URL)
 		}
 		if e.URL != "" && cfg.League {
-			problems = append(problems, fmt.Sprintf("entry %d: a URL entry cannot play in League mode", i+1))
+			check.Add("Config.Entries[%d].URL cannot play in League mode", i)
 		}
 	}
 	if cfg.Rounds < 0 {
-		problems = append(problems, "Rounds cannot be negative")
+		check.Add("Config.Rounds cannot be negative (%d)", cfg.Rounds)
 	}
-	for name, d := range map[string]time.Duration{"MoveTimeout": cfg.MoveTimeout, "JoinTimeout": cfg.JoinTimeout, "GameOverTimeout": cfg.GameOverTimeout} {
-		if d < 0 {
-			problems = append(problems, name+" cannot be negative")
-		}
-	}
+	check.Durations(map[string]time.Duration{"MoveTimeout": cfg.MoveTimeout, "JoinTimeout": cfg.JoinTimeout,
+		"GameOverTimeout": cfg.GameOverTimeout})
 	if cfg.GameType == "" {
 		cfg.GameType = leaguesdk.GameEvenOdd
 	}
 	if cfg.Rules == nil {
 		cfg.Rules = rules.DefaultGames()[cfg.GameType]
 		if cfg.Rules == nil {
-			problems = append(problems, fmt.Sprintf("no rules for game type %q: set Rules", cfg.GameType))
+			check.Add("Config.Rules is required: there are no default rules for game type %q", cfg.GameType)
 		}
 	}
-	if len(problems) > 0 {
-		return cfg, &ConfigError{Problems: problems}
+	if err := check.Err(); err != nil {
+		return cfg, err
 	}
-	if cfg.Rounds == 0 {
-		cfg.Rounds = DefaultRounds
-	}
+	agentkit.Default(&cfg.Rounds, DefaultRounds)
 	if cfg.Seed == 0 {
 		cfg.Seed = DefaultSeed
 	}
-	if cfg.MoveTimeout == 0 {
-		cfg.MoveTimeout = leaguesdk.DefaultChoiceTimeout
-	}
-	if cfg.JoinTimeout == 0 {
-		cfg.JoinTimeout = leaguesdk.DefaultJoinTimeout
-	}
-	if cfg.GameOverTimeout == 0 {
-		cfg.GameOverTimeout = leaguesdk.DefaultGameOverTimeout
-	}
+	agentkit.Default(&cfg.MoveTimeout, leaguesdk.DefaultChoiceTimeout)
+	agentkit.Default(&cfg.JoinTimeout, leaguesdk.DefaultJoinTimeout)
+	agentkit.Default(&cfg.GameOverTimeout, leaguesdk.DefaultGameOverTimeout)
 	if cfg.Parallel <= 0 {
 		cfg.Parallel = runtime.GOMAXPROCS(0)
 	}

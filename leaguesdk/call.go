@@ -120,7 +120,7 @@ func CallResponse[Out any](ctx context.Context, c *Client, endpoint string, in a
 	if err != nil && !x.undecoded {
 		return nil, err
 	}
-	return &Response[Out]{Msg: out, Raw: x.raw, Form: WireForm(x.form)}, err
+	return &Response[Out]{Msg: out, Raw: x.raw, Form: x.form}, err
 }
 
 // Once is the [RetryPolicy] of a call made a single time (the wire-form

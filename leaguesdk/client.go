@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/sony/gobreaker/v2"
-
-	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // ClientConfig configures a [Client]. The zero value is usable; every field
@@ -76,7 +74,7 @@ var ErrCircuitOpen = errors.New("circuit breaker open")
 // A call goes through layers a reader can take one at a time, each in a
 // file of its own: the retry policy (retry.go) makes attempts; an attempt
 // tries the endpoint's wire forms and MCP session (fallback.go, the forms
-// themselves are package internal/wire's); each exchange passes the
+// themselves are the wire layer's, wire*.go); each exchange passes the
 // endpoint's circuit breaker (breaker.go) and is one HTTP request whose
 // reply is read once and decoded once (exchange.go).
 //
@@ -122,7 +120,7 @@ type endpointState struct {
 	breaker *gobreaker.CircuitBreaker[struct{}]
 	// peer is what is known of the endpoint's dialect: the form that
 	// worked, the MCP session.
-	peer *wire.Peer
+	peer *wirePeer
 }
 
 // endpoint returns the state kept of endpoint, made at its first call.
@@ -130,7 +128,7 @@ func (c *Client) endpoint(endpoint string) *endpointState {
 	if ep, ok := c.endpoints.Load(endpoint); ok {
 		return ep.(*endpointState)
 	}
-	ep := &endpointState{name: endpoint, peer: wire.NewPeer()}
+	ep := &endpointState{name: endpoint, peer: newWirePeer()}
 	if u, err := url.Parse(endpoint); err != nil {
 		ep.urlErr = err
 	} else if u.Scheme != "http" && u.Scheme != "https" {
@@ -289,7 +287,7 @@ type exchange struct {
 	result any
 	// raw is the reply message as received, form the form it answered.
 	raw  []byte
-	form wire.Form
+	form WireForm
 	// undecoded is true when the reply came and does not decode.
 	undecoded bool
 }

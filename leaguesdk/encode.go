@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 
 	wirejson "github.com/agentleague/league/internal/json"
-	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // payload is a call's params as encoded once for all its attempts.
@@ -39,7 +38,7 @@ func encodeParams(params any) (payload, error) {
 func (p *payload) messageType() MessageType {
 	if p.raw {
 		p.raw = false
-		p.typ = MessageType(wire.MessageTypeOf(p.text()))
+		p.typ = MessageType(messageTypeOf(p.text()))
 	}
 	return p.typ
 }
@@ -56,9 +55,9 @@ func (p *payload) text() []byte {
 // in pieces: the params' own pieces are not copied.
 func (p *payload) request(id int64, method string) [][]byte {
 	if p.parts == nil {
-		return [][]byte{wire.AppendRequest(nil, id, method, p.body)}
+		return [][]byte{appendRequest(nil, id, method, p.body)}
 	}
 	out := make([][]byte, 0, len(p.parts)+2)
-	out = append(append(append(out, wire.AppendRequestHead(nil, id, method)), p.parts...), []byte("}"))
+	out = append(append(append(out, appendRequestHead(nil, id, method)), p.parts...), []byte("}"))
 	return out
 }

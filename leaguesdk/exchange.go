@@ -18,20 +18,19 @@ import (
 
 	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/internal/sse"
-	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // post makes one HTTP exchange of x in form f (in the MCP session sess,
 // if not nil) and decodes its reply into x.result. Errors the peer
 // answered are marked so (answered); transport failures are plain
 // *Error.
-func (c *Client) post(ctx context.Context, x *exchange, f wire.Form, sess *wire.Session) error {
+func (c *Client) post(ctx context.Context, x *exchange, f WireForm, sess *mcpSession) error {
 	id := c.nextID.Add(1)
 	var body [][]byte
-	if f == wire.Spec {
+	if f == FormSpec {
 		body = x.params.request(id, x.method)
 	} else {
-		body = [][]byte{wire.EncodeRequest(f, id, x.method, string(x.params.messageType()), x.params.text())}
+		body = [][]byte{encodeRequest(f, id, x.method, string(x.params.messageType()), x.params.text())}
 	}
 	x.raw, x.undecoded = nil, false
 	status, _, raw, err := c.roundTrip(ctx, x.ep, body, sess)
@@ -65,7 +64,7 @@ func decodeReply(msg json.RawMessage, result any) (json.RawMessage, error) {
 		if t := m.Header().MessageType; err == nil && t != "" && !isErrorType(t) {
 			return msg, nil
 		}
-		inner, t, nested := wire.LocateReply(msg)
+		inner, t, nested := locateReply(msg)
 		if isErrorType(MessageType(t)) {
 			return inner, answered(errorFromMessage(inner))
 		}
@@ -75,7 +74,7 @@ func decodeReply(msg json.RawMessage, result any) (json.RawMessage, error) {
 		}
 		return msg, undecoded(err)
 	}
-	msg, t, _ := wire.LocateReply(msg)
+	msg, t, _ := locateReply(msg)
 	if isErrorType(MessageType(t)) {
 		return msg, answered(errorFromMessage(msg))
 	}
@@ -91,7 +90,7 @@ func decodeReply(msg json.RawMessage, result any) (json.RawMessage, error) {
 // already, which the drop-in would otherwise read once to find its end
 // before handing it over.
 func decodeInto(msg json.RawMessage, v any) error {
-	msg = wire.Normalize(msg)
+	msg = normalizeAliases(msg)
 	if u, ok := v.(json.Unmarshaler); ok && len(msg) > 0 {
 		return u.UnmarshalJSON(msg)
 	}
@@ -114,7 +113,7 @@ func undecoded(err error) error {
 // the headers of the MCP session sess if it is not nil, and returns the
 // answer's status, headers and body (the data of its first event when it
 // is an event stream). Transport failures come back as *Error.
-func (c *Client) roundTrip(ctx context.Context, ep *endpointState, body [][]byte, sess *wire.Session) (int, http.Header, []byte, error) {
+func (c *Client) roundTrip(ctx context.Context, ep *endpointState, body [][]byte, sess *mcpSession) (int, http.Header, []byte, error) {
 	if ep.urlErr != nil {
 		return 0, nil, nil, &Error{Code: CodeConnectionError, Message: "bad endpoint: " + ep.urlErr.Error(), Err: ep.urlErr}
 	}
@@ -158,31 +157,31 @@ func (c *Client) roundTrip(ctx context.Context, ep *endpointState, body [][]byte
 // readReply parses an answer's body. Answers without a JSON-RPC reply come
 // back as errors: HTTP 429 and 5xx as retryable *Error, anything else as an
 // error the peer answered; so does a JSON-RPC error.
-func readReply(status int, raw []byte) (wire.Reply, error) {
-	reply, perr := wire.ReadReply(raw)
+func readReply(status int, raw []byte) (wireReply, error) {
+	reply, perr := parseReply(raw)
 	if perr == nil {
 		if reply.Error != nil {
-			return wire.Reply{}, errorFromRPC(&RPCError{Code: reply.Error.Code, Message: reply.Error.Message, Data: reply.Error.Data})
+			return wireReply{}, errorFromRPC(&RPCError{Code: reply.Error.Code, Message: reply.Error.Message, Data: reply.Error.Data})
 		}
 		return reply, nil
 	}
 	herr := &httpStatusError{status: status, body: snippet(raw)}
 	switch {
 	case status == http.StatusTooManyRequests:
-		return wire.Reply{}, &Error{Code: CodeRateLimited, Message: "peer is rate limiting (HTTP 429)", Err: herr}
+		return wireReply{}, &Error{Code: CodeRateLimited, Message: "peer is rate limiting (HTTP 429)", Err: herr}
 	case status >= 500:
-		return wire.Reply{}, &Error{Code: CodeConnectionError, Message: fmt.Sprintf("peer failed (HTTP %d)", status), Err: herr}
+		return wireReply{}, &Error{Code: CodeConnectionError, Message: fmt.Sprintf("peer failed (HTTP %d)", status), Err: herr}
 	case status >= 400:
 		// The peer is up and refused the request: no catalog code, not retried.
 		msg := fmt.Sprintf("peer refused the request (HTTP %d)", status)
 		if herr.body != "" {
 			msg = fmt.Sprintf("peer refused the request (HTTP %d: %s)", status, herr.body)
 		}
-		return wire.Reply{}, answered(&Error{Message: msg, Err: herr})
+		return wireReply{}, answered(&Error{Message: msg, Err: herr})
 	case status == http.StatusAccepted && len(bytes.TrimSpace(raw)) == 0:
-		return wire.Reply{}, answered(&Error{Code: CodeMissingRequiredField, Message: "peer answered 202 with no reply message"})
+		return wireReply{}, answered(&Error{Code: CodeMissingRequiredField, Message: "peer answered 202 with no reply message"})
 	}
-	return wire.Reply{}, answered(&Error{Code: CodeMissingRequiredField, Message: "reply is not a JSON-RPC response: " + perr.Error(), Err: perr})
+	return wireReply{}, answered(&Error{Code: CodeMissingRequiredField, Message: "reply is not a JSON-RPC response: " + perr.Error(), Err: perr})
 }
 
 // httpStatusError is an HTTP status the peer answered without a JSON-RPC

@@ -10,3 +10,15 @@ var CompareVersions = compareVersions
 
 // ErrorMessage is errorMessage.
 var ErrorMessage = errorMessage
+
+// ReadRequest is readRequest, the wire layer's reading of a request body.
+func ReadRequest(body []byte, into func(method string, params []byte) (rest []byte, ok bool)) (wireRequest, []byte, bool, *RPCError) {
+	req, id, read, bad := readRequest(body, into)
+	return req, id, read, bad
+}
+
+// LocateCall is locateCall, the wire layer's finding of a request's
+// message.
+func LocateCall(method string, params []byte) (wireCall, *RPCError) {
+	return locateCall(method, params)
+}

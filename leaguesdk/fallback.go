@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
-
-	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // withFallback is the wire-form layer of an attempt: it sends the call in
@@ -39,8 +37,8 @@ func (c *Client) withFallback(ctx context.Context, x *exchange) error {
 	if !refused(err) {
 		return err
 	}
-	for _, f := range wire.Forms {
-		if f == first || (f == wire.MessageType && x.params.messageType() == "") {
+	for _, f := range wireForms {
+		if f == first || (f == FormMessageType && x.params.messageType() == "") {
 			continue
 		}
 		e2 := c.send(ctx, x, f, sess)
@@ -64,8 +62,8 @@ func (c *Client) withFallback(ctx context.Context, x *exchange) error {
 // send makes one exchange of x in form f (in the MCP session sess, if
 // any, when f is tools/call) through the endpoint's circuit breaker, with
 // a debug line when the logger writes one.
-func (c *Client) send(ctx context.Context, x *exchange, f wire.Form, sess *wire.Session) error {
-	if f != wire.ToolsCall {
+func (c *Client) send(ctx context.Context, x *exchange, f WireForm, sess *mcpSession) error {
+	if f != FormToolsCall {
 		sess = nil
 	}
 	log := c.cfg.Logger
@@ -113,23 +111,23 @@ func formRefused(err error) bool {
 }
 
 // sessionRefused reports whether err says the peer wants an MCP session the
-// request did not have (wire.SessionWanted).
+// request did not have (sessionWanted).
 func sessionRefused(err error) bool {
 	var h *httpStatusError
 	if errors.As(err, &h) && (h.status == http.StatusBadRequest || h.status == http.StatusNotFound) {
-		return wire.SessionWanted(h.status, h.body, "")
+		return sessionWanted(h.status, h.body, "")
 	}
 	var rpc *RPCError
 	if !errors.As(err, &rpc) || CodeOf(err) != "" {
 		return false
 	}
-	return wire.SessionWanted(0, "", rpc.Message)
+	return sessionWanted(0, "", rpc.Message)
 }
 
 // session returns a session with the endpoint other than stale (the one a
 // refused request was sent in, nil for none): the one another call has
 // just opened, or a new one from a handshake.
-func (c *Client) session(ctx context.Context, ep *endpointState, stale *wire.Session) (*wire.Session, error) {
+func (c *Client) session(ctx context.Context, ep *endpointState, stale *mcpSession) (*mcpSession, error) {
 	peer := ep.peer
 	select {
 	case peer.Gate <- struct{}{}:
@@ -152,7 +150,7 @@ func (c *Client) session(ctx context.Context, ep *endpointState, stale *wire.Ses
 // withSession opens (or joins) an MCP session with the endpoint and sends
 // the call as tools/call in it. stale is the session the refused request
 // was sent in (nil for none); at most one handshake is made.
-func (c *Client) withSession(ctx context.Context, x *exchange, stale *wire.Session) error {
+func (c *Client) withSession(ctx context.Context, x *exchange, stale *mcpSession) error {
 	s, err := c.session(ctx, x.ep, stale)
 	if err != nil {
 		var e *Error
@@ -165,11 +163,11 @@ func (c *Client) withSession(ctx context.Context, x *exchange, stale *wire.Sessi
 		}
 		return err
 	}
-	if err := c.send(ctx, x, wire.ToolsCall, s); err != nil {
+	if err := c.send(ctx, x, FormToolsCall, s); err != nil {
 		return err
 	}
-	if f, ok := x.ep.peer.Form(); !ok || f != wire.ToolsCall {
-		x.ep.peer.Remember(wire.ToolsCall)
+	if f, ok := x.ep.peer.Form(); !ok || f != FormToolsCall {
+		x.ep.peer.Remember(FormToolsCall)
 		c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "peer accepts tools/call in an MCP session", slog.String("endpoint", x.ep.name),
 			slog.String("method", x.method), slog.String("mcp_protocol_version", s.Version))
 	}
@@ -178,10 +176,10 @@ func (c *Client) withSession(ctx context.Context, x *exchange, stale *wire.Sessi
 
 // handshake opens an MCP session with the endpoint: initialize, then the
 // notifications/initialized notification, through the endpoint's breaker.
-func (c *Client) handshake(ctx context.Context, ep *endpointState) (*wire.Session, error) {
-	var s *wire.Session
+func (c *Client) handshake(ctx context.Context, ep *endpointState) (*mcpSession, error) {
+	var s *mcpSession
 	err := c.guarded(ep, func() error {
-		status, header, raw, err := c.roundTrip(ctx, ep, [][]byte{wire.InitializeRequest(c.nextID.Add(1), Version)}, nil)
+		status, header, raw, err := c.roundTrip(ctx, ep, [][]byte{initializeRequest(c.nextID.Add(1), Version)}, nil)
 		if err != nil {
 			return err
 		}
@@ -189,12 +187,12 @@ func (c *Client) handshake(ctx context.Context, ep *endpointState) (*wire.Sessio
 		if err != nil {
 			return err
 		}
-		version := wire.NegotiatedVersion(reply.Message)
-		if !wire.SpeaksMCP(version) {
+		version := negotiatedVersion(reply.Message)
+		if !speaksMCP(version) {
 			return answered(&Error{Message: fmt.Sprintf("peer answered initialize with MCP protocol version %q, which this client does not speak", version)})
 		}
-		s = &wire.Session{ID: header.Get("Mcp-Session-Id"), Version: version}
-		status, _, raw, err = c.roundTrip(ctx, ep, [][]byte{wire.Initialized}, s)
+		s = &mcpSession{ID: header.Get("Mcp-Session-Id"), Version: version}
+		status, _, raw, err = c.roundTrip(ctx, ep, [][]byte{initializedNote}, s)
 		if err != nil || status < 300 {
 			return err
 		}

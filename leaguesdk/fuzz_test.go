@@ -18,7 +18,6 @@ import (
 	"github.com/agentleague/league/internal/agentkit"
 	wirejson "github.com/agentleague/league/internal/json"
 	"github.com/agentleague/league/leaguesdk"
-	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // fuzzServer is the server FuzzServeRequest feeds: tools for the common
@@ -323,12 +322,12 @@ func FuzzReadRequestAgreesWithEncodingJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var early *leaguesdk.GameOver
-		req, _, read, bad := wire.ReadRequest(body, func(method string, params []byte) ([]byte, bool) {
+		req, _, read, bad := leaguesdk.ReadRequest(body, func(method string, params []byte) ([]byte, bool) {
 			early = new(leaguesdk.GameOver)
 			rest, err := wirejson.Next(params, early)
 			return rest, err == nil
 		})
-		plain, _, _, plainBad := wire.ReadRequest(body, nil)
+		plain, _, _, plainBad := leaguesdk.ReadRequest(body, nil)
 		if (bad == nil) != (plainBad == nil) || req.Method != plain.Method || !bytes.Equal(req.ID, plain.ID) ||
 			!bytes.Equal(req.Params, plain.Params) {
 			t.Fatalf("%q: read %+v (%v) with params decoded, %+v (%v) without", body, req, bad, plain, plainBad)
@@ -361,7 +360,7 @@ func FuzzReadRequestAgreesWithEncodingJSON(f *testing.F) {
 				t.Fatalf("%q: params decoded as the body was read %s (%v), by encoding/json %s (%v)", body, b1, e1, b2, e2)
 			}
 		}
-		call, bad := wire.Locate(req.Method, req.Params)
+		call, bad := leaguesdk.LocateCall(req.Method, req.Params)
 		if bad != nil || call.MessageType == "" {
 			return
 		}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	wirejson "github.com/agentleague/league/internal/json"
-	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // route is one tool of a Server.
@@ -58,12 +57,12 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, req *
 	}
 	_, typed := any(&zero).(Message)
 	r := &route{tool: tool, schema: inputSchema(&zero), typed: typed}
-	renames := wire.ReadsAliased(reflect.TypeFor[In]())
+	renames := readsAliased(reflect.TypeFor[In]())
 	r.decode = func(raw json.RawMessage) (any, error) {
 		in := new(In)
 		if len(raw) > 0 {
 			if renames {
-				raw = wire.Normalize(raw)
+				raw = normalizeAliases(raw)
 			}
 			if err := wirejson.Unmarshal(raw, in); err != nil {
 				return nil, &Error{Code: CodeMissingRequiredField, Message: "message does not decode: " + err.Error(), Err: err}
@@ -78,7 +77,7 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, req *
 			if err != nil {
 				return nil, nil, err
 			}
-			if renames && wire.HasAlias(data[:len(data)-len(rest)]) {
+			if renames && hasAlias(data[:len(data)-len(rest)]) {
 				return nil, nil, errAliased // decode renames them first
 			}
 			return in, rest, nil
@@ -100,7 +99,7 @@ func Handle[In, Out any](s *Server, tool Tool, h func(ctx context.Context, req *
 			}
 			if s.cfg.FlatDialect {
 				t := m.Header().MessageType
-				req.FlatReply = s.dialects.Flat(wire.Form(req.Form), req.Method, match(in),
+				req.FlatReply = s.dialects.Flat(req.Form, req.Method, match(in),
 					t == MsgGameInvitation, t == MsgGameOver) || req.FlatReply
 			}
 		}
@@ -208,30 +207,25 @@ func (s *Server) Tools() []Tool {
 	return out
 }
 
-// routeTable is a Server's tools as internal/wire's Route consults them.
-type routeTable struct{ s *Server }
-
-// Named returns the tool a lower-case method or tool name names.
-func (t routeTable) Named(lowerName string) (*route, bool) {
-	t.s.mu.RLock()
-	rt := t.s.byName[lowerName]
-	t.s.mu.RUnlock()
-	return rt, rt != nil
+// routeNamed returns the tool a lower-case method or tool name names, or
+// nil.
+func (s *Server) routeNamed(lowerName string) *route {
+	s.mu.RLock()
+	rt := s.byName[lowerName]
+	s.mu.RUnlock()
+	return rt
 }
 
-// Typed returns the tool that takes messages of type mt.
-func (t routeTable) Typed(mt string) (*route, bool) {
+// routeTyped returns the tool that takes messages of type mt, or nil.
+func (s *Server) routeTyped(mt string) *route {
 	if mt == "" {
-		return nil, false
+		return nil
 	}
-	t.s.mu.RLock()
-	rt := t.s.byType[MessageType(mt)]
-	t.s.mu.RUnlock()
-	return rt, rt != nil
+	s.mu.RLock()
+	rt := s.byType[MessageType(mt)]
+	s.mu.RUnlock()
+	return rt
 }
-
-// Takes reports whether rt takes messages of type mt.
-func (routeTable) Takes(rt *route, mt string) bool { return rt.types[MessageType(mt)] }
 
 // preRead is a request's message decoded as its body was read
 // (readNamed), with its route.
@@ -247,14 +241,14 @@ func (s *Server) namedRoute(method string, params []byte) *route {
 	if method == "tools/call" || len(params) == 0 || params[0] != '{' {
 		return nil
 	}
-	rt, _ := routeTable{s}.Named(strings.ToLower(method))
+	rt := s.routeNamed(strings.ToLower(method))
 	if rt == nil || !rt.typed {
 		return nil
 	}
 	return rt
 }
 
-// readNamed is wire.ReadRequest's reading of params: when the method
+// readNamed is readRequest's reading of params: when the method
 // names a typed tool, the params are decoded straight into its input, in
 // the reading of the body, and pre holds them; it returns the text after
 // them. Otherwise, or when they do not decode so, it returns false and
@@ -280,8 +274,8 @@ func (s *Server) readNamed(ctx context.Context, method string, params []byte, pr
 // named reads the commonest request at once: a method that names a typed
 // tool, with the message as params. It returns the tool's input (pre's,
 // decoded as the body was read, or else decoded from params) with the
-// message's type when the tool takes that type: what wire.Locate and
-// wire.Route would find, without reading params to locate the message
+// message's type when the tool takes that type: what locateCall and
+// routeCall would find, without reading params to locate the message
 // first (a standings table is read once). For any other request it
 // returns a nil route, and the request is located and routed as a whole
 // (a message of another type sent to this method, say, goes to the tool

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	wirejson "github.com/agentleague/league/internal/json"
-	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // DefaultMaxBodyBytes is the largest request body a [Server] reads by default.
@@ -128,9 +127,6 @@ const (
 	FormToolsCall
 )
 
-// String returns the form's name.
-func (f WireForm) String() string { return wire.Form(f).String() }
-
 // Request describes the call a handler is serving. [Middleware] and handlers
 // added with [Server.HandleRaw] receive it as an argument; a handler added with
 // [Handle] reads it with [RequestFrom].
@@ -181,7 +177,7 @@ func RequestFrom(ctx context.Context) *Request {
 // lifecycle (initialize, ping, tools/list, tools/call).
 //
 // A request goes one way through it: the body is read once into the
-// JSON-RPC request (package internal/wire finds the message and its form),
+// JSON-RPC request (the wire layer, wire*.go, finds the message and its form),
 // routed to a tool, decoded once into the tool's input type, passed
 // through the [Middleware], validated, authorised and handled, and the
 // reply encoded once.
@@ -191,7 +187,7 @@ type Server struct {
 	routes   []*route
 	byName   map[string]*route
 	byType   map[MessageType]*route
-	dialects wire.Dialects
+	dialects dialectMemory
 }
 
 // NewServer returns a [Server] with no tools.
@@ -239,7 +235,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case path == "" || path == "/mcp" || strings.HasSuffix(path, "/mcp"):
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", "POST")
-			wire.WriteJSON(w, http.StatusMethodNotAllowed, wire.Response{JSONRPC: "2.0", ID: wire.NullID,
+			writeResponse(w, http.StatusMethodNotAllowed, wireResponse{JSONRPC: "2.0", ID: nullID,
 				Error: &RPCError{Code: RPCInvalidRequest, Message: "use POST for JSON-RPC requests"}})
 			return
 		}
@@ -251,7 +247,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // errBodyTooLarge is the answer to a request whose body is over the limit.
 func (s *Server) errBodyTooLarge(w http.ResponseWriter) {
-	wire.WriteJSON(w, http.StatusRequestEntityTooLarge, wire.Response{JSONRPC: "2.0", ID: wire.NullID,
+	writeResponse(w, http.StatusRequestEntityTooLarge, wireResponse{JSONRPC: "2.0", ID: nullID,
 		Error: &RPCError{Code: RPCInvalidRequest, Message: fmt.Sprintf("request body larger than %d bytes", s.cfg.MaxBodyBytes)}})
 }
 
@@ -294,16 +290,16 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 			s.errBodyTooLarge(w)
 			return
 		}
-		wire.WriteJSON(w, http.StatusBadRequest, wire.Response{JSONRPC: "2.0", ID: wire.NullID,
+		writeResponse(w, http.StatusBadRequest, wireResponse{JSONRPC: "2.0", ID: nullID,
 			Error: &RPCError{Code: RPCParseError, Message: "reading request: " + err.Error()}})
 		return
 	}
 	var pre preRead
-	req, id, read, bad := wire.ReadRequest(body, func(method string, params []byte) ([]byte, bool) {
+	req, id, read, bad := readRequest(body, func(method string, params []byte) ([]byte, bool) {
 		return s.readNamed(r.Context(), method, params, &pre)
 	})
 	if bad != nil {
-		wire.WriteJSON(w, http.StatusOK, wire.Response{JSONRPC: "2.0", ID: id, Error: rpcErrorOf(bad)})
+		writeResponse(w, http.StatusOK, wireResponse{JSONRPC: "2.0", ID: id, Error: bad})
 		return
 	}
 	if !read {
@@ -319,53 +315,47 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 			status = rpcErr.status
 			w.Header().Set("Retry-After", strconv.Itoa(rpcErr.retryAfter))
 		}
-		wire.WriteJSON(w, status, wire.Response{JSONRPC: "2.0", ID: id, Error: rpcErr})
+		writeResponse(w, status, wireResponse{JSONRPC: "2.0", ID: id, Error: rpcErr})
 	default:
-		wire.WriteJSON(w, http.StatusOK, resp)
+		writeResponse(w, http.StatusOK, resp)
 	}
-}
-
-// rpcErrorOf is the RPCError of an error the wire layer found.
-func rpcErrorOf(e *wire.Error) *RPCError {
-	return &RPCError{Code: e.Code, Message: e.Message, Data: e.Data}
 }
 
 // dispatch routes one request and returns the response to write under id,
 // or the error to answer.
-func (s *Server) dispatch(hr *http.Request, req *wire.Request, id json.RawMessage, pre preRead) (wire.Response, *RPCError) {
+func (s *Server) dispatch(hr *http.Request, req *wireRequest, id json.RawMessage, pre preRead) (wireResponse, *RPCError) {
 	method := req.Method
 	switch method {
 	case "initialize":
-		return wire.Response{JSONRPC: "2.0", ID: id, Result: wire.Initialize(req.Params, s.cfg.Name, s.cfg.Version)}, nil
+		return wireResponse{JSONRPC: "2.0", ID: id, Result: initializeResult(req.Params, s.cfg.Name, s.cfg.Version)}, nil
 	case "ping":
-		return wire.Response{JSONRPC: "2.0", ID: id, Result: struct{}{}}, nil
+		return wireResponse{JSONRPC: "2.0", ID: id, Result: struct{}{}}, nil
 	case "tools/list":
-		return wire.Response{JSONRPC: "2.0", ID: id, Result: s.toolsList()}, nil
+		return wireResponse{JSONRPC: "2.0", ID: id, Result: s.toolsList()}, nil
 	}
 	if strings.HasPrefix(method, "notifications/") {
-		return wire.Response{JSONRPC: "2.0", ID: id, Result: struct{}{}}, nil
+		return wireResponse{JSONRPC: "2.0", ID: id, Result: struct{}{}}, nil
 	}
 	if rt, in, t, panicked := s.named(hr.Context(), method, req.Params, pre); panicked != nil {
-		return wire.Response{}, panicked
+		return wireResponse{}, panicked
 	} else if rt != nil {
-		call := wire.Call{Form: wire.Spec, Message: req.Params, MessageType: string(t)}
+		call := wireCall{Form: FormSpec, Message: req.Params, MessageType: string(t)}
 		return s.serve(hr, rt, req, id, &call, in)
 	}
-	call, bad := wire.Locate(method, req.Params)
+	call, bad := locateCall(method, req.Params)
 	if bad != nil {
-		return wire.Response{}, rpcErrorOf(bad)
+		return wireResponse{}, bad
 	}
 	var rt *route
-	if call.Form == wire.ToolsCall {
-		table := routeTable{s}
-		if rt, _ = table.Named(strings.ToLower(call.Tool)); rt == nil {
+	if call.Form == FormToolsCall {
+		if rt = s.routeNamed(strings.ToLower(call.Tool)); rt == nil {
 			notFound := &RPCError{Code: RPCInvalidParams, Message: "unknown tool " + quote(call.Tool)}
-			if _, typed := table.Typed(call.MessageType); typed {
-				return wire.Response{}, notFound // a message a tool takes, under a name none has
+			if s.routeTyped(call.MessageType) != nil {
+				return wireResponse{}, notFound // a message a tool takes, under a name none has
 			}
 			return s.unrouted(hr, req, id, &call, notFound)
 		}
-	} else if rt, _ = wire.Route[*route](routeTable{s}, method, &call); rt == nil {
+	} else if rt = s.routeCall(method, &call); rt == nil {
 		return s.unrouted(hr, req, id, &call, &RPCError{Code: RPCMethodNotFound, Message: "method not found: " + quote(method)})
 	}
 	return s.serve(hr, rt, req, id, &call, nil)
@@ -374,8 +364,8 @@ func (s *Server) dispatch(hr *http.Request, req *wire.Request, id json.RawMessag
 // serve runs a routed request: its message is decoded into the tool's
 // input (unless in is the message decoded already), then passes through the middleware, is validated, authorised and
 // handled, and the reply is made the response.
-func (s *Server) serve(hr *http.Request, rt *route, wr *wire.Request, id json.RawMessage, call *wire.Call, in any) (wire.Response, *RPCError) {
-	method, msgType, form := wr.Method, call.MessageType, WireForm(call.Form)
+func (s *Server) serve(hr *http.Request, rt *route, wr *wireRequest, id json.RawMessage, call *wireCall, in any) (wireResponse, *RPCError) {
+	method, msgType, form := wr.Method, call.MessageType, call.Form
 	req := &Request{Method: method, Tool: rt.tool.Name, Form: form, ID: wr.ID, Message: call.Message, HTTP: hr}
 	ctx := context.WithValue(hr.Context(), requestKey{}, req)
 	start := time.Now()
@@ -406,11 +396,11 @@ func (s *Server) serve(hr *http.Request, rt *route, wr *wire.Request, id json.Ra
 		log.LogAttrs(ctx, slog.LevelWarn, "request refused", slog.String("method", method), slog.String("tool", rt.tool.Name),
 			slog.String("message_type", msgType), slog.String("form", form.String()), slog.Int("code", rpcErr.Code),
 			slog.String("error", err.Error()))
-		return wire.Response{}, rpcErr
+		return wireResponse{}, rpcErr
 	}
 	log.LogAttrs(ctx, slog.LevelDebug, "request served", slog.String("method", method), slog.String("tool", rt.tool.Name),
 		slog.String("message_type", msgType), slog.String("form", form.String()), slog.Duration("took", took))
-	return wire.Result(id, call.Form, req.FlatReply, out), nil
+	return resultResponse(id, call.Form, req.FlatReply, out), nil
 }
 
 // handling is the last step of serve: the route's handler with the
@@ -430,11 +420,11 @@ func (h handling) handle(ctx context.Context, req *Request) (any, error) {
 
 // unrouted serves a request no tool takes with ServerConfig.Unknown, or
 // answers notFound.
-func (s *Server) unrouted(hr *http.Request, wr *wire.Request, id json.RawMessage, call *wire.Call, notFound *RPCError) (wire.Response, *RPCError) {
+func (s *Server) unrouted(hr *http.Request, wr *wireRequest, id json.RawMessage, call *wireCall, notFound *RPCError) (wireResponse, *RPCError) {
 	if s.cfg.Unknown == nil {
-		return wire.Response{}, notFound
+		return wireResponse{}, notFound
 	}
-	method, msgType, form := wr.Method, call.MessageType, WireForm(call.Form)
+	method, msgType, form := wr.Method, call.MessageType, call.Form
 	req := &Request{Method: method, Tool: call.Tool, Form: form, ID: wr.ID, Message: call.Message, HTTP: hr}
 	if msgType != "" {
 		env := new(Envelope)
@@ -446,17 +436,17 @@ func (s *Server) unrouted(hr *http.Request, wr *wire.Request, id json.RawMessage
 	out, err := s.guard(ctx, "unknown", chain(s.cfg.Unknown, s.cfg.Middleware), req)
 	switch {
 	case errors.Is(err, ErrUnrouted):
-		return wire.Response{}, notFound
+		return wireResponse{}, notFound
 	case err != nil:
 		rpcErr := s.toRPCError(err, msgType)
 		s.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "request refused", slog.String("method", method),
 			slog.String("message_type", msgType), slog.String("form", form.String()), slog.Int("code", rpcErr.Code),
 			slog.String("error", err.Error()))
-		return wire.Response{}, rpcErr
+		return wireResponse{}, rpcErr
 	case out == nil:
-		return wire.Response{}, &RPCError{Code: RPCInternalError, Message: "internal error: unknown-request handler returned no message"}
+		return wireResponse{}, &RPCError{Code: RPCInternalError, Message: "internal error: unknown-request handler returned no message"}
 	}
-	return wire.Result(id, call.Form, req.FlatReply, out), nil
+	return resultResponse(id, call.Form, req.FlatReply, out), nil
 }
 
 // guard runs h for req, answering a panic in it (or in a middleware) as

@@ -3,13 +3,11 @@ package leaguesdk
 import (
 	"encoding/json"
 	"strings"
-
-	"github.com/agentleague/league/leaguesdk/internal/wire"
 )
 
 // Players of other implementations answer GAME_INVITATION and move calls
 // in more than one shape. The two answer types take the members of every
-// tolerated shape in their decoding, read them with internal/wire, and
+// tolerated shape in their decoding, read them with the wire layer (wire_tolerant.go), and
 // encode only the profile's shape.
 
 // UnmarshalJSON implements [json.Unmarshaler]. It reads accept as a JSON
@@ -20,7 +18,7 @@ import (
 // the first such error is returned. Answer tells what was received.
 func (a *GameJoinAck) UnmarshalJSON(b []byte) error {
 	*a = GameJoinAck{noAccept: true}
-	if !wire.IsObject(b) {
+	if !isObject(b) {
 		return nil
 	}
 	type plain GameJoinAck
@@ -30,7 +28,7 @@ func (a *GameJoinAck) UnmarshalJSON(b []byte) error {
 		Accepted json.RawMessage `json:"accepted"`
 	}
 	var w fields
-	err := wire.DecodeAll(b, func() any {
+	err := decodeAll(b, func() any {
 		*a = GameJoinAck{noAccept: true}
 		w = fields{plain: (*plain)(a)}
 		return &w
@@ -42,7 +40,7 @@ func (a *GameJoinAck) UnmarshalJSON(b []byte) error {
 // readAccept sets what a received accept says from its member accept, or
 // else accepted, as received (nil when absent).
 func (a *GameJoinAck) readAccept(accept, accepted json.RawMessage) {
-	value, missing, invalid := wire.AcceptOf(accept, accepted)
+	value, missing, invalid := acceptOf(accept, accepted)
 	a.noAccept, a.invalidAccept = missing, invalid
 	if !missing && invalid == "" {
 		a.Accept = value
@@ -77,7 +75,7 @@ func (a *GameJoinAck) Answer() (accept, ok bool, err error) {
 // the first such error is returned. Choice tells what was received.
 func (r *ChooseParityResponse) UnmarshalJSON(b []byte) error {
 	*r = ChooseParityResponse{noChoice: true}
-	if !wire.IsObject(b) {
+	if !isObject(b) {
 		return nil
 	}
 	type plain ChooseParityResponse
@@ -90,7 +88,7 @@ func (r *ChooseParityResponse) UnmarshalJSON(b []byte) error {
 		} `json:"move_data"`
 	}
 	var w fields
-	err := wire.DecodeAll(b, func() any {
+	err := decodeAll(b, func() any {
 		*r = ChooseParityResponse{noChoice: true}
 		w = fields{plain: (*plain)(r)}
 		return &w
@@ -99,7 +97,7 @@ func (r *ChooseParityResponse) UnmarshalJSON(b []byte) error {
 	if w.MoveData != nil {
 		moveChoice = w.MoveData.Choice
 	}
-	choice, ok := wire.ChoiceOf(w.ParityChoice, w.Choice, moveChoice)
+	choice, ok := choiceOf(w.ParityChoice, w.Choice, moveChoice)
 	r.noChoice = !ok
 	if ok {
 		r.ParityChoice = Parity(choice)

@@ -205,35 +205,35 @@ func (c Config) withDefaults() (Config, error) {
 		c.LeagueID = DefaultLeagueID
 	}
 	if !leagueIDPattern.MatchString(c.LeagueID) || c.LeagueID == "." || c.LeagueID == ".." {
-		check.Add("league id %q may hold only letters, digits, '_', '-' and '.'", c.LeagueID)
+		check.Add("Config.LeagueID %q may hold only letters, digits, '_', '-' and '.'", c.LeagueID)
 	}
 	if c.Endpoint != "" && !leaguesdk.ValidEndpoint(c.Endpoint) {
-		check.Add("endpoint %q is not an http(s) URL", c.Endpoint)
+		check.Add("Config.Endpoint %q is not an http(s) URL", c.Endpoint)
 	}
 	agentkit.Default(&c.MinPlayers, DefaultMinPlayers)
 	if c.MinPlayers > 0 && c.MinPlayers < 2 {
-		check.Add("MinPlayers must be at least 2 (or negative to disable the trigger)")
+		check.Add("Config.MinPlayers must be at least 2 (or negative to disable the trigger)")
 	}
 	switch {
 	case c.MaxPlayers < 0:
-		check.Add("MaxPlayers cannot be negative (0 means unlimited)")
+		check.Add("Config.MaxPlayers cannot be negative (0 means unlimited)")
 	case c.MaxPlayers > 0 && c.MaxPlayers < 2:
-		check.Add("MaxPlayers must be at least 2 (0 means unlimited)")
+		check.Add("Config.MaxPlayers must be at least 2 (0 means unlimited)")
 	case c.MaxPlayers > 0 && c.MinPlayers > c.MaxPlayers:
-		check.Add("MinPlayers %d exceeds MaxPlayers %d", c.MinPlayers, c.MaxPlayers)
+		check.Add("Config.MinPlayers %d exceeds Config.MaxPlayers %d", c.MinPlayers, c.MaxPlayers)
 	}
 	if c.MaxBodyBytes < 0 {
-		check.Add("MaxBodyBytes cannot be negative (%d)", c.MaxBodyBytes)
+		check.Add("Config.MaxBodyBytes cannot be negative (%d)", c.MaxBodyBytes)
 	}
 	if c.Keep < 0 {
-		check.Add("Keep cannot be negative (%d; 0 keeps every league)", c.Keep)
+		check.Add("Config.Keep cannot be negative (%d; 0 keeps every league)", c.Keep)
 	}
 	check.Durations(map[string]time.Duration{"ReportTimeout": c.ReportTimeout, "StartMatchTimeout": c.StartMatchTimeout,
 		"BroadcastTimeout": c.BroadcastTimeout, "RetryDelay": c.RetryDelay, "MaxRetryDelay": c.MaxRetryDelay,
 		"ShutdownGrace": c.ShutdownGrace, "BodyTimeout": c.BodyTimeout})
 	for _, t := range c.Tiebreakers {
 		if !t.valid() {
-			check.Add("unknown tiebreaker %q (use points, wins, draws, head_to_head, player_id)", t)
+			check.Add("Config.Tiebreakers holds the unknown tiebreaker %q (use points, wins, draws, head_to_head, player_id)", t)
 		}
 	}
 	if err := check.Err(); err != nil {

@@ -237,7 +237,8 @@ type standingsCache struct {
 	rows    []leaguesdk.StandingRow
 }
 
-// New returns a [Manager] configured by cfg. When the data root holds the
+// New returns a [Manager] configured by cfg, or a *[leaguesdk.ConfigError]
+// naming every invalid field. When the data root holds the
 // state of the same league, the manager resumes it: registered agents keep
 // their ids and tokens, recorded results stay, and the league continues
 // from its first unfinished round when [Manager.Run] is called. When that league has

@@ -45,8 +45,8 @@ type Agent struct {
 	myStanding *leaguesdk.StandingRow
 }
 
-// New returns an [Agent] configured by cfg, or an error naming every
-// invalid field.
+// New returns an [Agent] configured by cfg, or a *[leaguesdk.ConfigError]
+// naming every invalid field.
 func New(cfg Config) (*Agent, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {

@@ -467,10 +467,10 @@ func TestNewValidatesConfig(t *testing.T) {
 		{"bad endpoint", player.Config{Name: "a", League: "http://x/mcp", Endpoint: "ftp://x"}, "Endpoint"},
 		{"negative margin", player.Config{Name: "a", League: "http://x/mcp", SafetyMargin: -1}, "SafetyMargin"},
 		{"empty game type", player.Config{Name: "a", League: "http://x/mcp", GameTypes: []string{""}}, "GameTypes"},
-		{"id with a space", player.Config{Name: "a", League: "http://x/mcp", ID: "P 01"}, "(ID)"},
-		{"id with a colon", player.Config{Name: "a", League: "http://x/mcp", ID: "player:P01"}, "(ID)"},
-		{"id as a path", player.Config{Name: "a", League: "http://x/mcp", ID: "../P01"}, "(ID)"},
-		{"id too long", player.Config{Name: "a", League: "http://x/mcp", ID: strings.Repeat("P", 65)}, "(ID)"},
+		{"id with a space", player.Config{Name: "a", League: "http://x/mcp", ID: "P 01"}, "Config.ID"},
+		{"id with a colon", player.Config{Name: "a", League: "http://x/mcp", ID: "player:P01"}, "Config.ID"},
+		{"id as a path", player.Config{Name: "a", League: "http://x/mcp", ID: "../P01"}, "Config.ID"},
+		{"id too long", player.Config{Name: "a", League: "http://x/mcp", ID: strings.Repeat("P", 65)}, "Config.ID"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -26,6 +26,13 @@ const (
 	DefaultShutdownGrace = 5 * time.Second
 )
 
+// Store keeps the histories of players that share it durable with one
+// journal, their results sharing fsyncs. Open one with Open of package
+// player/store (github.com/agentleague/league/player/store), which
+// documents it, hand it to players through [Config.Store], and close it
+// after they have stopped.
+type Store = playerstore.Store[MatchRecord]
+
 // Config configures an [Agent]. The zero value of every field but Name and
 // League means the documented default. The fields an author sets come
 // first; the settings of operators and tests follow in a block of their
@@ -111,7 +118,7 @@ type Config struct {
 	// fsyncs. The caller closes it after the players stop. Default nil:
 	// the player opens a store of its own on DataRoot when it registers
 	// and closes it when [Agent.Run] returns.
-	Store *playerstore.Store[MatchRecord]
+	Store *Store
 	// NoRegister makes [Agent.Run] serve without registering: the player
 	// answers whoever calls it (as a bare [Agent.Handler] does, in the name
 	// of the player id each call addresses) and keeps its history in memory
@@ -172,28 +179,29 @@ type Config struct {
 	Rand io.Reader
 }
 
-// withDefaults checks cfg and fills in its defaults.
+// withDefaults checks cfg and fills in its defaults. It reports every
+// invalid field at once.
 func (cfg Config) withDefaults() (Config, error) {
 	check := agentkit.NewConfigCheck("player")
 	cfg.Name = strings.TrimSpace(cfg.Name)
 	if cfg.Name == "" {
-		check.Add("a display name (Name) is required")
+		check.Add("Config.Name (the display name) is required")
 	}
 	cfg.ID = strings.TrimSpace(cfg.ID)
 	if cfg.ID != "" && !validID(cfg.ID) {
-		check.Add("the player id (ID) %q is not valid: use 1 to 64 letters, digits, \"_\", \"-\" or \".\"", cfg.ID)
+		check.Add("Config.ID %q is not a valid player id: use 1 to 64 letters, digits, \"_\", \"-\" or \".\"", cfg.ID)
 	}
 	if cfg.League == "" && !cfg.NoRegister {
-		check.Add("the manager's endpoint (League) is required")
+		check.Add("Config.League (the manager's endpoint) is required")
 	} else if cfg.League != "" && !leaguesdk.ValidEndpoint(cfg.League) {
-		check.Add("the manager's endpoint (League) %q is not an http(s) URL", cfg.League)
+		check.Add("Config.League %q is not an http(s) URL", cfg.League)
 	}
 	if cfg.Endpoint != "" && !leaguesdk.ValidEndpoint(cfg.Endpoint) {
-		check.Add("the contact endpoint (Endpoint) %q is not an http(s) URL", cfg.Endpoint)
+		check.Add("Config.Endpoint %q is not an http(s) URL", cfg.Endpoint)
 	}
 	for _, g := range cfg.GameTypes {
 		if strings.TrimSpace(g) == "" {
-			check.Add("the game types (GameTypes) hold an empty entry")
+			check.Add("Config.GameTypes holds an empty game type")
 		}
 	}
 	check.Durations(map[string]time.Duration{"SafetyMargin": cfg.SafetyMargin, "ChoiceTimeout": cfg.ChoiceTimeout,

@@ -161,7 +161,9 @@ type Config struct {
 	HTTPClient *http.Client
 }
 
-func (c *Config) withDefaults() error {
+// withDefaults checks c and fills in its defaults. It reports every
+// invalid field at once.
+func (c Config) withDefaults() (Config, error) {
 	check := agentkit.NewConfigCheck("referee")
 	if strings.TrimSpace(c.Name) == "" {
 		check.Add("Config.Name is required")
@@ -187,7 +189,7 @@ func (c *Config) withDefaults() error {
 		}
 	}
 	if err := check.Err(); err != nil {
-		return err
+		return c, err
 	}
 	if c.Version == "" {
 		c.Version = leaguesdk.Version
@@ -228,7 +230,7 @@ func (c *Config) withDefaults() error {
 	if c.Rand == nil {
 		c.Rand = rand.Reader
 	}
-	return nil
+	return c, nil
 }
 
 // Referee runs matches for a league manager: it registers, accepts
@@ -272,10 +274,11 @@ type Referee struct {
 	matches  map[string]*match // league_id/match_id → match
 }
 
-// New returns a [Referee] configured by cfg, or an error naming what is
-// wrong with cfg.
+// New returns a [Referee] configured by cfg, or a *[leaguesdk.ConfigError]
+// naming every invalid field.
 func New(cfg Config) (*Referee, error) {
-	if err := cfg.withDefaults(); err != nil {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
 		return nil, err
 	}
 	r := &Referee{
@@ -327,7 +330,6 @@ func New(cfg Config) (*Referee, error) {
 		}
 		return errors.Join(err, r.agentLog.Close())
 	})
-	var err error
 	if r.handler, err = agentkit.WithRoutes(r.srv, cfg.Routes); err != nil {
 		_ = r.runner.Close()
 		return nil, fmt.Errorf("referee: %w", err)

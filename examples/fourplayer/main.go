@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -243,6 +242,31 @@ func (a *agents) start(ctx context.Context, what string, runFn func(context.Cont
 	}()
 }
 
+// league is one run of the command: the listeners, the shared stores and
+// client, and the agents started so far.
+type league struct {
+	o        options
+	ls       *listeners
+	out      *progress
+	warnings *slog.Logger
+	mgr      *manager.Manager // nil with -manager
+	remote   *remoteManager   // set with -manager
+	url      string           // the manager's endpoint
+
+	store     *pstore.Store
+	refStore  *referee.Store
+	refClient *http.Client
+
+	// The agents stop when runLeague returns (ctx ended: Ctrl-C; the
+	// league over with -exit; a failure), the referees first: while they
+	// drain, the matches they have in flight end and are reported to a
+	// manager, and played by players, that still serve. Stopped all at
+	// once, those matches could be neither finished nor reported, and each
+	// referee would wait out its ShutdownGrace for them.
+	others, refsCtx context.Context
+	ag, refs        *agents
+}
+
 func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 	ls, err := openListeners(o)
 	if err != nil {
@@ -255,148 +279,177 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 		return fmt.Errorf("data root: %w", err)
 	}
 
-	out := &progress{w: stdout, names: map[string]string{}, perRound: o.progress == "round",
-		matches: o.players * (o.players - 1) / 2, rounds: rounds(o.players)}
-	// Warnings and errors of the agents go to stderr as text; each agent
-	// writes everything it logs to its own JSON log file under the data
-	// root, logs/agents/<agent_id>.log.jsonl.
-	warnings := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: leaguesdk.RedactAttr}))
-
-	var mgr *manager.Manager // nil with -manager
+	l := &league{o: o, ls: ls, out: &progress{w: stdout, names: map[string]string{}, perRound: o.progress == "round",
+		matches: o.players * (o.players - 1) / 2, rounds: rounds(o.players)},
+		// Warnings and errors of the agents go to stderr as text; each agent
+		// writes everything it logs to its own JSON log file under the data
+		// root, logs/agents/<agent_id>.log.jsonl.
+		warnings: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: leaguesdk.RedactAttr}))}
 	if o.manager == "" {
-		if mgr, err = newManager(o, ls.manager, out, warnings); err != nil {
+		if l.mgr, err = newManager(o, ls.manager, l.out, l.warnings); err != nil {
 			return err
 		}
 	}
-
-	// One history store for every player: the results of the players
-	// whose matches end together share one fsync. It closes after the
-	// players have stopped.
-	store, err := pstore.Open(o.data)
+	closeStores, err := l.openStores()
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if cerr := store.Close(); err == nil {
+		if cerr := closeStores(); err == nil {
 			err = cerr
 		}
 	}()
-	// Likewise one transcript store for every referee: the matches that
-	// end together, on any referee, share one fsync.
-	refStore, err := referee.OpenStore(o.data)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := refStore.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	// And one HTTP client (see refereeClient).
-	refClient := refereeClient(o.players, o.referees)
-	defer refClient.CloseIdleConnections()
 
-	// The agents stop when runLeague returns (ctx ended: Ctrl-C; the
-	// league over with -exit; a failure), the referees first: while they
-	// drain, the matches they have in flight end and are reported to a
-	// manager, and played by players, that still serve. Stopped all at
-	// once, those matches could be neither finished nor reported, and each
-	// referee would wait out its ShutdownGrace for them.
 	others, stopOthers := context.WithCancel(context.WithoutCancel(ctx))
 	refsCtx, stopRefs := context.WithCancel(others)
 	errc := make(chan error, 1+o.referees+o.players)
-	ag, refs := &agents{errc: errc}, &agents{errc: errc}
+	l.others, l.refsCtx, l.ag, l.refs = others, refsCtx, &agents{errc: errc}, &agents{errc: errc}
 	defer func() {
 		stopRefs()
-		refs.wg.Wait()
+		l.refs.wg.Wait()
 		stopOthers()
-		ag.wg.Wait() // every agent has stopped when runLeague returns
+		l.ag.wg.Wait() // every agent has stopped when runLeague returns
 	}()
 
 	began := time.Now()
-	var leagueURL string
-	var remote *remoteManager
-	if mgr != nil {
-		leagueURL = endpoint(ls.manager)
-		out.printf("Even/Odd league: 1 manager, %d referees, %d players — data and logs under %s\n", o.referees, o.players, o.data)
-		out.printf("manager   listening on %s   dashboard: http://%s/\n", leagueURL, ls.manager.Addr())
-		ag.start(others, "manager", mgr.Run)
-	} else {
-		leagueURL, remote = o.manager, newRemoteManager(o.manager)
-		defer remote.close()
-		out.printf("Even/Odd league: the manager at %s, %d referees, %d players — data and logs of the referees and players under %s\n",
-			leagueURL, o.referees, o.players, o.data)
-		if err := remote.waitUp(ctx, o.managerWait, out); err != nil {
-			return err
-		}
+	err = l.startManager(ctx)
+	if l.remote != nil {
+		defer l.remote.close()
 	}
+	if err != nil {
+		return err
+	}
+	if err := l.startReferees(ctx); err != nil {
+		return err
+	}
+	if err := l.startPlayers(ctx); err != nil {
+		return err
+	}
+	return l.finish(ctx, began)
+}
 
-	for i, ln := range ls.referees {
+// openStores opens what the agents of the league share, and returns the
+// function that closes it once they have stopped. One history store for
+// every player: the results of the players whose matches end together
+// share one fsync. Likewise one transcript store for every referee: the
+// matches that end together, on any referee, share one fsync. And one
+// HTTP client (see refereeClient).
+func (l *league) openStores() (closeAll func() error, err error) {
+	if l.store, err = pstore.Open(l.o.data); err != nil {
+		return nil, err
+	}
+	if l.refStore, err = referee.OpenStore(l.o.data); err != nil {
+		return nil, errors.Join(err, l.store.Close())
+	}
+	l.refClient = refereeClient(l.o.players, l.o.referees)
+	return func() error {
+		l.refClient.CloseIdleConnections()
+		rerr := l.refStore.Close()
+		serr := l.store.Close()
+		if rerr != nil {
+			return rerr
+		}
+		return serr
+	}, nil
+}
+
+// startManager starts the league's manager, or waits for the one given
+// with -manager to answer.
+func (l *league) startManager(ctx context.Context) error {
+	o, out := l.o, l.out
+	if l.mgr != nil {
+		l.url = endpoint(l.ls.manager)
+		out.printf("Even/Odd league: 1 manager, %d referees, %d players — data and logs under %s\n", o.referees, o.players, o.data)
+		out.printf("manager   listening on %s   dashboard: http://%s/\n", l.url, l.ls.manager.Addr())
+		l.ag.start(l.others, "manager", l.mgr.Run)
+		return nil
+	}
+	l.url, l.remote = o.manager, newRemoteManager(o.manager)
+	out.printf("Even/Odd league: the manager at %s, %d referees, %d players — data and logs of the referees and players under %s\n",
+		l.url, o.referees, o.players, o.data)
+	return l.remote.waitUp(ctx, o.managerWait, out)
+}
+
+// startReferees starts the referees and waits for each to register.
+func (l *league) startReferees(ctx context.Context) error {
+	for i, ln := range l.ls.referees {
 		ref, err := referee.New(referee.Config{
 			Name:                 refereeName(i),
-			League:               leagueURL,
+			League:               l.url,
 			Listener:             ln,
-			DataRoot:             o.data,
-			Store:                refStore,
-			HTTPClient:           refClient,
+			DataRoot:             l.o.data,
+			Store:                l.refStore,
+			HTTPClient:           l.refClient,
 			JoinTimeout:          joinTimeout,
 			MoveTimeout:          moveTimeout,
 			RetryDelay:           retryDelay,
-			MaxConcurrentMatches: refereeCapacity(o.players, o.referees),
-			Logger:               warnings.With("agent", refereeName(i)),
+			MaxConcurrentMatches: refereeCapacity(l.o.players, l.o.referees),
+			Logger:               l.warnings.With("agent", refereeName(i)),
 		})
 		if err != nil {
 			return err
 		}
-		refs.start(refsCtx, refereeName(i), ref.Run)
+		l.refs.start(l.refsCtx, refereeName(i), ref.Run)
 		// One at a time, so that REF01 is the first referee, REF02 the second…
-		if err := wait(ctx, ref.Registered(), ag.errc, refereeName(i)+" to register"); err != nil {
+		if err := wait(ctx, ref.Registered(), l.ag.errc, refereeName(i)+" to register"); err != nil {
 			return err
 		}
-		if remote != nil { // what the manager's own event shows in one process
-			out.event(manager.Event{Kind: manager.EventRefereeRegistered, AgentID: ref.ID(), DisplayName: refereeName(i), Endpoint: endpoint(ln)})
+		if l.remote != nil { // what the manager's own event shows in one process
+			l.out.event(manager.Event{Kind: manager.EventRefereeRegistered, AgentID: ref.ID(), DisplayName: refereeName(i), Endpoint: endpoint(ln)})
 		}
 	}
+	return nil
+}
 
-	for i, e := range lineup(o.players) {
+// startPlayers starts the line-up's players and waits for each to
+// register.
+func (l *league) startPlayers(ctx context.Context) error {
+	for i, e := range lineup(l.o.players) {
 		strategy, err := strategies.ByName(e.strategy, nil)
 		if err != nil {
 			return err
 		}
 		p, err := player.New(player.Config{
 			Name:     e.name,
-			League:   leagueURL,
-			Listener: ls.players[i],
-			DataRoot: o.data,
-			Store:    store,
+			League:   l.url,
+			Listener: l.ls.players[i],
+			DataRoot: l.o.data,
+			Store:    l.store,
 			Strategy: strategy,
-			Logger:   warnings.With("agent", e.name),
+			Logger:   l.warnings.With("agent", e.name),
 		})
 		if err != nil {
 			return err
 		}
-		out.setStrategy(e.name, e.strategy)
-		ag.start(others, e.name, p.Run)
+		l.out.setStrategy(e.name, e.strategy)
+		l.ag.start(l.others, e.name, p.Run)
 		// One at a time, so that P01 is the first of the line-up, P02 the second…
-		if err := wait(ctx, p.Registered(), ag.errc, e.name+" to register"); err != nil {
+		if err := wait(ctx, p.Registered(), l.ag.errc, e.name+" to register"); err != nil {
 			return err
 		}
-		if remote != nil {
-			out.event(manager.Event{Kind: manager.EventPlayerRegistered, AgentID: p.ID(), DisplayName: e.name, Endpoint: endpoint(ls.players[i])})
+		if l.remote != nil {
+			l.out.event(manager.Event{Kind: manager.EventPlayerRegistered, AgentID: p.ID(), DisplayName: e.name, Endpoint: endpoint(l.ls.players[i])})
 		}
 	}
+	return nil
+}
 
-	if remote != nil {
-		final, err := remote.follow(ctx, out, ag.errc)
+// finish waits for the league to complete, prints its standings and where
+// its files are, and then, unless -exit, keeps the agents serving until
+// ctx ends.
+func (l *league) finish(ctx context.Context, began time.Time) error {
+	o, out := l.o, l.out
+	if l.remote != nil {
+		final, err := l.remote.follow(ctx, out, l.ag.errc)
 		if err != nil {
 			return err
 		}
 		out.final(final.Standings, final.Champion)
 	} else {
-		if err := wait(ctx, mgr.Done(), ag.errc, "the league to complete"); err != nil {
+		if err := wait(ctx, l.mgr.Done(), l.ag.errc, "the league to complete"); err != nil {
 			return err
 		}
-		out.final(mgr.Standings(), mgr.Champion())
+		out.final(l.mgr.Standings(), l.mgr.Champion())
 	}
 	abs, err := filepath.Abs(o.data)
 	if err != nil {
@@ -404,23 +457,23 @@ func runLeague(ctx context.Context, o options, stdout, stderr io.Writer) (err er
 	}
 	out.printf("\nThe league took %.1f s. Data: %s  Logs: %s\n",
 		time.Since(began).Seconds(), filepath.Join(abs, "data"), filepath.Join(abs, "logs"))
-	if mgr != nil {
-		out.dataUsage(o, mgr.LeagueID())
+	if l.mgr != nil {
+		out.dataUsage(o, l.mgr.LeagueID())
 	}
 	if o.exit {
 		return nil
 	}
-	if remote != nil {
-		out.printf("\nThe referees and players keep serving until Ctrl-C (-exit stops at the end instead); the manager at %s is left running.\n", leagueURL)
+	if l.remote != nil {
+		out.printf("\nThe referees and players keep serving until Ctrl-C (-exit stops at the end instead); the manager at %s is left running.\n", l.url)
 	} else {
 		// The dashboard URL printed at the start stays good: every agent keeps
 		// serving (the manager answers queries and /api/state) until Ctrl-C.
-		out.printf("\nThe dashboard stays up at http://%s/ — press Ctrl-C to stop (-exit stops at the end instead).\n", ls.manager.Addr())
+		out.printf("\nThe dashboard stays up at http://%s/ — press Ctrl-C to stop (-exit stops at the end instead).\n", l.ls.manager.Addr())
 	}
 	select {
 	case <-ctx.Done():
 		return nil
-	case err := <-ag.errc:
+	case err := <-l.ag.errc:
 		return err
 	}
 }
@@ -474,193 +527,6 @@ func rounds(n int) int {
 		return n - 1
 	}
 	return n
-}
-
-// progress prints the league as the manager's events arrive. The manager
-// calls OnEvent from several goroutines.
-type progress struct {
-	mu         sync.Mutex
-	w          io.Writer
-	names      map[string]string // agent id → display name
-	strategies map[string]string // display name → strategy
-
-	// perRound prints one line per round instead of a line per match and
-	// per registration, for leagues beyond a screenful.
-	perRound        bool
-	matches, rounds int // of the whole league
-	done            int // matches with a result
-	players         int // registered
-	started         time.Time
-}
-
-func (p *progress) printf(format string, args ...any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, format, args...)
-}
-
-func (p *progress) setStrategy(name, describe string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.strategies == nil {
-		p.strategies = map[string]string{}
-	}
-	p.strategies[name] = describe
-}
-
-// who names a player: "P01 Random Rita".
-func (p *progress) who(id string) string {
-	if n := p.names[id]; n != "" {
-		return id + " " + n
-	}
-	return id
-}
-
-func (p *progress) event(ev manager.Event) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	w := p.w
-	// Shown either way: referees, players (one line each, or counted),
-	// warnings and the league's start.
-	switch ev.Kind {
-	case manager.EventRefereeRegistered:
-		p.names[ev.AgentID] = ev.DisplayName
-		fmt.Fprintf(w, "referee   %-5s %-16s registered at %s\n", ev.AgentID, ev.DisplayName, ev.Endpoint)
-		return
-	case manager.EventPlayerRegistered:
-		p.names[ev.AgentID] = ev.DisplayName
-		p.players++
-		if !p.perRound {
-			fmt.Fprintf(w, "player    %-5s %-16s registered at %s  (%s)\n", ev.AgentID, ev.DisplayName, ev.Endpoint, p.strategies[ev.DisplayName])
-		}
-		return
-	case manager.EventRegistrationRejected, manager.EventWarning, manager.EventMatchReassigned:
-		fmt.Fprintf(w, "          ! %s\n", ev.Message)
-		return
-	case manager.EventLeagueStarted:
-		p.started = time.Now()
-		if p.perRound {
-			fmt.Fprintf(w, "%d players registered\n", p.players)
-		}
-		fmt.Fprintf(w, "\n%s\n", ev.Message)
-		return
-	case manager.EventMatchResult:
-		p.done++
-	}
-	if p.perRound {
-		if ev.Kind == manager.EventRoundCompleted {
-			fmt.Fprintln(w, p.roundLine(ev.RoundID, time.Since(p.started)))
-		}
-		return
-	}
-	switch ev.Kind {
-	case manager.EventRoundStarted:
-		fmt.Fprintf(w, "\nRound %d\n", ev.RoundID)
-	case manager.EventMatchAssigned:
-		fmt.Fprintf(w, "  %-6s %s vs %s → %s\n", ev.MatchID, p.who(ev.PlayerA), p.who(ev.PlayerB), ev.RefereeID)
-	case manager.EventMatchResult:
-		fmt.Fprintf(w, "  %-6s %s\n", ev.MatchID, p.describe(ev))
-	case manager.EventRoundCompleted:
-		fmt.Fprintf(w, "Round %d completed\n", ev.RoundID)
-	}
-}
-
-// roundLine is the progress line of a league shown per round: "round 3 of
-// 999: 1500/499500 matches, 812 matches/s, about 10m12s left".
-func (p *progress) roundLine(round int, elapsed time.Duration) string {
-	line := fmt.Sprintf("round %d of %d: %d/%d matches", round, p.rounds, p.done, p.matches)
-	if p.done == 0 || elapsed <= 0 {
-		return line
-	}
-	rate := float64(p.done) / elapsed.Seconds()
-	left := time.Duration(float64(p.matches-p.done) / rate * float64(time.Second)).Round(time.Second)
-	return line + fmt.Sprintf(", %.0f matches/s, about %s left", rate, left)
-}
-
-// describe tells a match's result: "P01 Random Rita even, P02 Even Eddie
-// even; number 7 → draw".
-func (p *progress) describe(ev manager.Event) string {
-	r := ev.Result
-	if r == nil {
-		return ev.Message
-	}
-	var choices []string
-	for _, id := range []string{ev.PlayerA, ev.PlayerB} {
-		c := string(r.Details.Choices[id])
-		if c == "" {
-			c = "no choice"
-		}
-		choices = append(choices, p.who(id)+" "+c)
-	}
-	s := strings.Join(choices, ", ")
-	if r.Details.DrawnNumber != 0 {
-		s += fmt.Sprintf("; number %d", r.Details.DrawnNumber)
-	}
-	switch {
-	case r.Status == leaguesdk.ResultTechnicalLoss:
-		s += fmt.Sprintf(" → technical loss, %s wins (%s)", orNobody(string(r.Winner)), r.Details.Reason)
-	case r.Winner != "":
-		s += " → " + p.who(string(r.Winner)) + " wins"
-	default:
-		s += " → draw"
-	}
-	return s
-}
-
-func orNobody(id string) string {
-	if id == "" {
-		return "nobody"
-	}
-	return id
-}
-
-// final prints the standings table and the champion.
-func (p *progress) final(rows []leaguesdk.StandingRow, champ *leaguesdk.Champion) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	w := p.w
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Rank < rows[j].Rank })
-	fmt.Fprintf(w, "\nFinal standings\n")
-	fmt.Fprintf(w, "  %-4s %-22s %6s %4s %4s %4s %6s\n", "rank", "player", "played", "W", "D", "L", "points")
-	for _, r := range rows {
-		name := r.DisplayName
-		if name == "" {
-			name = p.names[r.PlayerID]
-		}
-		fmt.Fprintf(w, "  %-4d %-22s %6d %4d %4d %4d %6d\n", r.Rank, r.PlayerID+" "+name, r.Played, r.Wins, r.Draws, r.Losses, r.Points)
-	}
-	if champ == nil {
-		fmt.Fprintf(w, "\nNo champion.\n")
-		return
-	}
-	name := champ.DisplayName
-	if name == "" {
-		name = p.names[champ.PlayerID]
-	}
-	fmt.Fprintf(w, "\nChampion: %s %s with %d points\n", champ.PlayerID, name, champ.Points)
-}
-
-// dataUsage says how much the league's files took, and, when the data
-// root holds more leagues than one, how much they all take and how to keep
-// fewer: each run adds a league, and a big one is hundreds of megabytes.
-func (p *progress) dataUsage(o options, leagueID string) {
-	p.printf("League %s's files take %s under %s (its id names them in config/, data/ and logs/).\n",
-		leagueID, manager.LeagueUsage(o.data, leagueID), o.data)
-	leagues, err := manager.Leagues(o.data)
-	if err != nil || len(leagues) < 2 {
-		return
-	}
-	var all manager.Usage
-	for _, l := range leagues {
-		u := manager.LeagueUsage(o.data, l.ID)
-		all.Files += u.Files
-		all.Bytes += u.Bytes
-	}
-	hint := "-keep N keeps only the last N leagues"
-	if o.keep > 0 {
-		hint = fmt.Sprintf("-keep %d keeps the last %d", o.keep, o.keep)
-	}
-	p.printf("%s holds %d leagues, %s; %s.\n", o.data, len(leagues), all, hint)
 }
 
 // newManager returns the league's manager, for a league of a new id: the

@@ -161,7 +161,7 @@ func TestRunAsksForItsID(t *testing.T) {
 	manager, regs := standInManager(t, "P03")
 
 	err := run(context.Background(), []string{"-port", "0", "-league", manager.URL + "/mcp", "-id", "P 03", "-data", t.TempDir()}, &syncWriter{})
-	if err == nil || !strings.Contains(err.Error(), "(ID)") {
+	if err == nil || !strings.Contains(err.Error(), "Config.ID") {
 		t.Fatalf("run with a malformed id = %v, want an error naming ID", err)
 	}
 

@@ -1,30 +1,35 @@
 package agentkit
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/agentleague/league/leaguesdk"
 )
 
 // The agents' Config convention, the one net/http.Server's timeouts
 // follow: a zero field means its documented default; a negative one means
 // "disabled" where the field's comment says so, and is an error otherwise.
-// Every error of a Config is reported at once.
+// A Config is taken by value and returned with its defaults filled in
+// (func (c Config) withDefaults() (Config, error)); every error of a
+// Config is reported at once, in one *[leaguesdk.ConfigError], each
+// problem worded "Config.<Field> …".
 
 // ConfigCheck collects the errors of one agent's Config.
 type ConfigCheck struct {
-	agent string
-	errs  []error
+	agent    string
+	problems []string
 }
 
 // NewConfigCheck returns a check of agent's ("player", "referee",
-// "manager") Config.
+// "manager", "arena") Config.
 func NewConfigCheck(agent string) *ConfigCheck { return &ConfigCheck{agent: agent} }
 
-// Add records an error, formatted as [fmt.Sprintf] does.
+// Add records a problem, formatted as [fmt.Sprintf] does. It starts with
+// the field it is about: "Config.Name is required".
 func (c *ConfigCheck) Add(format string, args ...any) {
-	c.errs = append(c.errs, fmt.Errorf(format, args...))
+	c.problems = append(c.problems, fmt.Sprintf(format, args...))
 }
 
 // Durations records an error for every negative duration, by field name
@@ -42,13 +47,13 @@ func (c *ConfigCheck) Durations(fields map[string]time.Duration) {
 	}
 }
 
-// Err returns every recorded error joined with [errors.Join], under
-// "<agent>: invalid config: ", or nil.
+// Err returns every recorded problem as one *[leaguesdk.ConfigError], or
+// nil.
 func (c *ConfigCheck) Err() error {
-	if len(c.errs) == 0 {
+	if len(c.problems) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s: invalid config: %w", c.agent, errors.Join(c.errs...))
+	return &leaguesdk.ConfigError{Agent: c.agent, Problems: c.problems}
 }
 
 // Default sets *v to def when *v is zero.

@@ -30,6 +30,7 @@
 //	// … once registered:
 //	err := alog.Open(dataRoot, playerID)
 //
-// Shared by the three agents (player, referee, manager); it imports
-// leaguesdk, whose messages and Server it runs.
+// Shared by the three agents (player, referee, manager) and the arena,
+// which checks its Config with [ConfigCheck]; it imports leaguesdk, whose
+// messages and Server it runs.
 package agentkit

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentleague/league/arena"
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/manager"
 	"github.com/agentleague/league/player"
@@ -454,6 +455,31 @@ func TestRegisterRetriesUntilTheManagerAnswers(t *testing.T) {
 	}
 	if p.ID() == "" || r.ID() == "" {
 		t.Fatalf("ids %q and %q after registration", p.ID(), r.ID())
+	}
+}
+
+// TestConfigErrorsAreOneType: the four Configs are refused with one error
+// type, *leaguesdk.ConfigError, whose problems each name the field as
+// "Config.<Field>".
+func TestConfigErrorsAreOneType(t *testing.T) {
+	_, perr := player.New(player.Config{League: "nope", ShutdownGrace: -time.Second})
+	_, rerr := referee.New(referee.Config{League: "nope", ShutdownGrace: -time.Second})
+	_, merr := manager.New(manager.Config{DataRoot: t.TempDir(), Endpoint: "nope", ShutdownGrace: -time.Second})
+	_, aerr := arena.Run(context.Background(), arena.Config{Entries: []arena.Entry{{URL: "nope"}}, MoveTimeout: -time.Second})
+	for name, err := range map[string]error{"player": perr, "referee": rerr, "manager": merr, "arena": aerr} {
+		var ce *leaguesdk.ConfigError
+		if !errors.As(err, &ce) {
+			t.Errorf("%s: %v is no *leaguesdk.ConfigError", name, err)
+			continue
+		}
+		if ce.Agent != name || len(ce.Problems) < 2 {
+			t.Errorf("%s: ConfigError{Agent: %q, Problems: %q}, want the agent's name and every problem", name, ce.Agent, ce.Problems)
+		}
+		for _, p := range ce.Problems {
+			if !strings.HasPrefix(p, "Config.") {
+				t.Errorf("%s: problem %q does not start with the field it is about", name, p)
+			}
+		}
 	}
 }
 

@@ -51,7 +51,7 @@ import (
 // Hand a Store to players through [player.Config.Store], and call its
 // Close(), which writes every player's history.json and removes the
 // journal, after they have stopped. A Store is safe for concurrent use.
-type Store = playerstore.Store[player.MatchRecord]
+type Store = player.Store
 
 // Open opens a Store on dataRoot (the data root of the league's data
 // layer, as in [player.Config.DataRoot]), first recovering the journals of

@@ -1,18 +1,18 @@
-package wire
+package leaguesdk
 
 import (
 	"strings"
 	"sync"
 )
 
-// Dialects is what a server remembers of its callers' dialects. A referee
+// dialectMemory is what a server remembers of its callers' dialects. A referee
 // of another implementation sends a match's messages with the lower-case
 // message type as method ("game_invitation") and reads a reply only as a
 // bare message: when a match's invitation came that way, every reply
-// about the match is flat (see [Result]), as is any reply to a lower-case
+// about the match is flat (see resultResponse), as is any reply to a lower-case
 // message-type method. Spec-form callers and MCP clients get the standard
 // response. The zero value is ready to use.
-type Dialects struct {
+type dialectMemory struct {
 	mu   sync.Mutex
 	flat map[string]bool // matches whose opening came in the lower-case dialect
 }
@@ -21,11 +21,11 @@ type Dialects struct {
 // method, about the match matchID ("" for none), is flat. opens is true
 // for the message that opens a match (GAME_INVITATION), closes for the
 // one that ends it (GAME_OVER).
-func (d *Dialects) Flat(f Form, method, matchID string, opens, closes bool) bool {
-	if f == ToolsCall {
+func (d *dialectMemory) Flat(f WireForm, method, matchID string, opens, closes bool) bool {
+	if f == FormToolsCall {
 		return false
 	}
-	lower := f == MessageType && method == strings.ToLower(method)
+	lower := f == FormMessageType && method == strings.ToLower(method)
 	if matchID == "" {
 		return lower
 	}

@@ -1,4 +1,4 @@
-package wire
+package leaguesdk
 
 import (
 	"encoding/json"
@@ -14,11 +14,11 @@ import (
 // client asks for ClientMCPVersion and accepts any of them in reply.
 var mcpVersions = [...]string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
-// ClientMCPVersion is the MCP protocol version a client asks for.
-const ClientMCPVersion = "2025-06-18"
+// clientMCPVersion is the MCP protocol version a client asks for.
+const clientMCPVersion = "2025-06-18"
 
-// SpeaksMCP reports whether v is an MCP protocol version spoken here.
-func SpeaksMCP(v string) bool {
+// speaksMCP reports whether v is an MCP protocol version spoken here.
+func speaksMCP(v string) bool {
 	for _, s := range mcpVersions {
 		if s == v {
 			return true
@@ -27,15 +27,15 @@ func SpeaksMCP(v string) bool {
 	return false
 }
 
-// Initialize returns a server's answer to MCP initialize: the protocol
+// initializeResult returns a server's answer to MCP initialize: the protocol
 // version the client asked for when it is spoken here, else the newest.
-func Initialize(params json.RawMessage, name, version string) any {
+func initializeResult(params json.RawMessage, name, version string) any {
 	var p struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
 	_ = wirejson.Unmarshal(params, &p)
 	v := mcpVersions[0]
-	if SpeaksMCP(p.ProtocolVersion) {
+	if speaksMCP(p.ProtocolVersion) {
 		v = p.ProtocolVersion
 	}
 	return map[string]any{
@@ -45,14 +45,14 @@ func Initialize(params json.RawMessage, name, version string) any {
 	}
 }
 
-// InitializeRequest is the body of a client's MCP initialize request.
-func InitializeRequest(id int64, clientVersion string) []byte {
+// initializeRequest is the body of a client's MCP initialize request.
+func initializeRequest(id int64, clientVersion string) []byte {
 	b, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
 		"id":      id,
 		"method":  "initialize",
 		"params": map[string]any{
-			"protocolVersion": ClientMCPVersion,
+			"protocolVersion": clientMCPVersion,
 			"capabilities":    map[string]any{},
 			"clientInfo":      map[string]string{"name": "league-agent", "version": clientVersion},
 		},
@@ -60,11 +60,11 @@ func InitializeRequest(id int64, clientVersion string) []byte {
 	return b
 }
 
-// Initialized is the body of the notifications/initialized notification.
-var Initialized = []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+// initializedNote is the body of the notifications/initialized notification.
+var initializedNote = []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 
-// NegotiatedVersion returns the protocolVersion of an initialize result.
-func NegotiatedVersion(result json.RawMessage) string {
+// negotiatedVersion returns the protocolVersion of an initialize result.
+func negotiatedVersion(result json.RawMessage) string {
 	var res struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
@@ -89,27 +89,27 @@ func toolResult(out any) toolCallResult {
 	return toolCallResult{Content: []toolContent{{Type: "text", Text: string(b)}}, StructuredContent: json.RawMessage(b)}
 }
 
-// Session is an MCP session a client holds with one peer. An empty ID
+// mcpSession is an MCP session a client holds with one peer. An empty ID
 // means the peer set no Mcp-Session-Id (a stateless MCP server).
-type Session struct {
+type mcpSession struct {
 	ID      string
 	Version string
 }
 
 // SetHeaders puts the session's headers on a request.
-func (s *Session) SetHeaders(h http.Header) {
+func (s *mcpSession) SetHeaders(h http.Header) {
 	if s.ID != "" {
 		h.Set("Mcp-Session-Id", s.ID)
 	}
 	h.Set("MCP-Protocol-Version", s.Version)
 }
 
-// SessionWanted reports whether a refusal asks for an MCP session the
+// sessionWanted reports whether a refusal asks for an MCP session the
 // request did not have: an HTTP 400 or 404 whose body names the session
 // (httpStatus, body), or a JSON-RPC error message (rpcMessage, without a
 // catalog code) saying the session is missing or the server is not
 // initialized.
-func SessionWanted(httpStatus int, body string, rpcMessage string) bool {
+func sessionWanted(httpStatus int, body string, rpcMessage string) bool {
 	if httpStatus == http.StatusBadRequest || httpStatus == http.StatusNotFound {
 		return strings.Contains(strings.ToLower(body), "session")
 	}
@@ -117,39 +117,39 @@ func SessionWanted(httpStatus int, body string, rpcMessage string) bool {
 	return strings.Contains(msg, "session") || strings.Contains(msg, "not initialized") || strings.Contains(msg, "initialization")
 }
 
-// Peer is what a client remembers of one peer's dialect: the form that
+// wirePeer is what a client remembers of one peer's dialect: the form that
 // worked with it, and its MCP session. Gate lets one handshake run at a
 // time (waiting on it honours the call's context); the session changes
 // only while the gate is held.
-type Peer struct {
+type wirePeer struct {
 	form    atomic.Int32 // 1 + the Form that worked, 0 before one has
 	Gate    chan struct{}
-	session atomic.Pointer[Session]
+	session atomic.Pointer[mcpSession]
 }
 
-// NewPeer returns the memory of a peer not called yet.
-func NewPeer() *Peer { return &Peer{Gate: make(chan struct{}, 1)} }
+// newWirePeer returns the memory of a peer not called yet.
+func newWirePeer() *wirePeer { return &wirePeer{Gate: make(chan struct{}, 1)} }
 
 // Form returns the form that worked with the peer, if one has.
-func (p *Peer) Form() (Form, bool) {
+func (p *wirePeer) Form() (WireForm, bool) {
 	f := p.form.Load()
 	if f == 0 {
-		return Spec, false
+		return FormSpec, false
 	}
-	return Form(f - 1), true
+	return WireForm(f - 1), true
 }
 
 // Remember records that f worked with the peer.
-func (p *Peer) Remember(f Form) { p.form.Store(int32(f) + 1) }
+func (p *wirePeer) Remember(f WireForm) { p.form.Store(int32(f) + 1) }
 
 // RememberFirst records f unless a form is remembered already.
-func (p *Peer) RememberFirst(f Form) { p.form.CompareAndSwap(0, int32(f)+1) }
+func (p *wirePeer) RememberFirst(f WireForm) { p.form.CompareAndSwap(0, int32(f)+1) }
 
 // Session returns the MCP session held with the peer, or nil.
-func (p *Peer) Session() *Session { return p.session.Load() }
+func (p *wirePeer) Session() *mcpSession { return p.session.Load() }
 
 // SetSession records s as the session held with the peer.
-func (p *Peer) SetSession(s *Session) { p.session.Store(s) }
+func (p *wirePeer) SetSession(s *mcpSession) { p.session.Store(s) }
 
 // DropSession forgets stale unless another session replaced it.
-func (p *Peer) DropSession(stale *Session) { p.session.CompareAndSwap(stale, nil) }
+func (p *wirePeer) DropSession(stale *mcpSession) { p.session.CompareAndSwap(stale, nil) }

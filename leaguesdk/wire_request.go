@@ -1,4 +1,4 @@
-package wire
+package leaguesdk
 
 import (
 	"bytes"
@@ -9,8 +9,8 @@ import (
 	wirejson "github.com/agentleague/league/internal/json"
 )
 
-// Request is a JSON-RPC request read from a body.
-type Request struct {
+// wireRequest is a JSON-RPC request read from a body.
+type wireRequest struct {
 	// ID is the id as received, nil for a notification.
 	ID json.RawMessage
 	// Method is the method as received.
@@ -20,12 +20,12 @@ type Request struct {
 }
 
 // Notification reports whether r has no id.
-func (r *Request) Notification() bool { return len(r.ID) == 0 }
+func (r *wireRequest) Notification() bool { return len(r.ID) == 0 }
 
-// NullID is the id of a response to a request whose id is unknown.
-var NullID = json.RawMessage("null")
+// nullID is the id of a response to a request whose id is unknown.
+var nullID = json.RawMessage("null")
 
-// ReadRequest reads a request body in one pass. A body that is not one
+// readRequest reads a request body in one pass. A body that is not one
 // JSON-RPC 2.0 request comes back as the error to answer, with the id to
 // answer it under (null when the id could not be read).
 //
@@ -38,7 +38,7 @@ var NullID = json.RawMessage("null")
 //
 // Members are matched as encoding/json matches them to a struct's fields:
 // by name, ignoring case, a later member replacing an earlier one.
-func ReadRequest(body []byte, into func(method string, params []byte) (rest []byte, ok bool)) (req Request, id json.RawMessage, read bool, bad *Error) {
+func readRequest(body []byte, into func(method string, params []byte) (rest []byte, ok bool)) (req wireRequest, id json.RawMessage, read bool, bad *RPCError) {
 	var jsonrpc string
 	var method *string
 	tried, intoMethod := false, ""
@@ -69,30 +69,30 @@ func ReadRequest(body []byte, into func(method string, params []byte) (rest []by
 		trimmed := bytes.TrimSpace(body)
 		switch {
 		case len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed):
-			return Request{}, NullID, false, &Error{Code: codeInvalidRequest, Message: "batch requests are not supported"}
+			return wireRequest{}, nullID, false, &RPCError{Code: codeInvalidRequest, Message: "batch requests are not supported"}
 		case json.Valid(trimmed):
 			// Well-formed JSON that is not a request object ("method": 5, a bare string).
-			return Request{}, NullID, false, &Error{Code: codeInvalidRequest, Message: "invalid request: " + err.Error()}
+			return wireRequest{}, nullID, false, &RPCError{Code: codeInvalidRequest, Message: "invalid request: " + err.Error()}
 		}
-		return Request{}, NullID, false, &Error{Code: codeParse, Message: "parse error: " + err.Error()}
+		return wireRequest{}, nullID, false, &RPCError{Code: codeParse, Message: "parse error: " + err.Error()}
 	}
 	id = req.ID
 	if len(id) == 0 {
-		id = NullID
+		id = nullID
 	}
 	if jsonrpc != "2.0" || method == nil || *method == "" {
-		return Request{}, id, false, &Error{Code: codeInvalidRequest, Message: `invalid request: want "jsonrpc":"2.0" and a method`}
+		return wireRequest{}, id, false, &RPCError{Code: codeInvalidRequest, Message: `invalid request: want "jsonrpc":"2.0" and a method`}
 	}
 	req.Method = *method
 	// A method named again after the params names another message.
 	return req, id, read && intoMethod == req.Method, nil
 }
 
-// Call is where a request's message is and how it came.
-type Call struct {
-	// Form is the request's form (set by Locate for tools/call, by Route
+// wireCall is where a request's message is and how it came.
+type wireCall struct {
+	// WireForm is the request's form (set by Locate for tools/call, by Route
 	// for the others).
-	Form Form
+	Form WireForm
 	// Tool is the tool a tools/call names.
 	Tool string
 	// Message is the message object (params itself, or the member of
@@ -112,30 +112,30 @@ type paramsProbe struct {
 	Payload     json.RawMessage `json:"payload"`
 }
 
-// Locate finds the message of a request: for tools/call in its
+// locateCall finds the message of a request: for tools/call in its
 // arguments, otherwise in params, params.message, params.arguments or
 // params.payload. A tools/call without a name is an error to answer.
-func Locate(method string, params json.RawMessage) (Call, *Error) {
+func locateCall(method string, params json.RawMessage) (wireCall, *RPCError) {
 	if method != "tools/call" {
-		msg, t, nested := locate(params)
-		return Call{Message: msg, MessageType: t, nested: nested}, nil
+		msg, t, nested := locateMessage(params)
+		return wireCall{Message: msg, MessageType: t, nested: nested}, nil
 	}
 	var call struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	if err := wirejson.Unmarshal(params, &call); err != nil || call.Name == "" {
-		return Call{}, &Error{Code: codeInvalidParams, Message: "tools/call needs params.name"}
+		return wireCall{}, &RPCError{Code: codeInvalidParams, Message: "tools/call needs params.name"}
 	}
-	msg, t, _ := locate(call.Arguments)
-	return Call{Form: ToolsCall, Tool: call.Name, Message: msg, MessageType: t}, nil
+	msg, t, _ := locateMessage(call.Arguments)
+	return wireCall{Form: FormToolsCall, Tool: call.Name, Message: msg, MessageType: t}, nil
 }
 
 // locate finds the protocol message in params: params itself, or
 // params.message, params.arguments or params.payload. It returns the
 // message, its message_type ("" when none is named), and whether it is a
 // member of params.
-func locate(params json.RawMessage) (json.RawMessage, string, bool) {
+func locateMessage(params json.RawMessage) (json.RawMessage, string, bool) {
 	if len(params) == 0 {
 		return params, "", false
 	}
@@ -150,16 +150,16 @@ func locate(params json.RawMessage) (json.RawMessage, string, bool) {
 		if len(inner) == 0 || inner[0] != '{' {
 			continue
 		}
-		if t := MessageTypeOf(inner); t != "" {
+		if t := messageTypeOf(inner); t != "" {
 			return inner, t, true
 		}
 	}
 	return params, "", false
 }
 
-// MessageTypeOf returns the message_type of the JSON object msg, or ""
+// messageTypeOf returns the message_type of the JSON object msg, or ""
 // when msg is not an object with a string message_type.
-func MessageTypeOf(msg []byte) string {
+func messageTypeOf(msg []byte) string {
 	var p struct {
 		MessageType string `json:"message_type"`
 	}
@@ -169,77 +169,65 @@ func MessageTypeOf(msg []byte) string {
 	return p.MessageType
 }
 
-// Routes is what a server serves, as [Route] consults it. Names are
-// compared case-insensitively (the caller keeps them lower-case).
-type Routes[T comparable] interface {
-	// Named returns the tool a method or tool name names.
-	Named(lowerName string) (T, bool)
-	// Typed returns the tool that takes a message type.
-	Typed(messageType string) (T, bool)
-	// Takes reports whether t takes messages of the type.
-	Takes(t T, messageType string) bool
-}
-
-// Route picks the tool of a request that is not tools/call and sets
+// routeCall picks the tool of a request that is not tools/call and sets
 // c.Form. The message's message_type decides when the method names no
 // tool that takes it; the method is a hint.
-func Route[T comparable](rs Routes[T], method string, c *Call) (T, bool) {
-	c.Form = Spec
+func (s *Server) routeCall(method string, c *wireCall) *route {
+	c.Form = FormSpec
 	if c.nested {
-		c.Form = Envelope
+		c.Form = FormEnvelope
 	}
 	t := c.MessageType
-	byMethod, named := rs.Named(strings.ToLower(method))
-	byType, typed := rs.Typed(t)
+	byMethod := s.routeNamed(strings.ToLower(method))
+	byType := s.routeTyped(t)
 	switch {
-	case named && (t == "" || rs.Takes(byMethod, t) || !typed):
-		return byMethod, true
-	case typed:
+	case byMethod != nil && (t == "" || byMethod.types[MessageType(t)] || byType == nil):
+		return byMethod
+	case byType != nil:
 		if strings.EqualFold(method, t) {
-			c.Form = MessageType
+			c.Form = FormMessageType
 		} else {
-			c.Form = Envelope
+			c.Form = FormEnvelope
 		}
-		return byType, true
+		return byType
 	}
-	if rt, ok := rs.Typed(strings.ToUpper(method)); ok {
-		c.Form = MessageType
-		return rt, true
+	if rt := s.routeTyped(strings.ToUpper(method)); rt != nil {
+		c.Form = FormMessageType
+		return rt
 	}
-	var zero T
-	return zero, false
+	return nil
 }
 
-// EncodeRequest returns a request of id to method in form f (not
-// [Spec], whose params a client sends as they are) carrying the message
+// encodeRequest returns a request of id to method in form f (not
+// [FormSpec], whose params a client sends as they are) carrying the message
 // msg of type messageType.
-func EncodeRequest(f Form, id int64, method, messageType string, msg []byte) []byte {
+func encodeRequest(f WireForm, id int64, method, messageType string, msg []byte) []byte {
 	switch f {
-	case MessageType:
-		return AppendRequest(nil, id, messageType, msg)
-	case Envelope:
+	case FormMessageType:
+		return appendRequest(nil, id, messageType, msg)
+	case FormEnvelope:
 		p, _ := json.Marshal(map[string]json.RawMessage{"message": msg})
-		return AppendRequest(nil, id, "handle_message", p)
-	case ToolsCall:
+		return appendRequest(nil, id, "handle_message", p)
+	case FormToolsCall:
 		name, _ := json.Marshal(method)
 		p, _ := json.Marshal(map[string]json.RawMessage{"name": name, "arguments": msg})
-		return AppendRequest(nil, id, "tools/call", p)
+		return appendRequest(nil, id, "tools/call", p)
 	}
-	return AppendRequest(nil, id, method, msg)
+	return appendRequest(nil, id, method, msg)
 }
 
-// AppendRequest appends a JSON-RPC request with params, which must be one
+// appendRequest appends a JSON-RPC request with params, which must be one
 // JSON value, without encoding them again.
-func AppendRequest(dst []byte, id int64, method string, params []byte) []byte {
+func appendRequest(dst []byte, id int64, method string, params []byte) []byte {
 	if len(params) == 0 {
 		params = []byte("null")
 	}
-	return append(append(AppendRequestHead(dst, id, method), params...), '}')
+	return append(append(appendRequestHead(dst, id, method), params...), '}')
 }
 
-// AppendRequestHead appends a JSON-RPC request up to its params' value:
+// appendRequestHead appends a JSON-RPC request up to its params' value:
 // `{"jsonrpc":"2.0","id":<id>,"method":<method>,"params":`.
-func AppendRequestHead(dst []byte, id int64, method string) []byte {
+func appendRequestHead(dst []byte, id int64, method string) []byte {
 	m, _ := json.Marshal(method)
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = strconv.AppendInt(dst, id, 10)

@@ -1,17 +1,13 @@
-package player_test
+package store_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,120 +16,16 @@ import (
 	pstore "github.com/agentleague/league/player/store"
 )
 
-// lineup returns the display names and ids of n players, "Player 1"/P01…
-func lineup(n int) (names []string, ids map[string]string) {
-	ids = map[string]string{}
-	for i := 1; i <= n; i++ {
-		name := fmt.Sprintf("Player %d", i)
-		names = append(names, name)
-		ids[name] = fmt.Sprintf("P%02d", i)
-	}
-	return names, ids
-}
-
-// startLineup starts a test manager that registers the n players of
-// lineup(n) under their ids.
-func startLineup(t *testing.T, n int) (m *testManager, names []string, ids map[string]string) {
-	names, ids = lineup(n)
-	return startManager(t, &testManager{ids: ids}), names, ids
-}
-
-// openStore opens a Store on dataRoot and closes it at the end of the
-// test, after the agents started later have stopped.
-func openStore(t *testing.T, open func() (*pstore.Store, error)) *pstore.Store {
-	t.Helper()
-	s, err := open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("closing the store: %v", err)
-		}
-	})
-	return s
-}
-
-// won is the GAME_OVER of match, won by player me with even.
-func won(match, me string) *leaguesdk.GameOver {
-	return gameOver(match, me, 2, map[string]leaguesdk.Parity{me: leaguesdk.Even, "X99": leaguesdk.Odd})
-}
-
-// sendGameOver sends a GAME_OVER to endpoint and reports whether it was
-// acknowledged.
-func sendGameOver(c *leaguesdk.Client, endpoint string, over *leaguesdk.GameOver) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var ack leaguesdk.Ack
-	if err := c.Call(ctx, endpoint, leaguesdk.MethodNotifyMatchResult, over, &ack); err != nil {
-		return err
-	}
-	if ack.Status != leaguesdk.AckOK {
-		return fmt.Errorf("ack status %q", ack.Status)
-	}
-	return nil
-}
-
-func newClient(t *testing.T) *leaguesdk.Client {
-	c := leaguesdk.NewClient(leaguesdk.ClientConfig{Retry: leaguesdk.RetryPolicy{MaxRetries: leaguesdk.NoRetries}})
-	t.Cleanup(c.Close)
-	return c
-}
-
-// readHistoryFile returns the match ids of a player's history.json.
-func readHistoryFile(t *testing.T, dataRoot, id string) []string {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(dataRoot, "data", "players", testLeague, id, "history.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f struct {
-		PlayerID string `json:"player_id"`
-		Matches  []struct {
-			MatchID string `json:"match_id"`
-			Attempt int    `json:"attempt"`
-			Result  string `json:"result"`
-		} `json:"matches"`
-	}
-	if err := json.Unmarshal(raw, &f); err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, m := range f.Matches {
-		out = append(out, fmt.Sprintf("%s/%d/%s", m.MatchID, m.Attempt, m.Result))
-	}
-	return out
-}
-
-// journalLines returns the records of a journal file as player id/match id.
-func journalLines(t *testing.T, path string) []string {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The records end at the zeros reserved after them.
-	raw, _, _ = bytes.Cut(raw, []byte{0})
-	var out []string
-	for line := range strings.Lines(string(raw)) {
-		var r struct {
-			PlayerID string `json:"player_id"`
-			MatchID  string `json:"match_id"`
-		}
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			t.Fatalf("journal line %q: %v", line, err)
-		}
-		out = append(out, r.PlayerID+"/"+r.MatchID)
-	}
-	return out
-}
+// The store's tests drive real players (player.New over loopback HTTP,
+// registered with a small test manager) that share a Store, and read the
+// files the store writes.
 
 func TestStoreGameOversOfPlayersShareOneFsync(t *testing.T) {
 	m, names, ids := startLineup(t, 5)
 	var syncs atomic.Int64
 	held, release := make(chan struct{}), make(chan struct{})
 	store := openStore(t, func() (*pstore.Store, error) {
-		return player.OpenStoreWithSync(t.TempDir(), func(f *os.File) error {
+		return pstore.OpenWithSync(t.TempDir(), func(f *os.File) error {
 			if syncs.Add(1) == 1 {
 				close(held)
 				<-release // the first group commit waits until the others are queued
@@ -156,7 +48,7 @@ func TestStoreGameOversOfPlayersShareOneFsync(t *testing.T) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if _, _, pending := player.StoreJournal(store); pending == len(agents)-1 {
+		if _, _, pending := pstore.JournalOf(store); pending == len(agents)-1 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -175,7 +67,7 @@ func TestStoreGameOversOfPlayersShareOneFsync(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, stats, _ := player.StoreJournal(store)
+	_, stats, _ := pstore.JournalOf(store)
 	if stats.Records != 5 || stats.Syncs != 2 || syncs.Load() != 2 {
 		t.Fatalf("5 results took %d group commits (%d fsyncs), want 2: %+v", stats.Syncs, syncs.Load(), stats)
 	}
@@ -190,7 +82,7 @@ func TestStoreCompactionKeepsOnlyWhatNoHistoryFileHolds(t *testing.T) {
 	m, names, ids := startLineup(t, 3)
 	root := t.TempDir()
 	store := openStore(t, func() (*pstore.Store, error) { return pstore.Open(root) })
-	player.SetStoreCompactEvery(store, 16)
+	pstore.SetCompactEvery(store, 16)
 	var agents []*player.Agent
 	for _, name := range names {
 		agents = append(agents, runAgent(t, player.Config{Name: name, League: m.URL, Store: store}))
@@ -212,7 +104,7 @@ func TestStoreCompactionKeepsOnlyWhatNoHistoryFileHolds(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	path, stats, _ := player.StoreJournal(store)
+	path, stats, _ := pstore.JournalOf(store)
 	if stats.Records != int64(len(agents)*perPlayer) {
 		t.Fatalf("journal took %d records, want %d", stats.Records, len(agents)*perPlayer)
 	}
@@ -222,7 +114,7 @@ func TestStoreCompactionKeepsOnlyWhatNoHistoryFileHolds(t *testing.T) {
 		t.Fatalf("journal holds %d lines after %d results: never compacted", n, len(agents)*perPlayer)
 	}
 	// Compacted now, it holds exactly the results no history.json holds.
-	player.CompactStore(store)
+	pstore.Compact(store)
 	var want []string
 	for i, a := range agents {
 		id := ids[names[i]]
@@ -266,144 +158,6 @@ func sorted(s []string) []string {
 		}
 	}
 	return out
-}
-
-// The shared-store crash test runs this test binary as a child in which
-// several players share one Store; the parent sends them GAME_OVERs
-// together, kills the child with SIGKILL while they arrive, and finds
-// every acknowledged result in the histories that new players on the same
-// data root start with.
-const (
-	sharedCrashLeagueEnv = "PLAYER_SHARED_CRASH_LEAGUE"
-	sharedCrashDataEnv   = "PLAYER_SHARED_CRASH_DATA"
-	sharedCrashPlayers   = 4
-)
-
-func TestPlayersSharingStoreCrashChild(t *testing.T) {
-	league, data := os.Getenv(sharedCrashLeagueEnv), os.Getenv(sharedCrashDataEnv)
-	if league == "" {
-		t.Skip("runs only as the child of TestKilledPlayersSharingAStoreKeepEveryAcknowledgedResult")
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-	defer stop()
-	store, err := pstore.Open(data)
-	if err != nil {
-		fmt.Println("store:", err)
-		os.Exit(2)
-	}
-	defer store.Close()
-	names, _ := lineup(sharedCrashPlayers)
-	var wg sync.WaitGroup
-	for _, name := range names {
-		a, err := player.New(player.Config{Name: name, League: league, Store: store, Addr: "127.0.0.1:0",
-			Strategy: always(leaguesdk.Even)})
-		if err != nil {
-			fmt.Println("new:", err)
-			os.Exit(2)
-		}
-		wg.Go(func() {
-			select {
-			case <-a.Registered():
-				fmt.Println("endpoint", a.ID(), a.Endpoint())
-			case <-ctx.Done():
-			}
-		})
-		wg.Go(func() { _ = a.Run(ctx) })
-	}
-	wg.Wait()
-}
-
-func TestKilledPlayersSharingAStoreKeepEveryAcknowledgedResult(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a child process")
-	}
-	m, names, ids := startLineup(t, sharedCrashPlayers)
-	data := t.TempDir()
-	lines, cmd := startChild(t, "TestPlayersSharingStoreCrashChild", sharedCrashLeagueEnv+"="+m.URL, sharedCrashDataEnv+"="+data)
-	endpoints := make(chan [2]string, sharedCrashPlayers)
-	go func() {
-		for line := range lines {
-			if rest, ok := strings.CutPrefix(line, "endpoint "); ok {
-				id, ep, _ := strings.Cut(rest, " ")
-				endpoints <- [2]string{id, ep}
-			}
-		}
-	}()
-	eps := map[string]string{}
-	for len(eps) < sharedCrashPlayers {
-		select {
-		case e := <-endpoints:
-			eps[e[0]] = e[1]
-		case <-time.After(20 * time.Second):
-			t.Fatalf("%d of %d child players registered", len(eps), sharedCrashPlayers)
-		}
-	}
-
-	// Each player gets results one after another, the players at the same
-	// time; the child dies while results are still arriving, most of them
-	// only in the shared journal.
-	c := newClient(t)
-	const killAfter = 100
-	var (
-		mu    sync.Mutex
-		acked = map[string][]string{} // player id → acknowledged match ids
-		total int
-		kill  = make(chan struct{})
-		once  sync.Once
-		wg    sync.WaitGroup
-	)
-	for id, ep := range eps {
-		wg.Go(func() {
-			for r := 1; r <= 1000; r++ {
-				match := fmt.Sprintf("R%dM1", r)
-				if sendGameOver(c, ep, won(match, id)) != nil {
-					return // the child is dead
-				}
-				mu.Lock()
-				acked[id] = append(acked[id], match)
-				total++
-				if total >= killAfter {
-					once.Do(func() { close(kill) })
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	<-kill
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	wg.Wait()
-
-	for _, name := range names {
-		id := ids[name]
-		b := runAgent(t, player.Config{Name: name, League: m.URL, DataRoot: data})
-		if b.ID() != id {
-			t.Fatalf("%s registered as %s, want %s", name, b.ID(), id)
-		}
-		got := map[string]int{}
-		for _, r := range b.History().Matches() {
-			got[r.MatchID]++
-		}
-		for _, match := range acked[id] {
-			if got[match] != 1 {
-				t.Errorf("%s: acknowledged %s is in the history %d times after SIGKILL, want once", id, match, got[match])
-			}
-		}
-		if len(got) < len(acked[id]) || len(got) > len(acked[id])+1 {
-			// At most the one result in flight when the child died was
-			// recorded without its acknowledgement reaching the sender.
-			t.Errorf("%s: %d results in the history, %d acknowledged", id, len(got), len(acked[id]))
-		}
-	}
-	// The crashed store's journal was merged and removed.
-	left, _ := filepath.Glob(filepath.Join(data, "data", "players", ".journal", "*.jsonl"))
-	for _, name := range left {
-		if lines := journalLines(t, name); len(lines) > 0 {
-			t.Errorf("journal %s still holds %d records", name, len(lines))
-		}
-	}
 }
 
 func TestStoreMergesTheJournalOfACrashedStore(t *testing.T) {
@@ -478,8 +232,8 @@ func TestStoresSharingADataRootLeaveEachOthersJournalAlone(t *testing.T) {
 			}
 		}
 	}
-	pathA, _, _ := player.StoreJournal(storeA)
-	pathB, _, _ := player.StoreJournal(storeB)
+	pathA, _, _ := pstore.JournalOf(storeA)
+	pathB, _, _ := pstore.JournalOf(storeB)
 	want := map[string]string{pathA: "[P01/R1M1 P01/R2M1 P01/R3M1]", pathB: "[P02/R1M1 P02/R2M1 P02/R3M1]"}
 	check := func(when string) {
 		t.Helper()
@@ -517,7 +271,7 @@ func TestStoreWithoutFileLocksWritesEachResultDurably(t *testing.T) {
 	m := &testManager{}
 	startManager(t, m)
 	root := t.TempDir()
-	store := openStore(t, func() (*pstore.Store, error) { return player.OpenStoreWithoutLocks(root), nil })
+	store := openStore(t, func() (*pstore.Store, error) { return pstore.OpenWithoutLocks(root), nil })
 	a := runAgent(t, player.Config{League: m.URL, Store: store})
 	c := newClient(t)
 	for r := 1; r <= 3; r++ {
@@ -565,5 +319,56 @@ func TestPlayerReadsTheHistoryJournalOfEarlierVersions(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "history.jsonl")); !os.IsNotExist(err) {
 		t.Fatalf("history.jsonl is still there (%v)", err)
+	}
+}
+
+// A player keeping its history in a store of its own and one keeping it in
+// a shared Store write the same history.json: the two descriptions of a
+// record the stores are given (the player's own, this package's) agree.
+func TestOwnAndSharedStoresWriteTheSameHistory(t *testing.T) {
+	m, names, _ := startLineup(t, 1)
+	own, shared := t.TempDir(), t.TempDir()
+	s := openStore(t, func() (*pstore.Store, error) { return pstore.Open(shared) })
+	c := newClient(t)
+	// The same results at the same time, for both.
+	overs := []*leaguesdk.GameOver{won("R1M1", "P01"), gameOver("R2M1", "", 4, nil), won("R3M1", "X99")}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	now := func() time.Time { return at }
+	for _, cfg := range []player.Config{{Name: names[0], League: m.URL, DataRoot: own, Now: now}, {Name: names[0], League: m.URL, Store: s, Now: now}} {
+		a, _, stop := startAgent(t, cfg)
+		<-a.Registered()
+		for _, over := range overs {
+			if err := sendGameOver(c, a.Endpoint(), over); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stop()
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	read := func(root string) (stats, matches string) {
+		raw, err := os.ReadFile(filepath.Join(root, "data", "players", testLeague, "P01", "history.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f struct {
+			Stats   json.RawMessage `json:"stats"`
+			Matches json.RawMessage `json:"matches"`
+		}
+		if err := json.Unmarshal(raw, &f); err != nil {
+			t.Fatal(err)
+		}
+		return string(f.Stats), string(f.Matches)
+	}
+	ownStats, ownMatches := read(own)
+	sharedStats, sharedMatches := read(shared)
+	if ownStats != sharedStats || ownMatches != sharedMatches {
+		t.Fatalf("own store: stats %s matches %s\nshared store: stats %s matches %s", ownStats, ownMatches, sharedStats, sharedMatches)
+	}
+	var st struct{ Wins, Losses, Draws int }
+	if err := json.Unmarshal([]byte(ownStats), &st); err != nil || st.Wins != 1 || st.Losses != 1 || st.Draws != 1 ||
+		strings.Count(ownMatches, `"match_id"`) != 3 {
+		t.Fatalf("history.json holds stats %s and matches %s, want a win, a draw and a loss", ownStats, ownMatches)
 	}
 }

@@ -1,4 +1,4 @@
-package wire
+package leaguesdk
 
 import (
 	"encoding/json"
@@ -25,13 +25,13 @@ func TestLocate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, bad := Locate(tc.method, json.RawMessage(tc.params))
+			c, bad := locateCall(tc.method, json.RawMessage(tc.params))
 			if bad != nil || c.MessageType != tc.wantType || string(c.Message) != tc.wantMsg || c.Tool != tc.wantTool {
 				t.Fatalf("Locate = %+v, %v", c, bad)
 			}
 		})
 	}
-	if _, bad := Locate("tools/call", json.RawMessage(`{"arguments":{}}`)); bad == nil || bad.Code != codeInvalidParams {
+	if _, bad := locateCall("tools/call", json.RawMessage(`{"arguments":{}}`)); bad == nil || bad.Code != codeInvalidParams {
 		t.Fatalf("tools/call without a name: %v", bad)
 	}
 }
@@ -39,24 +39,18 @@ func TestLocate(t *testing.T) {
 // table is a route table of three tools for TestRoute.
 type table map[string][]string // tool → message types
 
-func (t table) Named(name string) (string, bool) { _, ok := t[name]; return name, ok }
-func (t table) Typed(mt string) (string, bool) {
+// server returns a Server whose tools are t's, for routing only.
+func (t table) server() *Server {
+	s := &Server{byName: map[string]*route{}, byType: map[MessageType]*route{}}
 	for name, types := range t {
-		for _, x := range types {
-			if x == mt {
-				return name, true
-			}
+		rt := &route{tool: Tool{Name: name}, types: map[MessageType]bool{}}
+		for _, mt := range types {
+			rt.types[MessageType(mt)] = true
+			s.byType[MessageType(mt)] = rt
 		}
+		s.byName[name] = rt
 	}
-	return "", false
-}
-func (t table) Takes(name, mt string) bool {
-	for _, x := range t[name] {
-		if x == mt {
-			return true
-		}
-	}
-	return false
+	return s
 }
 
 // TestRoute checks the tool and the form Route gives each request.
@@ -65,22 +59,25 @@ func TestRoute(t *testing.T) {
 	call := `{"message_type":"CHOOSE_PARITY_CALL"}`
 	tests := []struct {
 		method, params, tool string
-		form                 Form
+		form                 WireForm
 	}{
-		{"choose_parity", call, "choose_parity", Spec},
-		{"Choose_Parity", call, "choose_parity", Spec},
-		{"CHOOSE_PARITY_CALL", call, "choose_parity", MessageType},
-		{"choose_parity_call", call, "choose_parity", MessageType},
-		{"mcp_message", call, "choose_parity", Envelope},
-		{"handle_message", `{"message":` + call + `}`, "choose_parity", Envelope},
-		{"choose_parity", `{"message":` + call + `}`, "choose_parity", Envelope},
-		{"choose_parity", `{"message_type":"GAME_OVER"}`, "notify_match_result", Envelope},
-		{"game_over", `{}`, "notify_match_result", MessageType},
-		{"unknown", `{}`, "", Spec},
+		{"choose_parity", call, "choose_parity", FormSpec},
+		{"Choose_Parity", call, "choose_parity", FormSpec},
+		{"CHOOSE_PARITY_CALL", call, "choose_parity", FormMessageType},
+		{"choose_parity_call", call, "choose_parity", FormMessageType},
+		{"mcp_message", call, "choose_parity", FormEnvelope},
+		{"handle_message", `{"message":` + call + `}`, "choose_parity", FormEnvelope},
+		{"choose_parity", `{"message":` + call + `}`, "choose_parity", FormEnvelope},
+		{"choose_parity", `{"message_type":"GAME_OVER"}`, "notify_match_result", FormEnvelope},
+		{"game_over", `{}`, "notify_match_result", FormMessageType},
+		{"unknown", `{}`, "", FormSpec},
 	}
 	for _, tc := range tests {
-		c, _ := Locate(tc.method, json.RawMessage(tc.params))
-		tool, ok := Route[string](tools, tc.method, &c)
+		c, _ := locateCall(tc.method, json.RawMessage(tc.params))
+		tool, ok := "", false
+		if rt := tools.server().routeCall(tc.method, &c); rt != nil {
+			tool, ok = rt.tool.Name, true
+		}
 		if tool != tc.tool || ok != (tc.tool != "") || ok && c.Form != tc.form {
 			t.Errorf("%s %s: routed to %q (%v) as %v, want %q as %v", tc.method, tc.params, tool, ok, c.Form, tc.tool, tc.form)
 		}
@@ -90,20 +87,20 @@ func TestRoute(t *testing.T) {
 // TestDialects: a match opened in the lower-case dialect is answered flat
 // until its GAME_OVER; other callers are not.
 func TestDialects(t *testing.T) {
-	var d Dialects
-	if !d.Flat(MessageType, "game_invitation", "R1M1", true, false) {
+	var d dialectMemory
+	if !d.Flat(FormMessageType, "game_invitation", "R1M1", true, false) {
 		t.Fatal("lower-case invitation not flat")
 	}
-	if !d.Flat(Spec, "choose_parity", "R1M1", false, false) {
+	if !d.Flat(FormSpec, "choose_parity", "R1M1", false, false) {
 		t.Fatal("a later call of the match not flat")
 	}
-	if d.Flat(Spec, "choose_parity", "R1M2", false, false) || d.Flat(MessageType, "CHOOSE_PARITY_CALL", "R1M2", false, false) {
+	if d.Flat(FormSpec, "choose_parity", "R1M2", false, false) || d.Flat(FormMessageType, "CHOOSE_PARITY_CALL", "R1M2", false, false) {
 		t.Fatal("another match flat")
 	}
-	if d.Flat(ToolsCall, "tools/call", "R1M1", false, false) {
+	if d.Flat(FormToolsCall, "tools/call", "R1M1", false, false) {
 		t.Fatal("tools/call flat")
 	}
-	if !d.Flat(Spec, "notify_match_result", "R1M1", false, true) || d.Flat(Spec, "choose_parity", "R1M1", false, false) {
+	if !d.Flat(FormSpec, "notify_match_result", "R1M1", false, true) || d.Flat(FormSpec, "choose_parity", "R1M1", false, false) {
 		t.Fatal("GAME_OVER does not end the match's dialect")
 	}
 }
@@ -118,16 +115,16 @@ func TestReadReply(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"game_join_ack","params":` + msg + `}`,
 		msg,
 	} {
-		r, err := ReadReply([]byte(body))
+		r, err := parseReply([]byte(body))
 		if err != nil || string(r.Message) != msg {
 			t.Errorf("%s: message %s, %v", body, r.Message, err)
 		}
 	}
-	r, err := ReadReply([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`))
+	r, err := parseReply([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`))
 	if err != nil || r.Error == nil || r.Error.Code != -32601 {
 		t.Fatalf("error reply: %+v, %v", r, err)
 	}
-	if _, err := ReadReply([]byte(`{"jsonrpc":"2.0","id":1}`)); err != ErrNoResult {
+	if _, err := parseReply([]byte(`{"jsonrpc":"2.0","id":1}`)); err != errNoResult {
 		t.Fatalf("no result: %v", err)
 	}
 }
@@ -162,7 +159,7 @@ func TestReadRequestDecodesParamsAsTheBodyIsRead(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var got map[string]any
-			req, _, read, bad := ReadRequest([]byte(tc.body), func(method string, p []byte) ([]byte, bool) {
+			req, _, read, bad := readRequest([]byte(tc.body), func(method string, p []byte) ([]byte, bool) {
 				if method != "m" {
 					return nil, false
 				}
@@ -174,7 +171,7 @@ func TestReadRequestDecodesParamsAsTheBodyIsRead(t *testing.T) {
 				got = m
 				return r, true
 			})
-			plain, _, _, plainBad := ReadRequest([]byte(tc.body), nil)
+			plain, _, _, plainBad := readRequest([]byte(tc.body), nil)
 			if tc.wantCode != 0 {
 				if bad == nil || bad.Code != tc.wantCode || plainBad == nil || plainBad.Code != tc.wantCode {
 					t.Fatalf("read %+v, %v (without into %v), want code %d", req, bad, plainBad, tc.wantCode)

@@ -1,4 +1,4 @@
-package wire
+package leaguesdk
 
 import (
 	"bytes"
@@ -11,17 +11,17 @@ import (
 // names, for the message types that have no decoding of their own; the
 // players' answers read theirs (choice, accepted) in their own decoding
 // (leaguesdk's tolerant.go).
-var aliases = [...][2]string{
+var wireAliases = [...][2]string{
 	{"role", "role_in_match"},
 	{"rejection_reason", "reason"},
 }
 
-// ReadsAliased reports whether decoding a message into t reads a field
+// readsAliased reports whether decoding a message into t reads a field
 // that has an alias: a struct with a member of that name, by its JSON name
 // (compared as encoding/json compares them, ignoring case), or anything
 // other than a struct. Renaming is of no use to the others, and it costs a
 // search of the whole message (a 1000-row standings table, say).
-func ReadsAliased(t reflect.Type) bool {
+func readsAliased(t reflect.Type) bool {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -39,7 +39,7 @@ func ReadsAliased(t reflect.Type) bool {
 		if name == "" {
 			name = f.Name
 		}
-		for _, a := range aliases {
+		for _, a := range wireAliases {
 			if strings.EqualFold(name, a[1]) {
 				return true
 			}
@@ -48,11 +48,11 @@ func ReadsAliased(t reflect.Type) bool {
 	return false
 }
 
-// HasAlias reports whether msg holds the name of an alias field (in
+// hasAlias reports whether msg holds the name of an alias field (in
 // quotes, anywhere): Normalize has nothing to rename in a message that
 // does not.
-func HasAlias(msg []byte) bool {
-	for _, a := range aliases {
+func hasAlias(msg []byte) bool {
+	for _, a := range wireAliases {
 		if bytes.Contains(msg, []byte(`"`+a[0]+`"`)) {
 			return true
 		}
@@ -60,14 +60,14 @@ func HasAlias(msg []byte) bool {
 	return false
 }
 
-// Normalize renames alias fields of a message object to the profile's
+// normalizeAliases renames alias fields of a message object to the profile's
 // names when the profile's name is absent. It returns msg itself when
 // there is nothing to rename, having only searched it.
-func Normalize(msg json.RawMessage) json.RawMessage {
+func normalizeAliases(msg json.RawMessage) json.RawMessage {
 	if len(msg) == 0 || msg[0] != '{' {
 		return msg
 	}
-	if !HasAlias(msg) {
+	if !hasAlias(msg) {
 		return msg
 	}
 	var m map[string]json.RawMessage
@@ -75,7 +75,7 @@ func Normalize(msg json.RawMessage) json.RawMessage {
 		return msg
 	}
 	changed := false
-	for _, a := range aliases {
+	for _, a := range wireAliases {
 		if v, ok := m[a[0]]; ok {
 			if _, has := m[a[1]]; !has {
 				m[a[1]] = v

@@ -1,4 +1,4 @@
-package wire
+package leaguesdk
 
 import (
 	"bytes"
@@ -12,57 +12,57 @@ import (
 	wirejson "github.com/agentleague/league/internal/json"
 )
 
-// Response is a JSON-RPC response a server writes. Its ID is written as
-// the request carried it, byte for byte (see [WriteJSON]).
-type Response struct {
+// wireResponse is a JSON-RPC response a server writes. Its ID is written as
+// the request carried it, byte for byte (see writeResponse).
+type wireResponse struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Result  any             `json:"result,omitempty"`
 	Error   any             `json:"error,omitempty"`
 	// Flat holds the reply message's own members, repeated at the top
 	// level beside result for a caller that reads a reply only as a bare
-	// message (see [Result]).
+	// message (see resultResponse).
 	Flat map[string]json.RawMessage `json:"-"`
 }
 
-// Result returns the response to id that carries a handler's reply out
+// resultResponse returns the response to id that carries a handler's reply out
 // to a request of form f: the message itself as result, the MCP tool
 // result for tools/call, and, when flat is set (a caller that reads a
 // reply only as a bare message), the message's fields repeated at the
 // top level beside result.
-func Result(id json.RawMessage, f Form, flat bool, out any) Response {
+func resultResponse(id json.RawMessage, f WireForm, flat bool, out any) wireResponse {
 	switch {
-	case f == ToolsCall:
-		return Response{JSONRPC: "2.0", ID: id, Result: toolResult(out)}
+	case f == FormToolsCall:
+		return wireResponse{JSONRPC: "2.0", ID: id, Result: toolResult(out)}
 	case flat:
 		return flatResponse(id, out)
 	}
-	return Response{JSONRPC: "2.0", ID: id, Result: out}
+	return wireResponse{JSONRPC: "2.0", ID: id, Result: out}
 }
 
 // flatResponse returns the response to id carrying msg as result and its
 // fields beside it, but for the response's own members.
-func flatResponse(id json.RawMessage, msg any) Response {
+func flatResponse(id json.RawMessage, msg any) wireResponse {
 	raw, err := json.Marshal(msg)
 	var fields map[string]json.RawMessage
 	if err != nil || wirejson.Unmarshal(raw, &fields) != nil {
-		return Response{JSONRPC: "2.0", ID: id, Result: msg}
+		return wireResponse{JSONRPC: "2.0", ID: id, Result: msg}
 	}
 	for _, k := range []string{"jsonrpc", "id", "result", "error", "method", "params"} {
 		delete(fields, k)
 	}
-	return Response{JSONRPC: "2.0", ID: id, Result: json.RawMessage(raw), Flat: fields}
+	return wireResponse{JSONRPC: "2.0", ID: id, Result: json.RawMessage(raw), Flat: fields}
 }
 
-// WriteJSON answers r as JSON. The request's id goes back byte for byte,
+// writeResponse answers r as JSON. The request's id goes back byte for byte,
 // written as it came rather than re-encoded (an encoder may escape what
 // the caller did not, such as U+2028); HTML escaping is off, so that the
 // handler's strings go back as they are.
-func WriteJSON(w http.ResponseWriter, status int, r Response) {
+func writeResponse(w http.ResponseWriter, status int, r wireResponse) {
 	var buf bytes.Buffer
 	buf.WriteString(`{"jsonrpc":"2.0","id":`)
 	if len(r.ID) == 0 {
-		buf.Write(NullID)
+		buf.Write(nullID)
 	} else {
 		buf.Write(r.ID)
 	}
@@ -119,54 +119,54 @@ func (j *jsonWriter) Write(p []byte) (int, error) {
 	return j.w.Write(p)
 }
 
-// Reply is what a client reads of a peer's answer.
-type Reply struct {
-	// Error is the JSON-RPC error the peer answered, if it did.
-	Error *Error
+// wireReply is what a client reads of a peer's answer.
+type wireReply struct {
+	// RPCError is the JSON-RPC error the peer answered, if it did.
+	Error *RPCError
 	// Message is the reply message as found: result, the message of an
 	// MCP tool result, params of a request-shaped reply, or the whole
-	// body. It may still wrap the message (see [LocateReply]).
+	// body. It may still wrap the message (see locateReply).
 	Message json.RawMessage
 }
 
 // replyTop is what ReadReply reads of a response body.
 type replyTop struct {
 	Result      json.RawMessage `json:"result"`
-	Error       *Error          `json:"error"`
+	Error       *RPCError       `json:"error"`
 	Params      json.RawMessage `json:"params"`
 	MessageType string          `json:"message_type"`
 }
 
-// ErrNoResult is the error of a JSON object that holds no reply.
-var ErrNoResult = errors.New("no result")
+// errNoResult is the error of a JSON object that holds no reply.
+var errNoResult = errors.New("no result")
 
-// ReadReply reads a response body: its error, or where its message is (in
+// parseReply reads a response body: its error, or where its message is (in
 // result, itself or MCP content; in params of a request-shaped reply; or
 // at the top level). It reads the body once; the message is a slice of it.
-func ReadReply(raw []byte) (Reply, error) {
+func parseReply(raw []byte) (wireReply, error) {
 	var top replyTop
 	if err := wirejson.Unmarshal(raw, &top); err != nil {
-		return Reply{}, err
+		return wireReply{}, err
 	}
 	switch {
 	case top.Error != nil:
-		return Reply{Error: top.Error}, nil
+		return wireReply{Error: top.Error}, nil
 	case len(top.Result) > 0 && !bytes.Equal(top.Result, []byte("null")):
-		return Reply{Message: unwrapToolResult(top.Result)}, nil
+		return wireReply{Message: unwrapToolResult(top.Result)}, nil
 	case len(top.Params) > 0:
-		return Reply{Message: top.Params}, nil
+		return wireReply{Message: top.Params}, nil
 	case top.MessageType != "":
-		return Reply{Message: raw}, nil
+		return wireReply{Message: raw}, nil
 	}
-	return Reply{}, ErrNoResult
+	return wireReply{}, errNoResult
 }
 
-// LocateReply finds the message inside a reply message that wraps it
+// locateReply finds the message inside a reply message that wraps it
 // (params.message and the like) and returns it with its message_type
 // ("" when it names none) and whether it was inside msg. A decoder that
 // found no message_type where it looked asks it.
-func LocateReply(msg json.RawMessage) (json.RawMessage, string, bool) {
-	return locate(msg)
+func locateReply(msg json.RawMessage) (json.RawMessage, string, bool) {
+	return locateMessage(msg)
 }
 
 // unwrapToolResult returns the message inside an MCP tool result
