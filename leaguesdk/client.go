@@ -282,6 +282,10 @@ func (c *Client) Call(ctx context.Context, endpoint, method string, params, resu
 type exchange struct {
 	ep     *endpointState
 	method string
+	// tool is the name a tools/call of the exchange is sent under when it
+	// is not method: the peer's own name for the message, learned from
+	// its tools/list.
+	tool   string
 	params *payload
 	// result is where the reply message is decoded (nil: not decoded).
 	result any

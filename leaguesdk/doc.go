@@ -20,7 +20,9 @@
 //
 // A request goes through the Server in this order: the wire form is read
 // (spec method, message-type method, envelope, tools/call); the tool is
-// found by method, alias or message_type; the message is decoded into the
+// found by method, alias or message_type (for tools/call by the tool name
+// or the message its arguments carry, the message type deciding); the
+// message is decoded into the
 // tool's input type; [ServerConfig.Middleware] runs, first outermost, with the
 // [*Request]; then [Validate] (unless [Tool.NoValidate]), [ServerConfig.Authorize]
 // (unless [Tool.Public]), and the handler. [Server.HandleRaw] adds a tool that reads

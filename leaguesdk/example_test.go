@@ -77,3 +77,19 @@ func ExampleCodeOf() {
 	// E001
 	// true
 }
+
+// PeerTool picks, among the tools a peer lists, the one a message goes
+// under when the peer serves it only by a name of its own, as an
+// MCP-native implementation does.
+func ExamplePeerTool() {
+	listed := []string{"register_player", "receive_game_invitation", "choose_parity", "receive_game_over", "receive_round_completed"}
+	fmt.Println(leaguesdk.PeerTool(listed, leaguesdk.MethodHandleGameInvitation, leaguesdk.MsgGameInvitation))
+	fmt.Println(leaguesdk.PeerTool(listed, leaguesdk.MethodNotifyMatchResult, leaguesdk.MsgGameOver))
+	fmt.Println(leaguesdk.PeerTool(listed, leaguesdk.MethodNotifyRoundCompleted, leaguesdk.MsgRoundCompleted))
+	fmt.Printf("%q\n", leaguesdk.PeerTool(listed, leaguesdk.MethodNotifyGameError, leaguesdk.MsgGameError))
+	// Output:
+	// receive_game_invitation
+	// receive_game_over
+	// receive_round_completed
+	// ""
+}

@@ -30,7 +30,11 @@ func (c *Client) post(ctx context.Context, x *exchange, f WireForm, sess *mcpSes
 	if f == FormSpec {
 		body = x.params.request(id, x.method)
 	} else {
-		body = [][]byte{encodeRequest(f, id, x.method, string(x.params.messageType()), x.params.text())}
+		name := x.method
+		if f == FormToolsCall && x.tool != "" {
+			name = x.tool
+		}
+		body = [][]byte{encodeRequest(f, id, name, string(x.params.messageType()), x.params.text())}
 	}
 	x.raw, x.undecoded = nil, false
 	status, _, raw, err := c.roundTrip(ctx, x.ep, body, sess)

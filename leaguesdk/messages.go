@@ -217,6 +217,17 @@ type StartMatchResponse struct {
 	Reason  OptionalString     `json:"reason"`
 }
 
+// StatusStarted is a START_MATCH reply's status from referees that play
+// the match inside the call and answer once it has started or is over
+// ({"status":"STARTED"}); it is read as [StatusAccepted].
+const StatusStarted RegistrationStatus = "STARTED"
+
+// Accepted reports whether the referee took the match: status ACCEPTED,
+// or the synonyms REGISTERED and STARTED read from other implementations.
+func (r *StartMatchResponse) Accepted() bool {
+	return r.Status.Accepted() || r.Status == StatusStarted
+}
+
 // ---- Game ----
 
 // GameInvitation (GAME_INVITATION, method handle_game_invitation) is sent by
@@ -244,6 +255,7 @@ type GameJoinAck struct {
 
 	noAccept      bool   // received without accept (see UnmarshalJSON)
 	invalidAccept string // accept as received, when it was not a boolean
+	bareACK       bool   // received as {"status":"ACK"}, without message type or accept
 }
 
 // ParityContext is what a CHOOSE_PARITY_CALL tells a player about its match.

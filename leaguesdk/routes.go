@@ -18,6 +18,9 @@ type route struct {
 	types  map[MessageType]bool
 	// typed is true when the tool's input is a Message.
 	typed bool
+	// bare is the message type a tools/call's bare arguments are taken as
+	// (Tool.BareArguments), "" when they are not.
+	bare MessageType
 	// decode reads a message into the tool's input type; run validates,
 	// authorises and serves a decoded input.
 	decode func(raw json.RawMessage) (in any, err error)
@@ -171,6 +174,9 @@ func (s *Server) HandleRaw(tool Tool, h HandlerFunc) {
 // tool took (a tool's own aliases may repeat its name in another case).
 func (s *Server) add(r *route, types []MessageType) {
 	r.types = make(map[MessageType]bool, len(types))
+	if r.tool.BareArguments && r.typed && len(types) > 0 {
+		r.bare = types[0]
+	}
 	for _, t := range types {
 		r.types[t] = true
 	}

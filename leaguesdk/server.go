@@ -71,10 +71,10 @@ type ServerConfig struct {
 	FlatDialect bool
 	// Unknown, when set, serves the requests and notifications no tool
 	// takes, as [http.ServeMux]'s NotFound handler does: a method that names
-	// no tool, alias or message type, or a tools/call of an unknown tool
-	// (but for a message of a type a tool takes, which is answered -32602).
-	// Its [Request] has no Tool (for tools/call, Tool is the name asked
-	// for), and an [Envelope] when the message names a message_type. It runs
+	// no tool, alias or message type, or a tools/call whose name and
+	// message no tool takes. Its [Request] has no Tool (for tools/call,
+	// Tool is the name asked for), and an [Envelope] when the message names
+	// a message_type. It runs
 	// inside the [Middleware]. Returning [ErrUnrouted] answers the default:
 	// -32601 method not found (-32602 for tools/call). MCP lifecycle
 	// methods and notifications/* never reach it. Default: nil, the
@@ -109,6 +109,18 @@ type Tool struct {
 	// answer an invalid registration with REJECTED rather than an error).
 	// Authorize still runs.
 	NoValidate bool
+	// BareArguments has a tools/call of this tool taken when its arguments
+	// are the message without its envelope, as MCP-native implementations
+	// send a registration ({"player_meta": {…}} alone): the tool's message
+	// type (the first of MessageTypes) names the message, and the envelope
+	// fields it lacks get the values the profile allows a registration
+	// request — protocol league.v2, the message type, a sender made from
+	// the display name of its *_meta member ([NameSender]), the server's
+	// time, a fresh conversation id — and the *_meta member's missing
+	// version is read from agent_version, else protocol_version. Fields
+	// present are kept as they came and validated as usual; every other
+	// form of the tool stays strict. Default false.
+	BareArguments bool
 }
 
 // WireForm is the way a request reached a [Server] or a [Client] called a peer.
@@ -348,12 +360,16 @@ func (s *Server) dispatch(hr *http.Request, req *wireRequest, id json.RawMessage
 	}
 	var rt *route
 	if call.Form == FormToolsCall {
-		if rt = s.routeNamed(strings.ToLower(call.Tool)); rt == nil {
-			notFound := &RPCError{Code: RPCInvalidParams, Message: "unknown tool " + quote(call.Tool)}
-			if s.routeTyped(call.MessageType) != nil {
-				return wireResponse{}, notFound // a message a tool takes, under a name none has
+		if rt = s.routeTool(&call); rt == nil {
+			return s.unrouted(hr, req, id, &call, &RPCError{Code: RPCInvalidParams, Message: "unknown tool " + quote(call.Tool)})
+		}
+		if msg, ok := s.completeBare(rt, call.Message); ok {
+			// The message as completed is decoded; the handler's Request
+			// keeps it as it came.
+			if in, err := s.decode(hr.Context(), rt, msg); err == nil {
+				call.MessageType = string(rt.bare)
+				return s.serve(hr, rt, req, id, &call, in)
 			}
-			return s.unrouted(hr, req, id, &call, notFound)
 		}
 	} else if rt = s.routeCall(method, &call); rt == nil {
 		return s.unrouted(hr, req, id, &call, &RPCError{Code: RPCMethodNotFound, Message: "method not found: " + quote(method)})

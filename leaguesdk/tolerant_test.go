@@ -33,6 +33,10 @@ func TestGameJoinAckDecodesEveryShape(t *testing.T) {
 		{name: "join ack without accept", in: `{"message_type":"GAME_JOIN_ACK","player_id":"P01"}`, accept: true, ok: true, wantPlayerID: "P01"},
 		{name: "join ack type in another case", in: `{"message_type":"game_join_ack"}`, accept: true, ok: true},
 		{name: "bare ack object", in: `{"status":"ok"}`},
+		{name: "MCP-native ACK", in: `{"status":"ACK"}`, accept: true, ok: true},
+		{name: "MCP-native ack in lower case", in: `{"status":"ack","sender":"player:P02"}`, accept: true, ok: true},
+		{name: "ACK as a status of another message", in: `{"message_type":"ACK","status":"ACK"}`},
+		{name: "ACK and a refusal", in: `{"status":"ACK","accept":false}`, ok: true},
 		{name: "bare ack string", in: `"ok"`},
 		{name: "null", in: `null`},
 		{name: "field of another type", in: `{"match_id":5,"player_id":"P02","accept":"true"}`, accept: true, ok: true,
@@ -192,4 +196,23 @@ func ExampleChooseParityResponse_Choice() {
 	// "odd" true <nil>
 	// "odd" true <nil>
 	// "" false <nil>
+}
+
+func TestStartMatchResponseAccepted(t *testing.T) {
+	for in, want := range map[string]bool{
+		`{"message_type":"START_MATCH_RESPONSE","match_id":"R1M1","status":"ACCEPTED"}`: true,
+		`{"status":"REGISTERED"}`:               true,
+		`{"status":"STARTED"}`:                  true,
+		`{"status":"REJECTED","reason":"busy"}`: false,
+		`{"status":"ACK"}`:                      false,
+		`{}`:                                    false,
+	} {
+		var r leaguesdk.StartMatchResponse
+		if err := json.Unmarshal([]byte(in), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Accepted() != want {
+			t.Errorf("%s: Accepted() = %v, want %v", in, r.Accepted(), want)
+		}
+	}
 }

@@ -8,14 +8,16 @@
 //     message type as method, a generic method with the message in
 //     params.message (or arguments, or payload), and MCP tools/call;
 //   - where a request's message is (locateCall) and which tool takes it
-//     (Server.routeCall);
+//     (Server.routeCall, Server.routeTool for tools/call, with the tool
+//     names of other implementations: foreignTools);
 //   - the replies: the JSON-RPC response a server writes (wireResponse,
 //     with the flat form some referees read and the MCP tool result),
 //     and where a client finds the message in what a peer answers
 //     (parseReply);
 //   - alias fields of other implementations (normalizeAliases);
 //   - what a server remembers of a caller's dialect (dialectMemory) and a
-//     client of a peer's form and its MCP session (wirePeer, mcpSession).
+//     client of a peer's form, its MCP session and its own tool names
+//     (wirePeer, mcpSession, toolFor).
 //
 // Every message is read with internal/json (encoding/json's semantics);
 // the layer writes what it sends in the profile's strict form.

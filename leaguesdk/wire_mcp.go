@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	wirejson "github.com/agentleague/league/internal/json"
@@ -118,13 +119,20 @@ func sessionWanted(httpStatus int, body string, rpcMessage string) bool {
 }
 
 // wirePeer is what a client remembers of one peer's dialect: the form that
-// worked with it, and its MCP session. Gate lets one handshake run at a
+// worked with it, its MCP session and the tool names it serves messages
+// under (read from its tools/list). Gate lets one handshake run at a
 // time (waiting on it honours the call's context); the session changes
 // only while the gate is held.
 type wirePeer struct {
 	form    atomic.Int32 // 1 + the Form that worked, 0 before one has
 	Gate    chan struct{}
 	session atomic.Pointer[mcpSession]
+	// tools is the peer's tools/list as read once (empty when it listed
+	// none or refused the question), nil before it was asked.
+	tools atomic.Pointer[[]string]
+	// named maps a method to the tool name the peer serves it under,
+	// where that is another name (learned from tools).
+	named sync.Map
 }
 
 // newWirePeer returns the memory of a peer not called yet.
@@ -153,3 +161,64 @@ func (p *wirePeer) SetSession(s *mcpSession) { p.session.Store(s) }
 
 // DropSession forgets stale unless another session replaced it.
 func (p *wirePeer) DropSession(stale *mcpSession) { p.session.CompareAndSwap(stale, nil) }
+
+// Tools returns the peer's tool names as read from its tools/list, and
+// whether they were read.
+func (p *wirePeer) Tools() ([]string, bool) {
+	t := p.tools.Load()
+	if t == nil {
+		return nil, false
+	}
+	return *t, true
+}
+
+// SetTools records the peer's tool names (none, when its tools/list was
+// refused): the list is read once.
+func (p *wirePeer) SetTools(names []string) { p.tools.Store(&names) }
+
+// ToolName returns the tool name learned for method, if one was.
+func (p *wirePeer) ToolName(method string) (string, bool) {
+	v, ok := p.named.Load(method)
+	if !ok {
+		return "", false
+	}
+	return v.(string), true
+}
+
+// LearnTool records that the peer serves method under the tool name.
+func (p *wirePeer) LearnTool(method, name string) { p.named.Store(method, name) }
+
+// toolsListRequest is the body of a client's MCP tools/list request.
+func toolsListRequest(id int64) []byte { return appendRequest(nil, id, "tools/list", []byte("{}")) }
+
+// toolNames returns the names of the tools a tools/list result lists
+// (names alone are enough: some peers list no schemas).
+func toolNames(result json.RawMessage) []string {
+	var res struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if wirejson.Unmarshal(result, &res) != nil {
+		return nil
+	}
+	names := make([]string, 0, len(res.Tools))
+	for _, t := range res.Tools {
+		if t.Name != "" {
+			names = append(names, t.Name)
+		}
+	}
+	return names
+}
+
+// toolUnknown reports whether an error message (of a JSON-RPC error
+// without a catalog code) says the tool asked for does not exist:
+// "Unknown tool: x", "unknown tool \"x\"", "tool x not found".
+func toolUnknown(msg string) bool {
+	m := strings.ToLower(msg)
+	if strings.Contains(m, "unknown tool") || strings.Contains(m, "no such tool") {
+		return true
+	}
+	// "tool x not found", but not "method tools/call not found".
+	return strings.Contains(m, "tool") && strings.Contains(m, "not found") && !strings.Contains(m, "tools/")
+}

@@ -128,7 +128,7 @@ func (m *Manager) broadcast(ctx context.Context, what string, targets []target, 
 		case err == nil:
 			m.agentAnswered(t.id, what+" answered")
 		case ctx.Err() == nil:
-			m.agentFailed(t.id, what+": "+err.Error())
+			m.agentFailed(t.id, failureTrigger(err), what+": "+err.Error())
 		}
 		if err != nil && ctx.Err() == nil {
 			m.log.Warn("broadcast failed", slog.String("what", what), slog.String("agent_id", t.id),
@@ -402,7 +402,7 @@ func (m *Manager) sendStartMatch(ctx context.Context, j startJob) error {
 	defer cancel()
 	resp, err := leaguesdk.CallWith[leaguesdk.StartMatchResponse](cctx, m.client, j.ref.endpoint, msg,
 		leaguesdk.CallOptions{Retry: leaguesdk.Once()})
-	if err == nil && !resp.Status.Accepted() {
+	if err == nil && !resp.Accepted() {
 		reason := string(resp.Reason)
 		if reason == "" {
 			reason = "no reason given"

@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -34,11 +35,15 @@ const (
 // Trigger names what moved an agent from one state to another.
 type Trigger string
 
-// The triggers of lifecycle transitions.
+// The triggers of lifecycle transitions. A failure is [TriggerTimeout]
+// when the agent did not answer (no reply in time, or not reachable) and
+// [TriggerError] when it answered with an error (a refusal, an unknown
+// tool, a failed /health).
 const (
 	TriggerRegister    Trigger = "register"
 	TriggerLeagueStart Trigger = "league_start"
 	TriggerTimeout     Trigger = "timeout"
+	TriggerError       Trigger = "error"
 	TriggerRecover     Trigger = "recover"
 	TriggerMaxFails    Trigger = "max_fails"
 	TriggerLeagueEnd   Trigger = "league_end"
@@ -163,9 +168,10 @@ func (lc *lifecycle) Started(ids []string, now time.Time) []Transition {
 	return out
 }
 
-// Failed counts a failure of id: ACTIVE → SUSPENDED, and SUSPENDED →
-// SHUTDOWN at maxFails consecutive failures. A SHUTDOWN agent stays so.
-func (lc *lifecycle) Failed(id, reason string, now time.Time) []Transition {
+// Failed counts a failure of id, which tr names: ACTIVE → SUSPENDED, and
+// SUSPENDED → SHUTDOWN at maxFails consecutive failures. A SHUTDOWN agent
+// stays so.
+func (lc *lifecycle) Failed(id string, tr Trigger, reason string, now time.Time) []Transition {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	a := lc.life(id)
@@ -175,14 +181,14 @@ func (lc *lifecycle) Failed(id, reason string, now time.Time) []Transition {
 	a.fails++
 	var out []Transition
 	if a.state != StateSuspended {
-		out = lc.move(out, id, a, StateSuspended, TriggerTimeout, reason, now)
+		out = lc.move(out, id, a, StateSuspended, tr, reason, now)
 	}
 	if lc.maxFails > 0 && a.fails >= lc.maxFails {
 		out = lc.move(out, id, a, StateShutdown, TriggerMaxFails,
 			fmt.Sprintf("%d consecutive failures; last: %s", a.fails, reason), now)
 	} else if len(out) == 0 {
 		// Still SUSPENDED: the count is kept durable as well.
-		out = append(out, Transition{AgentID: id, From: StateSuspended, To: StateSuspended, Trigger: TriggerTimeout,
+		out = append(out, Transition{AgentID: id, From: StateSuspended, To: StateSuspended, Trigger: tr,
 			Fails: a.fails, Reason: reason, Time: now.UTC()})
 	}
 	return out
@@ -276,9 +282,26 @@ func (m *Manager) applyTransitions(ts []Transition) {
 	}
 }
 
-// agentFailed counts a failed call to the agent.
-func (m *Manager) agentFailed(id, reason string) {
-	m.applyTransitions(m.life.Failed(id, reason, m.cfg.Now()))
+// agentFailed counts a failed call to the agent, which tr names.
+func (m *Manager) agentFailed(id string, tr Trigger, reason string) {
+	m.applyTransitions(m.life.Failed(id, tr, reason, m.cfg.Now()))
+}
+
+// failureTrigger names the failure err is: a timeout when the agent did
+// not answer (no reply in time, or not reachable), an error when it
+// answered with one.
+func failureTrigger(err error) Trigger {
+	switch code := leaguesdk.CodeOf(err); {
+	case code == leaguesdk.CodeTimeout, code == leaguesdk.CodeConnectionError:
+		return TriggerTimeout
+	case errors.As(err, new(*healthStatus)):
+		return TriggerError
+	}
+	var e *leaguesdk.Error
+	if errors.As(err, &e) || errors.As(err, new(*leaguesdk.RPCError)) {
+		return TriggerError
+	}
+	return TriggerTimeout // a transport failure outside the client (a /health probe)
 }
 
 // agentAnswered records an answered call of the agent.
@@ -332,7 +355,7 @@ func (m *Manager) prober(ctx context.Context) {
 				if ctx.Err() != nil {
 					return
 				}
-				m.agentFailed(id, "health probe: "+err.Error())
+				m.agentFailed(id, failureTrigger(err), "health probe: "+err.Error())
 			} else {
 				m.agentAnswered(id, "answered a health probe")
 			}
@@ -357,17 +380,22 @@ func probe(ctx context.Context, hc *http.Client, endpoint string) error {
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("/health answered %s", resp.Status)
+		return &healthStatus{status: resp.Status}
 	}
 	return nil
 }
+
+// healthStatus is a /health probe answered with another status than 200.
+type healthStatus struct{ status string }
+
+func (h *healthStatus) Error() string { return "/health answered " + h.status }
 
 // lifecycleReport feeds a recorded result to the lifecycle: a player the
 // report names unresponsive failed, the others answered.
 func (m *Manager) lifecycleReport(rec *MatchRecord) {
 	for _, id := range []string{rec.PlayerA, rec.PlayerB} {
 		if slices.Contains(rec.Result.Details.Unresponsive, id) {
-			m.agentFailed(id, rec.MatchID+": technical loss, did not answer the referee")
+			m.agentFailed(id, TriggerTimeout, rec.MatchID+": technical loss, did not answer the referee")
 		} else {
 			m.agentAnswered(id, "played "+rec.MatchID)
 		}
@@ -382,7 +410,7 @@ func (m *Manager) lifecycleCall(id, what string, err error) {
 	case err == nil:
 		m.agentAnswered(id, what+" answered")
 	case code == leaguesdk.CodeConnectionError || code == leaguesdk.CodeTimeout:
-		m.agentFailed(id, what+": "+err.Error())
+		m.agentFailed(id, TriggerTimeout, what+": "+err.Error())
 	}
 }
 

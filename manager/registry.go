@@ -17,13 +17,14 @@ import (
 // addTools adds the manager's tools to its server. The registration tools
 // are NoValidate: their handlers validate the request themselves, to answer
 // a too-old protocol_version with REJECTED as the protocol wants rather than
-// with an error.
+// with an error. They take BareArguments: MCP-native agents register with
+// tools/call and the agent's *_meta alone, no envelope.
 func (m *Manager) addTools() {
-	leaguesdk.Handle(m.srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterReferee, Public: true, NoValidate: true,
+	leaguesdk.Handle(m.srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterReferee, Public: true, NoValidate: true, BareArguments: true,
 		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgRefereeRegisterRequest},
 		Description:  "Register a referee with the league; the answer carries its referee_id and auth_token."},
 		m.handleRegisterReferee)
-	leaguesdk.Handle(m.srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterPlayer, Public: true, NoValidate: true,
+	leaguesdk.Handle(m.srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterPlayer, Public: true, NoValidate: true, BareArguments: true,
 		MessageTypes: []leaguesdk.MessageType{leaguesdk.MsgLeagueRegisterRequest},
 		Description:  "Register a player with the league; the answer carries its player_id and auth_token."},
 		m.handleRegisterPlayer)

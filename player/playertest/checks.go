@@ -120,6 +120,7 @@ func (s *suite) checkMCP(ctx context.Context) {
 					v.fail("tool %s has no inputSchema object", t.Name)
 				}
 			}
+			s.tools, s.toolsRead = names, true
 			for _, n := range requiredTools {
 				if !slices.Contains(names, n) {
 					v.fail("tool %s is not listed", n)
@@ -169,6 +170,9 @@ func (s *suite) checkGame(ctx context.Context) {
 		} else if acc, ok := accept(r1.msg); ok && !acc {
 			v.warn("the player declined the match (accept false): a referee records a technical loss")
 		}
+		if r1.viaTool != "" {
+			v.warn("%s", viaToolNote(leaguesdk.MethodHandleGameInvitation, r1.viaTool))
+		}
 		s.record(idInviteSpec, x1, v, "acknowledged in "+ms(x1.elapsed))
 	}
 	if s.want(idChooseSpec) {
@@ -177,6 +181,9 @@ func (s *suite) checkGame(ctx context.Context) {
 			v.fail("the parity call was not answered: %s", why)
 		} else if _, ok := choice(r2.msg); !ok {
 			v.fail("the reply carries no parity_choice")
+		}
+		if r2.viaTool != "" {
+			v.warn("%s", viaToolNote(leaguesdk.MethodChooseParity, r2.viaTool))
 		}
 		s.record(idChooseSpec, x2, v, "answered in "+ms(x2.elapsed))
 	}
@@ -243,7 +250,9 @@ func (s *suite) checkShape(answers []answer) {
 		case inParams:
 			note(v.warn, `the reply is request-shaped ({"method":…,"params":{…}}): accepted by tolerant readers, not the spec form, which carries the message itself as result`)
 		case inStructured, inContent:
-			note(v.warn, "the message is wrapped in MCP content: direct methods carry the message itself as result (the wrapping is for tools/call)")
+			if a.r.viaTool == "" { // a tools/call reply is wrapped as it should be
+				note(v.warn, "the message is wrapped in MCP content: direct methods carry the message itself as result (the wrapping is for tools/call)")
+			}
 		case inNested:
 			note(v.warn, "result wraps the message in another object: direct methods carry the message itself as result")
 		case inTopLevel:
@@ -271,6 +280,8 @@ func (s *suite) checkShape(answers []answer) {
 				}
 			} else if _, ok := accept(a.r.msg); ok {
 				note(v.warn, `"accepted" instead of "accept": read by tolerant readers only`)
+			} else if st, _ := a.r.msg.str("status"); strings.EqualFold(st, "ACK") && !a.r.msg.has("message_type") {
+				note(v.warn, `a bare {"status":"ACK"} instead of GAME_JOIN_ACK with accept: this project's referees read it as an acceptance, others may not`)
 			} else {
 				note(v.fail, "accept is missing (E003): a referee reads a missing accept as a refusal")
 			}

@@ -27,7 +27,12 @@
 // ids, sender "referee:REF01" with a token) and reads the replies the way
 // the project's own client does — tolerantly — so that "does it work"
 // checks pass whenever a referee of this project could play with the
-// player. Each deviation from the strict profile is then reported by the
+// player. So a player that refuses a spec method is sent the message again
+// as tools/call, under the spec name or the player's own name for it found
+// in its tools/list (receive_game_invitation, say, as MCP-native
+// implementations serve it); when that is answered, the check that sent it
+// reads that answer and warns that only this project's agents, which learn
+// the name, can reach the player so. Each deviation from the strict profile is then reported by the
 // one check that owns it: a warning when tolerant readers accept it
 // (a request-shaped reply, a refused alternative wire form), a failure
 // when a referee would not (parity "EVEN", a missing match_id, a late

@@ -126,6 +126,9 @@ func (s *suite) notify(ctx context.Context, id, method string, msg leaguesdk.Mes
 	default:
 		v.fail("not acknowledged: %s", why)
 	}
+	if r.viaTool != "" {
+		v.warn("%s", viaToolNote(method, r.viaTool))
+	}
 	ok := "acknowledged"
 	if t, _ := r.msg.str("message_type"); t != "" {
 		st, _ := r.msg.str("status")

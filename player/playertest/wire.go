@@ -132,6 +132,10 @@ type reply struct {
 	// msg is the reply message found in the answer, and where.
 	msg   fields
 	where string
+	// viaTool is the tool name the kit sent the message under as
+	// tools/call, after the player refused the spec method ("" when it
+	// did not).
+	viaTool string
 }
 
 // fields is a JSON object with its members undecoded.
@@ -211,6 +215,13 @@ func parse(x *exchange) *reply {
 			r.msg, r.where = m, inContent
 			return r
 		}
+		if m := contentObject(res); m != nil {
+			// A tool result whose text holds an object that names no
+			// message type ({"status":"ACK"}): read as the project's
+			// client reads it.
+			r.msg, r.where = m, inContent
+			return r
+		}
 		for _, k := range []string{"message", "payload", "arguments"} {
 			if m := object(res[k]); m.has("message_type") {
 				r.msg, r.where = m, inNested
@@ -243,6 +254,24 @@ func contentMessage(res fields) fields {
 	}
 	for _, c := range content {
 		if m := object(json.RawMessage(c.Text)); c.Type == "text" && m.has("message_type") {
+			return m
+		}
+	}
+	return nil
+}
+
+// contentObject returns the first JSON object held as text in an MCP
+// tool result's content, or nil.
+func contentObject(res fields) fields {
+	var content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(res["content"], &content) != nil {
+		return nil
+	}
+	for _, c := range content {
+		if m := object(json.RawMessage(c.Text)); c.Type == "text" && m != nil {
 			return m
 		}
 	}
