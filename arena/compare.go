@@ -169,7 +169,10 @@ type Verdict struct {
 	Beta  float64 `json:"beta"`
 	Delta float64 `json:"delta"`
 	// LLR is the test's final log-likelihood ratio, Lower and Upper its
-	// bounds: ln(β / (1 − α)) and ln((1 − β) / α).
+	// bounds: ln(β / (1 − α)) and ln(1 / α). (Wald's approximation of
+	// the upper one, ln((1 − β) / α), lets the chance of a false
+	// "better" exceed α a little; ln(1 / α) keeps it within α by Wald's
+	// inequality.)
 	LLR   float64 `json:"llr"`
 	Lower float64 `json:"llr_lower"`
 	Upper float64 `json:"llr_upper"`
@@ -471,7 +474,7 @@ type sprt struct {
 }
 
 func newSPRT(alpha, beta, delta float64) *sprt {
-	return &sprt{delta: delta, lower: math.Log(beta / (1 - alpha)), upper: math.Log((1 - beta) / alpha),
+	return &sprt{delta: delta, lower: math.Log(beta / (1 - alpha)), upper: math.Log(1 / alpha),
 		d: moments{low: -3, top: 3}}
 }
 
