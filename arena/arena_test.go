@@ -2,9 +2,14 @@ package arena_test
 
 import (
 	"context"
+	"encoding/csv"
+	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -318,5 +323,64 @@ func TestTheReportGivesTheAnswerTimesAgainstTheDeadline(t *testing.T) {
 	b.Reset()
 	if err := r.WriteTable(&b); err != nil || strings.Contains(b.String(), "answer p50") || strings.Contains(b.String(), "matches/s") {
 		t.Errorf("a stable table shows times:\n%s", b.String())
+	}
+}
+
+// The JSON's numbers keep four decimals, the CSV has the gain over random
+// play with its interval, and both agree with the report.
+func TestTheJSONIsRoundedAndTheCSVHasTheGain(t *testing.T) {
+	r := run(t, arena.Config{Rounds: 30, Entries: []arena.Entry{arena.Ready("random"), arena.Ready("history"), arena.Ready("always_even")}})
+	var js strings.Builder
+	if err := r.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	// Every number of the JSON has at most four decimals.
+	number := regexp.MustCompile(`:\s*-?\d+\.(\d+)`)
+	numbers := number.FindAllStringSubmatch(js.String(), -1)
+	if len(numbers) == 0 {
+		t.Fatalf("no decimal number in the JSON:\n%s", js.String())
+	}
+	for _, m := range numbers {
+		if len(m[1]) > arena.JSONDecimals {
+			t.Errorf("the JSON writes %s with more than %d decimals", strings.TrimSpace(m[0][1:]), arena.JSONDecimals)
+		}
+	}
+	var decoded arena.Report
+	if err := json.Unmarshal([]byte(js.String()), &decoded); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range r.Standings {
+		d := decoded.Standings[i]
+		if math.Abs(d.PointsPerMatch.Mean-s.PointsPerMatch.Mean) > 0.00005 || math.Abs(d.Rating-s.Rating) > 0.00005 ||
+			d.Gain == nil || math.Abs(d.Gain.Low-s.Gain.Low) > 0.00005 {
+			t.Errorf("%s: the JSON's %+v is not the report's %+v rounded", s.Name, d, s)
+		}
+	}
+
+	var cs strings.Builder
+	if err := r.WriteCSV(&cs); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(cs.String())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, h := range []string{"gain", "gain_low", "gain_high"} {
+		if _, ok := col[h]; !ok {
+			t.Fatalf("the CSV has no %s column: %q", h, rows[0])
+		}
+	}
+	for _, row := range rows[1:] {
+		s := standing(t, r, row[col["entry"]])
+		for h, want := range map[string]float64{"gain": s.Gain.Mean, "gain_low": s.Gain.Low, "gain_high": s.Gain.High} {
+			got, err := strconv.ParseFloat(row[col[h]], 64)
+			if err != nil || math.Abs(got-want) > 0.00005 {
+				t.Errorf("%s: the CSV's %s is %q, want %.4f", s.Name, h, row[col[h]], want)
+			}
+		}
 	}
 }

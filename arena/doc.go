@@ -33,9 +33,9 @@
 // opponent's), the gain over random play in the even/odd game, a rating
 // on the Elo scale that follows the expected points (the ranking follows
 // it), the moves its player answered with its fallback because the
-// strategy failed or was late (flagged, with a warning, beyond
-// [FallbackLimit] of its moves), and the expected points per match
-// against each other entry. Even/odd is mostly chance: the expected points
+// strategy failed or was late (flagged, with a warning that says why,
+// beyond [FallbackLimit] of its moves: [Standing.FallbackCause]), and the
+// expected points per match against each other entry. Even/odd is mostly chance: the expected points
 // take the referee's chance out. [Config.League] plays whole leagues
 // instead (a manager, referees and players over an in-memory network,
 // package inmem).

@@ -36,7 +36,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 		rate = float64(r.Matches) / r.Elapsed.Seconds()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s · %d entries · %d rounds · %d matches · seed %d · %s", r.GameType, len(r.Standings), r.Rounds, r.Matches, r.Seed, mode)
+	fmt.Fprintf(&b, "%s · %s · %s · %s · seed %d · %s", r.GameType, count(len(r.Standings), "entry", "entries"),
+		count(r.Rounds, "round", "rounds"), count(r.Matches, "match", "matches"), r.Seed, mode)
 	if r.Elapsed > 0 {
 		fmt.Fprintf(&b, " · %s (%.0f matches/s)", r.Elapsed.Round(time.Millisecond), rate)
 	}
@@ -168,6 +169,11 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if tokens {
 		b.WriteString("Tokens: those of the model's prompts and answers, as its SDK reported them.\n")
 	}
+	for _, s := range r.Standings {
+		if s.Flagged {
+			fmt.Fprintf(&b, "! %s, latest fallback: %s\n", s.Name, s.FallbackCause)
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -196,6 +202,14 @@ func (r *Report) Stable() {
 	}
 }
 
+// count writes n with the noun's singular (one) or plural (many) form.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
 func interval(e Estimate) string { return fmt.Sprintf("[%.3f, %.3f]", e.Low, e.High) }
 
 // fallbacks is the table's cell of an entry's fallbacks: their number and
@@ -214,23 +228,25 @@ func fallbacks(s Standing) string {
 	return cell
 }
 
-// WriteJSON writes the report as indented JSON.
+// WriteJSON writes the report as indented JSON, its numbers rounded to
+// [JSONDecimals] decimals.
 func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
 }
 
-// WriteCSV writes the standings as CSV, one line per entry, with its
-// realised and expected points per match and differ rate with their
-// intervals (empty where the report has none), and a column of points per
-// match against each entry: expected when the rules give them, else
-// realised.
+// WriteCSV writes the standings as CSV, one line per entry: its record,
+// its realised and expected points per match and differ rate with their
+// intervals (empty where the report has none), its gain over random play
+// with its interval (even/odd; empty in other games), its rating and
+// fallbacks, and a column of points per match against each entry:
+// expected when the rules give them, else realised.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{"rank", "entry", "played", "wins", "draws", "losses", "technical_losses", "points",
 		"points_per_match", "ci_low", "ci_high", "expected_points_per_match", "expected_ci_low", "expected_ci_high",
-		"differ_rate", "differ_ci_low", "differ_ci_high", "rating", "moves", "fallbacks", "flagged"}
+		"differ_rate", "differ_ci_low", "differ_ci_high", "gain", "gain_low", "gain_high", "rating", "moves", "fallbacks", "flagged", "fallback_cause"}
 	for _, s := range r.Standings {
 		head = append(head, "vs "+s.Name)
 	}
@@ -245,12 +261,18 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		return []string{f(e.Mean), f(e.Low), f(e.High)}
 	}
 	for k, s := range r.Standings {
+		gain := []string{"", "", ""}
+		if s.Gain != nil {
+			gain = []string{f(s.Gain.Mean), f(s.Gain.Low), f(s.Gain.High)}
+		}
 		line := []string{strconv.Itoa(k + 1), s.Name, strconv.Itoa(s.Played), strconv.Itoa(s.Wins), strconv.Itoa(s.Draws),
 			strconv.Itoa(s.Losses), strconv.Itoa(s.TechnicalLosses), strconv.Itoa(s.Points)}
 		line = append(line, est(&s.PointsPerMatch)...)
 		line = append(line, est(s.ExpectedPerMatch)...)
 		line = append(line, est(s.DifferRate)...)
-		line = append(line, f(s.Rating), strconv.FormatInt(s.Moves, 10), strconv.FormatInt(s.Fallbacks, 10), strconv.FormatBool(s.Flagged))
+		line = append(line, gain...)
+		line = append(line, f(s.Rating), strconv.FormatInt(s.Moves, 10), strconv.FormatInt(s.Fallbacks, 10),
+			strconv.FormatBool(s.Flagged), s.FallbackCause)
 		for _, c := range r.Standings {
 			if h, ok := r.HeadToHead(s.Name, c.Name); ok {
 				line = append(line, f(h.points()))

@@ -2,6 +2,7 @@ package arena
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -24,6 +25,26 @@ type Estimate struct {
 	// Low and High bound the interval.
 	Low  float64 `json:"low"`
 	High float64 `json:"high"`
+}
+
+// MarshalJSON writes the estimate with its numbers rounded to
+// [JSONDecimals] decimals.
+func (e Estimate) MarshalJSON() ([]byte, error) {
+	type plain Estimate
+	return json.Marshal(plain{Mean: roundJSON(e.Mean), Low: roundJSON(e.Low), High: roundJSON(e.High)})
+}
+
+// JSONDecimals is how many decimals the numbers of a [Report]'s JSON keep:
+// the intervals are wider than a thousandth after any run.
+const JSONDecimals = 4
+
+// roundJSON rounds v to JSONDecimals decimals.
+func roundJSON(v float64) float64 {
+	const scale = 1e4 // 10^JSONDecimals
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	return math.Round(v*scale) / scale
 }
 
 // Contains reports whether v lies within the interval.
@@ -82,6 +103,11 @@ type Standing struct {
 	// counts them (a method Usage() (prompt, answer int64), as the model
 	// strategies of package strategies/llm have); nil otherwise.
 	Tokens *Tokens `json:"tokens,omitempty"`
+	// FallbackCause says why the latest of the Fallbacks was not the
+	// strategy's choice, as the player logs it: the strategy's error (a
+	// model's answers "404 Not Found", with the URL it called), its
+	// lateness or its invalid answer. Empty without fallbacks.
+	FallbackCause string `json:"fallback_cause,omitempty"`
 	// Flagged is set when the entry fell back on more than [FallbackLimit]
 	// of its moves: its results are largely its fallback's, not its
 	// strategy's. The Report's Warnings say so.
@@ -107,6 +133,15 @@ type Latency struct {
 type Tokens struct {
 	Prompt int64 `json:"prompt"`
 	Answer int64 `json:"answer"`
+}
+
+// MarshalJSON writes the standing with its rating rounded to
+// [JSONDecimals] decimals, as its estimates are.
+func (s Standing) MarshalJSON() ([]byte, error) {
+	type plain Standing
+	p := plain(s)
+	p.Rating = roundJSON(p.Rating)
+	return json.Marshal(p)
 }
 
 // HeadToHead is one entry's record against one opponent.
@@ -328,6 +363,9 @@ func (r *recorder) add(p played) {
 func (r *recorder) decided(i int, d player.Decisions) {
 	r.decisions[i].Made += d.Made
 	r.decisions[i].Fallbacks += d.Fallbacks
+	if d.Cause != "" {
+		r.decisions[i].Cause = d.Cause
+	}
 }
 
 // measured adds what seat s of entry i measured: its player's decisions,
@@ -432,11 +470,11 @@ func (r *recorder) report(cfg Config, names []string, elapsed time.Duration) *Re
 		t, d := r.tallies[i], r.decisions[i]
 		s := Standing{Name: names[i], URL: cfg.Entries[i].URL, Played: t.played, Wins: t.wins, Draws: t.draws, Losses: t.losses,
 			TechnicalLosses: t.technical, Points: t.points, PointsPerMatch: t.ppm.estimate(), Rating: ratings[i],
-			Moves: d.Made, Fallbacks: d.Fallbacks, Latency: r.latency[i], Tokens: r.tokens[i]}
+			Moves: d.Made, Fallbacks: d.Fallbacks, FallbackCause: d.Cause, Latency: r.latency[i], Tokens: r.tokens[i]}
 		if s.FallbackShare() > FallbackLimit {
 			s.Flagged = true
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s fell back on %d of its %d moves (%.0f %%, more than %.0f %%): its results are mostly its fallback's, not its strategy's",
-				s.Name, s.Fallbacks, s.Moves, 100*s.FallbackShare(), 100*FallbackLimit))
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s fell back on %d of its %d moves (%.0f %%, more than %.0f %%): its results are mostly its fallback's, not its strategy's; latest fallback: %s",
+				s.Name, s.Fallbacks, s.Moves, 100*s.FallbackShare(), 100*FallbackLimit, s.FallbackCause))
 		}
 		if t.exp.n > 0 {
 			s.ExpectedPerMatch = ptr(t.exp.estimate())

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -78,4 +79,55 @@ func TestAPIStatePagesABigLeague(t *testing.T) {
 			t.Errorf("%s answered %d, want 400", bad, code)
 		}
 	}
+}
+
+// TestTheStateAtTheEndSaysWhoStillServes: once the league is over every
+// agent is SHUTDOWN, and /api/state says which of them the manager last
+// saw answering (serving) and which failures shut down (not serving): four
+// players and the referee serve, a player whose endpoint never answered
+// does not. A manager started again on the same data says the same.
+func TestTheStateAtTheEndSaysWhoStillServes(t *testing.T) {
+	dir := t.TempDir()
+	cfg := fastConfig(t, dir)
+	cfg.MinPlayers = 5
+	cfg.ProbeInterval = 50 * time.Millisecond
+	cfg.BroadcastTimeout = 500 * time.Millisecond
+	ln := listen(t)
+	cfg.Listener = ln
+	m := startManager(t, cfg)
+	startReferee(t, m.MCP, "Referee Alpha", refereeOptions{})
+	startPlayers(t, m.MCP, 4, nil)
+	dead := httptest.NewServer(http.NotFoundHandler())
+	dead.Close()
+	registerPlayer(t, m.MCP, "Ghost", dead.URL+"/mcp", nil) // P05: the league starts
+	m.waitDone(t, 60*time.Second)
+
+	check := func(s manager.Snapshot, when string) {
+		t.Helper()
+		if s.Status != manager.StatusCompleted || len(s.Players) != 5 || len(s.Referees) != 1 {
+			t.Fatalf("%s: status %s, %d players, %d referees", when, s.Status, len(s.Players), len(s.Referees))
+		}
+		for _, p := range s.Players {
+			if want := p.PlayerID != "P05"; p.State != manager.StateShutdown || p.Serving != want {
+				t.Errorf("%s: %s is %s, serving %v; want SHUTDOWN, serving %v", when, p.PlayerID, p.State, p.Serving, want)
+			}
+		}
+		if r := s.Referees[0]; r.State != manager.StateShutdown || !r.Serving {
+			t.Errorf("%s: %s is %s, serving %v; want SHUTDOWN, serving", when, r.RefereeID, r.State, r.Serving)
+		}
+	}
+	s, code := getState(t, m.URL, "")
+	if code != http.StatusOK {
+		t.Fatalf("/api/state answered %d", code)
+	}
+	check(s, "at the end")
+	m.Stop()
+
+	cfg2 := cfg
+	cfg2.OnEvent = nil
+	cfg2.ShowCompleted = true // the completed league, not the next of the series
+	cfg2.Listener = relisten(t, ln.Addr().String())
+	m2 := startManager(t, cfg2)
+	s, _ = getState(t, m2.URL, "")
+	check(s, "after a restart")
 }

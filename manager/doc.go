@@ -136,6 +136,10 @@
 // # HTTP surface
 //
 // Handler serves the protocol on POST /mcp (and POST /), GET /health, the
-// [Snapshot] as JSON on GET /api/state, and the live dashboard on every
-// other GET path.
+// [Snapshot] as JSON on GET /api/state (a page of its lists with ?limit=N),
+// the viewer's answers on GET /api/view/… (a match, a player, the league's
+// course and its standings after any round, read by view.html), and the
+// live dashboard on every other GET path. A [Viewer] serves the same pages
+// for any league of a data root once its manager has stopped, and writes
+// one as a self-contained HTML file.
 package manager

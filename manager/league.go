@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -59,7 +60,7 @@ func (m *Manager) waitForStart(ctx context.Context) error {
 		switch {
 		case referees == 0:
 		case m.cfg.MinPlayers > 0 && players >= m.cfg.MinPlayers:
-			reason = fmt.Sprintf("%d players registered", players)
+			reason = agentkit.Plural(players, "player") + " registered"
 		case m.cfg.RegistrationWindow > 0 && !m.cfg.Now().Before(windowEnd) && players >= 2:
 			reason = "the registration window ended"
 		case m.cfg.RegistrationWindow > 0 && m.cfg.Now().Before(windowEnd):
@@ -200,7 +201,7 @@ func (m *Manager) runRound(ctx context.Context, r int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		m.emit(Event{Kind: EventRoundStarted, RoundID: r, Message: fmt.Sprintf("round %d started: %d matches", r, len(announce))})
+		m.emit(Event{Kind: EventRoundStarted, RoundID: r, Message: fmt.Sprintf("round %d started: %s", r, agentkit.Plural(len(announce), "match"))})
 		if err := m.dispatch(ctx, r); err != nil {
 			return err
 		}
@@ -528,8 +529,8 @@ func (m *Manager) completeRound(ctx context.Context, r int) error {
 	m.announcing.Lock()
 	defer m.announcing.Unlock()
 	m.emit(Event{Kind: EventRoundCompleted, RoundID: r, Standings: standings, Message: fmt.Sprintf(
-		"round %d completed: %d matches, %d wins, %d draws, %d technical losses", r, summary.TotalMatches,
-		summary.Wins, summary.Draws, summary.TechnicalLosses)})
+		"round %d completed: %s, %s, %s, %s", r, agentkit.Plural(summary.TotalMatches, "match"),
+		agentkit.Plural(summary.Wins, "win"), agentkit.Plural(summary.Draws, "draw"), agentkit.Plural(summary.TechnicalLosses, "technical loss"))})
 	return nil
 }
 
@@ -594,9 +595,9 @@ func (m *Manager) completeLeague(ctx context.Context) error {
 		m.log.Warn("cannot write the league configuration", slog.String("error", err.Error()))
 	}
 	m.writeViews(viewStandings|viewRounds, true)
-	msg := fmt.Sprintf("league %s completed after %d rounds and %d matches", m.cfg.LeagueID, rounds, matches)
+	msg := fmt.Sprintf("league %s completed after %s and %s", m.cfg.LeagueID, agentkit.Plural(rounds, "round"), agentkit.Plural(matches, "match"))
 	if champion != nil {
-		msg += fmt.Sprintf("; champion %s (%s) with %d points", champion.PlayerID, champion.DisplayName, champion.Points)
+		msg += fmt.Sprintf("; champion %s (%s) with %s", champion.PlayerID, champion.DisplayName, agentkit.Plural(champion.Points, "point"))
 	}
 	m.emit(Event{Kind: EventLeagueCompleted, Standings: standings, Champion: champion, Message: msg})
 	m.doneOnce.Do(func() { close(m.done) })

@@ -47,6 +47,12 @@ func TestLeagueOfFourPlayers(t *testing.T) {
 	if n := m.Events.count(manager.EventMatchResult); n != 6 {
 		t.Errorf("%d match results, want 6", n)
 	}
+	// The start says what a round needs of the referees.
+	for _, e := range m.Events.all() {
+		if e.Kind == manager.EventLeagueStarted && !strings.Contains(e.Message, "4 players, 3 rounds of up to 2 matches; 1 referee, taking 4 at once") {
+			t.Errorf("the league's start says %q", e.Message)
+		}
+	}
 }
 
 // A round's EventRoundCompleted comes after the EventMatchResult of each

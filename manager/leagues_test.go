@@ -50,6 +50,10 @@ func TestACompletedLeagueGivesWayToTheNext(t *testing.T) {
 	if resp.Status != leaguesdk.StatusRejected || !strings.Contains(string(resp.Reason), "is over") {
 		t.Errorf("registration with a completed league answered %s %v, want REJECTED: the league is over", resp.Status, resp.Reason)
 	}
+	// The player is told the manager's flag, not a Go field.
+	if reason := string(resp.Reason); !strings.Contains(reason, "-show-completed") || strings.Contains(reason, "ShowCompleted") {
+		t.Errorf("the rejection of a late player says %q, want the flag -show-completed", reason)
+	}
 	rs := registerReferee(t, m.MCP, "Late Referee", "http://127.0.0.1:2/mcp", 1, nil)
 	if rs.Status != leaguesdk.StatusRejected {
 		t.Errorf("referee registration with a completed league answered %s", rs.Status)

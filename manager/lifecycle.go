@@ -66,6 +66,16 @@ type agentLife struct {
 	state     AgentState
 	fails     int
 	nextProbe time.Time
+	// endedUp is set when the league's end shut the agent down while it
+	// answered (ACTIVE or REGISTERED, not SUSPENDED): as far as the
+	// manager knows, it still serves.
+	endedUp bool
+}
+
+// endedUp reports whether t is the league's end shutting down an agent
+// that answered.
+func endedUp(t Transition) bool {
+	return t.To == StateShutdown && t.Trigger == TriggerLeagueEnd && (t.From == StateActive || t.From == StateRegistered)
 }
 
 // lifecycle is the state machine of every agent's lifecycle. It takes no
@@ -88,7 +98,8 @@ func openLifecycle(s store, maxFails int) (*lifecycle, error) {
 		if err := json.Unmarshal(rec, &t); err != nil {
 			return err
 		}
-		lc.life(t.AgentID).state, lc.life(t.AgentID).fails = t.To, t.Fails
+		a := lc.life(t.AgentID)
+		a.state, a.fails, a.endedUp = t.To, t.Fails, endedUp(t)
 		return nil
 	}))
 	if err != nil {
@@ -117,13 +128,24 @@ func (lc *lifecycle) State(id string) AgentState {
 	return StateInit
 }
 
+// Serving reports whether, as far as the manager knows, the agent still
+// serves: it is REGISTERED or ACTIVE, or the league's end shut it down
+// while it answered (not failures: SUSPENDED, or SHUTDOWN after
+// [Config.MaxFails] failures, is not serving).
+func (lc *lifecycle) Serving(id string) bool {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	a := lc.agents[id]
+	return a != nil && (a.state == StateRegistered || a.state == StateActive || a.endedUp)
+}
+
 // move changes a's state to to, when it differs, and returns the transition.
 func (lc *lifecycle) move(out []Transition, id string, a *agentLife, to AgentState, tr Trigger, reason string, now time.Time) []Transition {
 	if a.state == to {
 		return out
 	}
 	t := Transition{AgentID: id, From: a.state, To: to, Trigger: tr, Fails: a.fails, Reason: reason, Time: now.UTC()}
-	a.state = to
+	a.state, a.endedUp = to, endedUp(t)
 	return append(out, t)
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,6 +76,7 @@ type Manager struct {
 	records         []*match // finished matches, in the order their results were recorded
 	cache           standingsCache
 	champion        *leaguesdk.Champion
+	viewTables      viewTables // the viewer's standings after a round (view.go)
 	updatedAt       time.Time
 
 	calls sync.WaitGroup // start_match calls in flight
@@ -280,7 +282,7 @@ func New(cfg Config) (*Manager, error) {
 	}
 	m.log = m.agentLog.Logger(cfg.Logger)
 	if cfg.LeagueID != configured {
-		m.log.Info("the league of this id has completed on this data root: a new league starts (ShowCompleted shows the completed one)",
+		m.log.Info("the league of this id has completed on this data root: a new league starts (-show-completed, Config.ShowCompleted, shows the completed one)",
 			slog.String("configured", configured), slog.String("league_id", cfg.LeagueID))
 	}
 	if removed, err := PruneLeagues(cfg.DataRoot, cfg.Keep, cfg.LeagueID); err != nil {
@@ -680,8 +682,18 @@ func (m *Manager) newHandler() http.Handler {
 				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
 			}
-			w.Header().Set("Cache-Control", "no-store")
-			writeJSON(w, m.snapshot(round))
+			page, err := statePage(r.URL.Query())
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			s := m.snapshot(round)
+			if page != nil {
+				s.page(page)
+			}
+			writeState(w, r, s)
+		case strings.HasPrefix(r.URL.Path, "/api/view/"):
+			serveView(w, r, m.managerView, strings.TrimPrefix(r.URL.Path, "/api/view/"))
 		default:
 			dash.ServeHTTP(w, r)
 		}

@@ -152,6 +152,10 @@ type Snapshot struct {
 	Standings []leaguesdk.StandingRow `json:"standings"`
 	Champion  *leaguesdk.Champion     `json:"champion"`
 	UpdatedAt string                  `json:"updated_at"`
+	// Page, when not nil, says that Standings, Players and Matches hold
+	// a page of their lists (GET /api/state?limit=N), and how long the
+	// lists are.
+	Page *StatePage `json:"page,omitempty"`
 }
 
 // RefereeInfo is a registered referee in a [Snapshot].
@@ -163,6 +167,10 @@ type RefereeInfo struct {
 	ActiveMatches        int    `json:"active_matches"`
 	// State is the referee's lifecycle state.
 	State AgentState `json:"state"`
+	// Serving reports whether, as far as the manager knows, the referee
+	// still serves: REGISTERED or ACTIVE, or SHUTDOWN by the league's end
+	// (every agent is) while it answered, not by failures.
+	Serving bool `json:"serving"`
 }
 
 // PlayerInfo is a registered player in a [Snapshot].
@@ -172,6 +180,10 @@ type PlayerInfo struct {
 	Endpoint    string `json:"endpoint"`
 	// State is the player's lifecycle state.
 	State AgentState `json:"state"`
+	// Serving reports whether, as far as the manager knows, the player
+	// still serves: REGISTERED or ACTIVE, or SHUTDOWN by the league's end
+	// (every agent is) while it answered, not by failures.
+	Serving bool `json:"serving"`
 }
 
 // MatchTotals counts the matches of a league.
@@ -237,10 +249,10 @@ func (m *Manager) snapshot(round int) Snapshot {
 	for _, r := range m.referees {
 		s.Totals.Running += r.active
 		s.Referees = append(s.Referees, RefereeInfo{RefereeID: r.ID, DisplayName: r.DisplayName, Endpoint: r.Endpoint,
-			MaxConcurrentMatches: r.MaxConcurrentMatches, ActiveMatches: r.active, State: m.life.State(r.ID)})
+			MaxConcurrentMatches: r.MaxConcurrentMatches, ActiveMatches: r.active, State: m.life.State(r.ID), Serving: m.life.Serving(r.ID)})
 	}
 	for _, p := range m.players {
-		s.Players = append(s.Players, PlayerInfo{PlayerID: p.ID, DisplayName: p.DisplayName, Endpoint: p.Endpoint, State: m.life.State(p.ID)})
+		s.Players = append(s.Players, PlayerInfo{PlayerID: p.ID, DisplayName: p.DisplayName, Endpoint: p.Endpoint, State: m.life.State(p.ID), Serving: m.life.Serving(p.ID)})
 	}
 	if m.champion != nil {
 		c := *m.champion

@@ -5,12 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/leaguesdk"
 )
 
@@ -208,9 +213,9 @@ func (m *Manager) refusalLocked(a *applicant) error {
 	return nil
 }
 
-func (m *Manager) handleRegisterPlayer(_ context.Context, _ *leaguesdk.Request, req *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
+func (m *Manager) handleRegisterPlayer(_ context.Context, call *leaguesdk.Request, req *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
 	meta := req.PlayerMeta
-	reg, err := m.register(registrationRequest{env: &req.Envelope, invalid: leaguesdk.Validate(req),
+	reg, err := m.register(registrationRequest{env: &req.Envelope, invalid: leaguesdk.Validate(req), http: call.HTTP,
 		protocolField: "player_meta.protocol_version",
 		applicant: applicant{kind: "player", rec: agentRecord{DisplayName: meta.DisplayName, Version: meta.Version,
 			Endpoint: meta.ContactEndpoint, GameTypes: meta.GameTypes, ProtocolVersion: meta.ProtocolVersion}}})
@@ -226,9 +231,9 @@ func (m *Manager) handleRegisterPlayer(_ context.Context, _ *leaguesdk.Request, 
 	return resp, nil
 }
 
-func (m *Manager) handleRegisterReferee(_ context.Context, _ *leaguesdk.Request, req *leaguesdk.RefereeRegisterRequest) (*leaguesdk.RefereeRegisterResponse, error) {
+func (m *Manager) handleRegisterReferee(_ context.Context, call *leaguesdk.Request, req *leaguesdk.RefereeRegisterRequest) (*leaguesdk.RefereeRegisterResponse, error) {
 	meta := req.RefereeMeta
-	reg, err := m.register(registrationRequest{env: &req.Envelope, invalid: leaguesdk.Validate(req),
+	reg, err := m.register(registrationRequest{env: &req.Envelope, invalid: leaguesdk.Validate(req), http: call.HTTP,
 		protocolField: "referee_meta.protocol_version", detail: fmt.Sprintf(", up to %d matches at once", meta.MaxConcurrentMatches),
 		applicant: applicant{kind: "referee", rec: agentRecord{DisplayName: meta.DisplayName, Version: meta.Version,
 			Endpoint: meta.ContactEndpoint, GameTypes: meta.GameTypes, ProtocolVersion: meta.ProtocolVersion,
@@ -253,7 +258,8 @@ type registrationRequest struct {
 	// protocolField names the declared protocol_version, which a too-old
 	// value in is answered with REJECTED rather than an error.
 	protocolField string
-	detail        string // added to the registration event's message
+	detail        string        // added to the registration event's message
+	http          *http.Request // the HTTP request it came in, when known
 }
 
 // register decides a registration (see admit) and reports it as an
@@ -292,16 +298,86 @@ func (m *Manager) register(r registrationRequest) (registration, error) {
 		}
 		m.emit(Event{Kind: kind, AgentID: reg.id, DisplayName: name, Endpoint: endpoint,
 			Message: fmt.Sprintf("%s %s registered as %s (%s%s)", r.kind, name, reg.id, endpoint, r.detail)})
+	}
+	if from, ok := loopbackFromElsewhere(endpoint, r.http); ok {
+		m.emit(Event{Kind: EventWarning, AgentID: reg.id, DisplayName: name, Endpoint: endpoint,
+			Message: fmt.Sprintf("%s %s (%s) registered the loopback endpoint %s from %s, another host: "+
+				"its loopback is not the manager's, so the manager cannot reach it there and it will lose every match; the agent should listen on an address this host can reach and advertise it (the examples' -host 0.0.0.0 -endpoint http://<its address>:<port>/mcp; the Endpoint of player.Config or referee.Config)",
+				r.kind, reg.id, name, endpoint, from)})
+	}
+	if !reg.rejoined {
 		m.wakeUp()
 	}
 	return reg, nil
 }
 
+// loopbackFromElsewhere reports whether endpoint names a loopback address
+// (127.0.0.0/8, ::1, localhost) while the registration req came from
+// another address than the one it reached the manager at, and not from
+// the endpoint's own: from another host, whose loopback is not the
+// manager's (or, on one host, from another loopback address, which tests
+// use to stand for another host). An agent on the manager's host reaches
+// it from the address it connects to. It returns the address the request
+// came from. A request whose addresses are not known (an in-memory
+// network) is not judged.
+func loopbackFromElsewhere(endpoint string, req *http.Request) (string, bool) {
+	if req == nil {
+		return "", false
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return "", false
+	}
+	host := u.Hostname()
+	ip, ipErr := netip.ParseAddr(host)
+	loopback := ipErr == nil && ip.Unmap().IsLoopback() ||
+		strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost")
+	if !loopback {
+		return "", false
+	}
+	remote, err := netip.ParseAddrPort(req.RemoteAddr)
+	if err != nil {
+		return "", false
+	}
+	local, ok := req.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return "", false
+	}
+	at, err := netip.ParseAddrPort(local.String())
+	if err != nil {
+		return "", false
+	}
+	from := remote.Addr().Unmap()
+	if from == at.Addr().Unmap() || ipErr == nil && from == ip.Unmap() {
+		return "", false // the agent runs on the manager's host, or the endpoint is the address it came from
+	}
+	return from.String(), true
+}
+
+// refereesNeeded says how a round's matches meet the referees' room: a
+// round of perRound matches runs at once when the referees take that many
+// together (capacity); with less, its other matches wait their turn.
+func refereesNeeded(perRound, capacity, refs int) string {
+	if perRound == 0 {
+		return ""
+	}
+	s := fmt.Sprintf(" of up to %s; %s, taking %d at once", agentkit.Plural(perRound, "match"), agentkit.Plural(refs, "referee"), capacity)
+	if capacity < perRound {
+		s += fmt.Sprintf(", so the other matches of a round wait their turn (%d referees of the default %d matches each run a round at once)",
+			(perRound+defaultRefereeCapacity-1)/defaultRefereeCapacity, defaultRefereeCapacity)
+	}
+	return s
+}
+
+// defaultRefereeCapacity is how many matches a referee runs at once by
+// default (referee.DefaultMaxConcurrentMatches).
+const defaultRefereeCapacity = 2
+
 // leagueOver is the rejection of every registration with a league that has
 // completed, rejoining agents' included: there is nothing left to play.
 func (m *Manager) leagueOver() error {
 	return rejection("league %s is over: it has completed, and takes no more registrations "+
-		"(a manager started again on this data root without ShowCompleted starts the next league)", m.cfg.LeagueID)
+		"(the next league of the series starts when the manager is started again without -show-completed)", m.cfg.LeagueID)
 }
 
 // rejectionError carries a registration's rejection reason through admit.
@@ -514,11 +590,21 @@ func (m *Manager) begin(reason string) (bool, error) {
 		if err := m.writeConfigFiles(); err != nil {
 			m.log.Warn("cannot write the league configuration", slog.String("error", err.Error()))
 		}
-		m.emit(Event{Kind: EventLeagueStarted, Message: fmt.Sprintf("league %s started (%s): %d players, %d rounds",
-			m.cfg.LeagueID, reason, players, rounds)})
 		m.mu.Lock()
 		ids := m.allAgentIDsLocked()
+		perRound, capacity, refs := 0, 0, 0
+		for _, r := range m.rounds {
+			perRound = max(perRound, len(r))
+		}
+		for _, r := range m.referees {
+			if m.supports(r.GameTypes) {
+				refs++
+				capacity += max(r.MaxConcurrentMatches, 1)
+			}
+		}
 		m.mu.Unlock()
+		m.emit(Event{Kind: EventLeagueStarted, Message: fmt.Sprintf("league %s started (%s): %s, %s%s",
+			m.cfg.LeagueID, reason, agentkit.Plural(players, "player"), agentkit.Plural(rounds, "round"), refereesNeeded(perRound, capacity, refs))})
 		m.applyTransitions(m.life.Started(ids, m.cfg.Now())) // lifecycle.go
 		m.wakeUp()
 	}

@@ -317,3 +317,19 @@ func TestStartTriggersOnTheClock(t *testing.T) {
 		})
 	})
 }
+
+func TestRefereesNeeded(t *testing.T) {
+	for _, tt := range []struct {
+		perRound, capacity, refs int
+		want                     string
+	}{
+		{0, 2, 1, ""},
+		{2, 2, 1, " of up to 2 matches; 1 referee, taking 2 at once"},
+		{1, 4, 2, " of up to 1 match; 2 referees, taking 4 at once"},
+		{10, 4, 2, " of up to 10 matches; 2 referees, taking 4 at once, so the other matches of a round wait their turn (5 referees of the default 2 matches each run a round at once)"},
+	} {
+		if got := refereesNeeded(tt.perRound, tt.capacity, tt.refs); got != tt.want {
+			t.Errorf("refereesNeeded(%d, %d, %d) = %q, want %q", tt.perRound, tt.capacity, tt.refs, got, tt.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/leaguesdk"
@@ -31,6 +32,11 @@ type Agent struct {
 	runner     *agentkit.Lifecycle // Run, Shutdown and Close
 	registered chan struct{}
 	regOnce    sync.Once
+	// attempt, while a registration request is under way, is closed when
+	// it has failed or its reply has been read: a round announcement that
+	// comes meanwhile (the manager starts the league when the last player
+	// registers) waits for it (register.go).
+	attempt atomic.Pointer[chan struct{}]
 
 	mu        sync.Mutex
 	id        string

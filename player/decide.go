@@ -21,12 +21,16 @@ type Decisions struct {
 	// deadline had passed on arrival, and the Fallback (or, when that
 	// failed too, a random choice) answered instead.
 	Fallbacks int64 `json:"fallbacks"`
+	// Cause says why the latest of the Fallbacks was not the Strategy's
+	// choice ("strategy failed: …", "strategy answered too late", …), as
+	// the Agent logs it; empty without fallbacks.
+	Cause string `json:"cause,omitempty"`
 }
 
 // Decisions returns how many choices the Agent made since it was created,
 // and how many of them its Strategy did not give.
 func (a *Agent) Decisions() Decisions {
-	return Decisions{Made: a.counts.Made.Load(), Fallbacks: a.counts.Fallbacks.Load()}
+	return Decisions{Made: a.counts.Made.Load(), Fallbacks: a.counts.Fallbacks.Load(), Cause: a.counts.Cause()}
 }
 
 // decide returns a valid choice in time, whatever the primary strategy

@@ -179,6 +179,7 @@ func (a *Agent) addTools() {
 // itself is logged by the server's middleware (agentkit.LogCalls).
 func traced[In, Out any](a *Agent, h func(context.Context, *In) (*Out, error)) func(context.Context, *leaguesdk.Request, *In) (*Out, error) {
 	return func(ctx context.Context, _ *leaguesdk.Request, in *In) (*Out, error) {
+		a.awaitRegistration(ctx)  // a message that came before the registration's reply (register.go)
 		token := a.replyToken(in) // decided before the handler: GAME_OVER ends a match's announcement
 		out, err := h(ctx, in)
 		if m, ok := any(out).(leaguesdk.Message); ok && out != nil {
@@ -596,7 +597,7 @@ func (a *Agent) onLeagueCompleted(ctx context.Context, in *broadcast.LeagueCompl
 	}
 	id, _ := a.credentials()
 	s := a.History().Stats()
-	msg := fmt.Sprintf("league %s completed: %s won %d, drew %d, lost %d: %d points", in.LeagueID, id, s.Wins, s.Draws, s.Losses, s.Points)
+	msg := fmt.Sprintf("league %s completed: %s won %d, drew %d, lost %d: %s", in.LeagueID, id, s.Wins, s.Draws, s.Losses, agentkit.Plural(s.Points, "point"))
 	if in.Champion != nil {
 		msg += "; champion " + in.Champion.PlayerID
 	}

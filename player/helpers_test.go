@@ -39,6 +39,9 @@ type testManager struct {
 	ids      map[string]string // when set, the id of each display name
 	league   string            // the league id it names; testLeague when empty
 	token    string            // the token it gives at registration; playerToken when empty
+	// beforeReply, when set, runs before each registration is answered,
+	// without the manager's lock.
+	beforeReply func(*leaguesdk.LeagueRegisterRequest)
 }
 
 func (m *testManager) registrations() []leaguesdk.LeagueRegisterRequest {
@@ -51,6 +54,12 @@ func (m *testManager) handler() http.Handler {
 	srv := leaguesdk.NewServer(leaguesdk.ServerConfig{Sender: func() string { return leaguesdk.LeagueManagerSender }})
 	leaguesdk.Handle(srv, leaguesdk.Tool{Name: leaguesdk.MethodRegisterPlayer, Public: true},
 		func(ctx context.Context, _ *leaguesdk.Request, in *leaguesdk.LeagueRegisterRequest) (*leaguesdk.LeagueRegisterResponse, error) {
+			m.mu.Lock()
+			before := m.beforeReply
+			m.mu.Unlock()
+			if before != nil {
+				before(in)
+			}
 			m.mu.Lock()
 			defer m.mu.Unlock()
 			m.regs = append(m.regs, *in)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/agentleague/league/internal/agentkit"
 	"github.com/agentleague/league/leaguesdk"
@@ -44,11 +45,16 @@ func (a *Agent) Register(ctx context.Context) error {
 	}
 	a.log.LogAttrs(ctx, slog.LevelDebug, "sending", agentkit.MessageAttrs(req)...)
 	var resp *leaguesdk.LeagueRegisterResponse
+	defer a.endAttempt() // once the reply is read (or the last attempt failed)
 	err := agentkit.Register(ctx, a.log, a.cfg.RegisterRetry, "player", func(ctx context.Context) (err error) {
 		ctx, cancel := context.WithTimeout(ctx, a.cfg.RegisterTimeout)
 		defer cancel()
+		a.beginAttempt()
 		resp, err = leaguesdk.CallWith[leaguesdk.LeagueRegisterResponse](ctx, a.client, a.cfg.League, req,
 			leaguesdk.CallOptions{Retry: leaguesdk.Once()})
+		if err != nil {
+			a.endAttempt()
+		}
 		return err
 	})
 	if err != nil {
@@ -106,8 +112,48 @@ func (a *Agent) registerReply(resp *leaguesdk.LeagueRegisterResponse) error {
 	if err := a.agentLog.Open(a.cfg.DataRoot, id); err != nil {
 		a.log.Error("agent log not opened", slog.String("error", err.Error()))
 	}
-	a.regOnce.Do(func() { close(a.registered) })
 	a.log.Info("registered", slog.String("player_id", id), slog.String("league_id", resp.LeagueID),
 		slog.Int("history_matches", a.history.snapshot().Len()), slog.String("history", a.history.records.File()))
+	a.regOnce.Do(func() { close(a.registered) })
 	return nil
+}
+
+// registrationWait bounds how long a message waits for the reply of a
+// registration under way.
+const registrationWait = 500 * time.Millisecond
+
+// beginAttempt marks a registration request under way.
+func (a *Agent) beginAttempt() {
+	ch := make(chan struct{})
+	if old := a.attempt.Swap(&ch); old != nil {
+		close(*old)
+	}
+}
+
+// endAttempt marks the registration request under way, if any, over.
+func (a *Agent) endAttempt() {
+	if ch := a.attempt.Swap(nil); ch != nil {
+		close(*ch)
+	}
+}
+
+// awaitRegistration waits, while a registration request is under way,
+// until it has failed or its reply has been read (at most
+// registrationWait, or until ctx ends): the manager may announce the first
+// round before its reply to the last player's registration has arrived,
+// and the announcement is then read with the id and token that reply
+// gives, after the player says it registered. A player whose manager does
+// not answer waits no longer than its attempt.
+func (a *Agent) awaitRegistration(ctx context.Context) {
+	ch := a.attempt.Load()
+	if ch == nil {
+		return
+	}
+	t := time.NewTimer(registrationWait)
+	defer t.Stop()
+	select {
+	case <-*ch:
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }

@@ -53,7 +53,7 @@ type StandingRow = leaguesdk.StandingRow
 // [Odd], or answers late — the [Agent] still answers in time, with its fallback
 // strategy, and logs why. A strategy that ignores its context is left
 // running in the background; the answer does not wait for it. The Agent may
-// call [StrategyFunc.ChooseParity] for two matches at once, so a Strategy that keeps state
+// call [Strategy.ChooseParity] for two matches at once, so a Strategy that keeps state
 // must be safe for concurrent use.
 type Strategy interface {
 	ChooseParity(ctx context.Context, call ParityCall) (Parity, error)

@@ -4,7 +4,7 @@
 // 95 % confidence interval, a head-to-head table and a rating.
 //
 //	go run ./examples/arena -rounds 1000 random history always_even always_odd
-//	go run ./examples/arena -rounds 200 -player http://127.0.0.1:8101/mcp random history
+//	go run ./examples/arena -rounds 200 -player mine=http://127.0.0.1:8101/mcp random history
 //	go run ./examples/arena -candidate history -baseline random always_even always_odd random history
 //
 // The arguments name ready strategies (random, always_even, always_odd,
@@ -13,13 +13,15 @@
 //
 //	-rounds N     how many times the round-robin is played (100)
 //	-seed N       the seed of every random draw; the same seed gives the same report (1)
-//	-player URL   a running player to include, in any language (repeatable)
+//	-player URL   a running player to include, in any language (repeatable);
+//	              name=URL names it in the report (default: its URL)
 //	-league       play whole leagues (manager, referees, players) over an in-memory network
 //	-move-timeout D  the deadline of each choice (30s)
 //	-parallel N   matches played at once, up to a round's (half the entries); default the number of CPUs
 //	-json | -csv  print the report as JSON or CSV instead of tables (one of them)
 //	-strict       exit with an error when an entry fell back on more than a tenth of its moves
-//	-quiet        no progress line on stderr
+//	-quiet        no progress line on stderr (on a terminal, one line rewritten in place;
+//	              in a file or a pipe, a plain line every ten seconds and at the end)
 //	-cassette FILE  record the model strategies' answers, keyed by what they were asked, and play them back on a rerun
 //	-stable       leave times out of the report, so that a rerun prints the same bytes
 //
@@ -90,13 +92,22 @@ type urls []string
 func (u *urls) String() string     { return strings.Join(*u, ",") }
 func (u *urls) Set(v string) error { *u = append(*u, v); return nil }
 
+// remoteEntry is the entry of a -player value: a URL, named by itself, or
+// name=URL.
+func remoteEntry(v string) arena.Entry {
+	if name, u, ok := strings.Cut(v, "="); ok && !strings.Contains(name, "://") {
+		return arena.Entry{Name: strings.TrimSpace(name), URL: strings.TrimSpace(u)}
+	}
+	return arena.Remote(v)
+}
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("arena", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	rounds := fs.Int("rounds", arena.DefaultRounds, "how many times the round-robin is played")
 	seed := fs.Uint64("seed", arena.DefaultSeed, "the seed of every random draw")
 	var players urls
-	fs.Var(&players, "player", "the /mcp endpoint of a running player to include (repeatable)")
+	fs.Var(&players, "player", "the /mcp endpoint of a running player to include, named by its URL or as name=URL (repeatable)")
 	league := fs.Bool("league", false, "play whole leagues (manager, referees, players) over an in-memory network")
 	moveTimeout := fs.Duration("move-timeout", 30*time.Second, "the deadline of each choice")
 	parallel := fs.Int("parallel", 0, "matches played at once, up to a round's (half the entries); default the number of CPUs")
@@ -218,7 +229,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			MoveTimeout: *moveTimeout}
 		var progress *progressLine
 		if !*quiet {
-			progress = &progressLine{w: stderr}
+			progress = &progressLine{w: stderr, terminal: isTerminal(stderr)}
 			cc.Progress = progress.compared
 		}
 		v, err := arena.Compare(ctx, cc)
@@ -242,12 +253,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		cfg.Entries = append(cfg.Entries, named(name))
 	}
 	for _, u := range players {
-		cfg.Entries = append(cfg.Entries, arena.Remote(u))
+		cfg.Entries = append(cfg.Entries, remoteEntry(u))
 	}
 	cfg.Entries = append(cfg.Entries, pool...)
 	var progress *progressLine
 	if !*quiet {
-		progress = &progressLine{w: stderr}
+		progress = &progressLine{w: stderr, terminal: isTerminal(stderr)}
 		cfg.Progress = progress.show
 	}
 	report, err := arena.Run(ctx, cfg)
@@ -280,33 +291,56 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 func intervalOf(e arena.Estimate) string { return fmt.Sprintf("[%.3f, %.3f]", e.Low, e.High) }
 
-// progressLine shows how far the run is on one line, at most ten times a
-// second.
+// progressLine shows how far the run is: on a terminal, on one line
+// rewritten at most ten times a second; elsewhere (a file, a pipe, a CI
+// log), without control characters, a line at most every ten seconds and
+// one at the end.
 type progressLine struct {
-	w    io.Writer
-	mu   sync.Mutex
-	last time.Time
-	on   bool
+	w        io.Writer
+	terminal bool
+	mu       sync.Mutex
+	last     time.Time
+	on       bool
 }
+
+// progressEvery is how often a progress line is written to a file or a
+// pipe.
+const progressEvery = 10 * time.Second
 
 func (p *progressLine) show(pr arena.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if time.Since(p.last) < 100*time.Millisecond && pr.Played < pr.Total {
+	every := 100 * time.Millisecond
+	if !p.terminal {
+		every = progressEvery
+	}
+	if time.Since(p.last) < every && pr.Played < pr.Total {
 		return
 	}
 	p.last, p.on = time.Now(), true
 	rate := float64(pr.Played) / max(pr.Elapsed.Seconds(), 1e-9)
+	if !p.terminal {
+		fmt.Fprintf(p.w, "arena: %d/%d matches, %.0f matches/s\n", pr.Played, pr.Total, rate)
+		return
+	}
 	fmt.Fprintf(p.w, "\r%d/%d matches  %.0f matches/s  ", pr.Played, pr.Total, rate)
 }
 
 func (p *progressLine) compared(pr arena.CompareProgress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if time.Since(p.last) < 100*time.Millisecond {
+	every := 100 * time.Millisecond
+	if !p.terminal {
+		every = progressEvery
+	}
+	if time.Since(p.last) < every {
 		return
 	}
 	p.last, p.on = time.Now(), true
+	if !p.terminal {
+		fmt.Fprintf(p.w, "arena: %d matches each, LLR %.2f within [%.2f, %.2f]\n", pr.Matches, pr.LLR, pr.Lower, pr.Upper)
+		return
+	}
 	fmt.Fprintf(p.w, "\r%d matches each  LLR %.2f within [%.2f, %.2f]  ", pr.Matches, pr.LLR, pr.Lower, pr.Upper)
 }
 
@@ -316,7 +350,18 @@ func (p *progressLine) clear() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.on {
+	if p.on && p.terminal {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
+}
+
+// isTerminal reports whether w is a terminal (a character device), where
+// a line may be rewritten in place.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }

@@ -15,15 +15,25 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/agentleague/league/arena"
 	"github.com/agentleague/league/player"
 	"github.com/agentleague/league/player/strategies"
 )
 
-func TestTheTableHasIntervalsAndTheProgressLineIsCleared(t *testing.T) {
-	var stdout, stderr strings.Builder
-	if err := run(context.Background(), []string{"-rounds", "50", "random", "history", "always_even", "always_odd"}, &stdout, &stderr); err != nil {
+// TestTheTableHasIntervalsAndTheProgressHasNoControlCharactersInAFile
+// runs the arena with its stderr a file, as "2> err.txt" or a CI log make
+// it: the progress is plain lines, the last one the final count, without
+// a carriage return or an escape sequence.
+func TestTheTableHasIntervalsAndTheProgressHasNoControlCharactersInAFile(t *testing.T) {
+	var stdout strings.Builder
+	f, err := os.Create(filepath.Join(t.TempDir(), "err.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := run(context.Background(), []string{"-rounds", "50", "random", "history", "always_even", "always_odd"}, &stdout, f); err != nil {
 		t.Fatal(err)
 	}
 	out := stdout.String()
@@ -33,8 +43,33 @@ func TestTheTableHasIntervalsAndTheProgressLineIsCleared(t *testing.T) {
 			t.Errorf("the table lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(stderr.String(), "300/300 matches") || !strings.HasSuffix(stderr.String(), "\r\033[K") {
-		t.Errorf("progress line %q: want the last count, then the line cleared", stderr.String())
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := string(b)
+	if i := strings.IndexFunc(stderr, func(r rune) bool { return r != '\n' && unicode.IsControl(r) }); i >= 0 {
+		t.Errorf("the progress written to a file holds the control character %q: %q", stderr[i], stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	if !strings.HasSuffix(stderr, "\n") || !strings.HasPrefix(lines[len(lines)-1], "arena: 300/300 matches, ") {
+		t.Errorf("progress %q: want the final count on a line of its own, last", stderr)
+	}
+}
+
+// On a terminal the progress is one line rewritten in place, and cleared
+// at the end.
+func TestTheProgressOnATerminalIsRewrittenAndCleared(t *testing.T) {
+	var w strings.Builder
+	p := &progressLine{w: &w, terminal: true}
+	p.show(arena.Progress{Played: 10, Total: 20, Elapsed: time.Second})
+	p.show(arena.Progress{Played: 20, Total: 20, Elapsed: 2 * time.Second})
+	p.clear()
+	if got, want := w.String(), "\r10/20 matches  10 matches/s  \r20/20 matches  10 matches/s  \r\033[K"; got != want {
+		t.Errorf("progress %q, want %q", got, want)
+	}
+	if isTerminal(&w) {
+		t.Error("a strings.Builder is taken for a terminal")
 	}
 }
 
@@ -113,6 +148,42 @@ func TestAPlayerAtAURLJoins(t *testing.T) {
 	}
 }
 
+// A player at a URL given as name=URL is named so in the report.
+func TestAPlayerAtAURLTakesTheNameGiven(t *testing.T) {
+	p, err := player.New(player.Config{Name: "Agent Remote", League: "http://127.0.0.1/mcp", Strategy: strategies.NewOpponentModel(0, nil), NoAgentLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	srv := httptest.NewServer(p.Handler())
+	defer srv.Close()
+	var stdout, stderr strings.Builder
+	if err := run(context.Background(), []string{"-quiet", "-json", "-rounds", "5", "-player", "mine=" + srv.URL + "/mcp", "random", "always_even"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	var report struct {
+		Standings []struct{ Name, URL string } `json:"standings"`
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &report); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, s := range report.Standings {
+		if s.URL == srv.URL+"/mcp" {
+			found = true
+			if s.Name != "mine" {
+				t.Errorf("the player at %s is named %q, want mine", s.URL, s.Name)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no standing of the player at the URL: %+v", report.Standings)
+	}
+	if n := p.History().Len(); n != 10 {
+		t.Errorf("the player at the URL recorded %d matches, want 10", n)
+	}
+}
+
 func TestAnUnknownStrategyIsAnError(t *testing.T) {
 	var stdout, stderr strings.Builder
 	if err := run(context.Background(), []string{"random", "clairvoyant"}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "clairvoyant") {
@@ -154,6 +225,22 @@ func TestAModelThatFellBackIsFlagged(t *testing.T) {
 	if !strings.Contains(stderr.String(), "warning: llm_chat fell back on 10 of its 10 moves") {
 		t.Errorf("stderr %q: want a warning", stderr.String())
 	}
+	// Why: the 404 and the URL called, in the table's legend and in the
+	// warning of every format.
+	url := notFound.URL + "/v1/chat/completions"
+	why := func(s string) bool { return strings.Contains(s, "404 Not Found") && strings.Contains(s, url) }
+	if _, legend, _ := strings.Cut(table.String(), "Intervals are"); !why(legend) {
+		t.Errorf("the table's legend does not say why llm_chat fell back:\n%s", legend)
+	}
+	for _, format := range []string{"-json", "-csv"} {
+		var out, errs strings.Builder
+		if err := run(context.Background(), append([]string{format}, args...), &out, &errs); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(errs.String(), "warning: llm_chat fell back") || !why(errs.String()) {
+			t.Errorf("%s: the warning on stderr does not say why: %q", format, errs.String())
+		}
+	}
 
 	var js strings.Builder
 	if err := run(context.Background(), append([]string{"-json"}, args...), &js, &stderr); err != nil {
@@ -168,7 +255,7 @@ func TestAModelThatFellBackIsFlagged(t *testing.T) {
 		} `json:"standings"`
 		Warnings []string `json:"warnings"`
 	}
-	if err := json.Unmarshal([]byte(js.String()), &report); err != nil || len(report.Warnings) != 1 {
+	if err := json.Unmarshal([]byte(js.String()), &report); err != nil || len(report.Warnings) != 1 || !why(report.Warnings[0]) {
 		t.Fatalf("JSON %s: %v", js.String(), err)
 	}
 	for _, s := range report.Standings {
@@ -190,7 +277,7 @@ func TestAModelThatFellBackIsFlagged(t *testing.T) {
 		col[h] = i
 	}
 	for _, r := range rows[1:] {
-		if r[col["entry"]] == "llm_chat" && (r[col["fallbacks"]] != "10" || r[col["moves"]] != "10" || r[col["flagged"]] != "true") {
+		if r[col["entry"]] == "llm_chat" && (r[col["fallbacks"]] != "10" || r[col["moves"]] != "10" || r[col["flagged"]] != "true" || !why(r[col["fallback_cause"]])) {
 			t.Errorf("CSV row %q", r)
 		}
 	}

@@ -359,14 +359,14 @@ func (l *league) startManager(ctx context.Context) error {
 	o, out := l.o, l.out
 	if l.mgr != nil {
 		l.url = endpoint(l.ls.manager)
-		out.printf("Even/Odd league: 1 manager, %d referees, %d players — data and logs under %s\n", o.referees, o.players, o.data)
+		out.printf("Even/Odd league: 1 manager, %s, %s — data and logs under %s\n", plural(o.referees, "referee"), plural(o.players, "player"), o.data)
 		out.printf("manager   listening on %s   dashboard: http://%s/\n", l.url, l.ls.manager.Addr())
 		l.ag.start(l.others, "manager", l.mgr.Run)
 		return nil
 	}
 	l.url, l.remote = o.manager, newRemoteManager(o.manager)
-	out.printf("Even/Odd league: the manager at %s, %d referees, %d players — data and logs of the referees and players under %s\n",
-		l.url, o.referees, o.players, o.data)
+	out.printf("Even/Odd league: the manager at %s, %s, %s — data and logs of the referees and players under %s\n",
+		l.url, plural(o.referees, "referee"), plural(o.players, "player"), o.data)
 	return l.remote.waitUp(ctx, o.managerWait, out)
 }
 

@@ -185,7 +185,7 @@ func TestRunShowsABigLeagueOneLinePerRound(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr.String())
 	}
-	lines := regexp.MustCompile(`(?m)^round (\d+) of 11: (\d+)/66 matches, \d+ matches/s, about \S+ left$`).FindAllStringSubmatch(out, -1)
+	lines := regexp.MustCompile(`(?m)^round (\d+) of 11: (\d+)/66 matches, \d+ matches/s(, about \S+ left|, less than a second left)?$`).FindAllStringSubmatch(out, -1)
 	if len(lines) != 11 {
 		t.Fatalf("%d round lines, want 11:\n%s", len(lines), out)
 	}
@@ -208,6 +208,23 @@ func TestRoundLine(t *testing.T) {
 	p.done = 0
 	if got, want := p.roundLine(1, time.Second), "round 1 of 999: 0/499500 matches"; got != want {
 		t.Errorf("roundLine with nothing done = %q, want %q", got, want)
+	}
+	// Near the end and at it, no "about 0s left".
+	p = &progress{matches: 1000, rounds: 10, done: 999}
+	if got, want := p.roundLine(10, time.Second), "round 10 of 10: 999/1000 matches, 999 matches/s, less than a second left"; got != want {
+		t.Errorf("roundLine near the end = %q, want %q", got, want)
+	}
+	p.done = 1000
+	if got, want := p.roundLine(10, time.Second), "round 10 of 10: 1000/1000 matches, 1000 matches/s"; got != want {
+		t.Errorf("roundLine at the end = %q, want %q", got, want)
+	}
+}
+
+func TestPlural(t *testing.T) {
+	for n, want := range map[int]string{0: "0 referees", 1: "1 referee", 2: "2 referees"} {
+		if got := plural(n, "referee"); got != want {
+			t.Errorf("plural(%d) = %q, want %q", n, got, want)
+		}
 	}
 }
 
@@ -372,7 +389,7 @@ func TestRunJoinsAManagerElsewhere(t *testing.T) {
 	}
 	// Shown per round, the default with -manager: a line per round with
 	// the matches done at its end, and no line per match.
-	lines := regexp.MustCompile(`(?m)^round (\d+) of 5: (\d+)/15 matches, \d+ matches/s, about \S+ left$`).FindAllStringSubmatch(out, -1)
+	lines := regexp.MustCompile(`(?m)^round (\d+) of 5: (\d+)/15 matches, \d+ matches/s(, about \S+ left|, less than a second left)?$`).FindAllStringSubmatch(out, -1)
 	if len(lines) != 5 {
 		t.Fatalf("%d round lines, want 5:\n%s", len(lines), out)
 	}

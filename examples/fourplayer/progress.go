@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -76,7 +77,7 @@ func (p *progress) event(ev manager.Event) {
 	case manager.EventLeagueStarted:
 		p.started = time.Now()
 		if p.perRound {
-			fmt.Fprintf(w, "%d players registered\n", p.players)
+			fmt.Fprintf(w, "%s registered\n", plural(p.players, "player"))
 		}
 		fmt.Fprintf(w, "\n%s\n", ev.Message)
 		return
@@ -109,8 +110,24 @@ func (p *progress) roundLine(round int, elapsed time.Duration) string {
 		return line
 	}
 	rate := float64(p.done) / elapsed.Seconds()
-	left := time.Duration(float64(p.matches-p.done) / rate * float64(time.Second)).Round(time.Second)
-	return line + fmt.Sprintf(", %.0f matches/s, about %s left", rate, left)
+	line += fmt.Sprintf(", %.0f matches/s", rate)
+	switch left := time.Duration(float64(p.matches-p.done) / rate * float64(time.Second)).Round(time.Second); {
+	case p.done >= p.matches:
+		return line
+	case left < time.Second:
+		return line + ", less than a second left"
+	default:
+		return line + fmt.Sprintf(", about %s left", left)
+	}
+}
+
+// plural writes n and the noun, in the plural unless n is 1: "1 referee",
+// "2 referees".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // describe tells a match's result: "P01 Random Rita even, P02 Even Eddie
@@ -173,7 +190,7 @@ func (p *progress) final(rows []leaguesdk.StandingRow, champ *leaguesdk.Champion
 	if name == "" {
 		name = p.names[champ.PlayerID]
 	}
-	fmt.Fprintf(w, "\nChampion: %s %s with %d points\n", champ.PlayerID, name, champ.Points)
+	fmt.Fprintf(w, "\nChampion: %s %s with %s\n", champ.PlayerID, name, plural(champ.Points, "point"))
 }
 
 // dataUsage says how much the league's files took, and, when the data

@@ -179,8 +179,8 @@ func (f *follower) start(s manager.Snapshot) {
 	}
 	f.started = true
 	f.out.setLeague(len(s.Players), s.Totals.Scheduled, s.TotalRounds)
-	f.out.event(manager.Event{Kind: manager.EventLeagueStarted, Message: fmt.Sprintf("league %s started: %d players, %d rounds",
-		s.LeagueID, len(s.Players), s.TotalRounds)})
+	f.out.event(manager.Event{Kind: manager.EventLeagueStarted, Message: fmt.Sprintf("league %s started: %s, %s",
+		s.LeagueID, plural(len(s.Players), "player"), plural(s.TotalRounds, "round"))})
 }
 
 // rounds shows the rounds completed since the last state. The rounds are

@@ -210,7 +210,7 @@ func TestStartLeague(t *testing.T) {
 		t.Errorf("for another league: %v, want %s", err, leaguesdk.CodeLeagueNotFound)
 	}
 	printed, err := start("-admin-token", "s3cret", "-league-id", "league_ops")
-	if err != nil || !strings.Contains(printed, "league league_ops: STARTED with 2 players and 1 referees, 1 rounds") {
+	if err != nil || !strings.Contains(printed, "league league_ops: STARTED with 2 players and 1 referee, 1 round") {
 		t.Fatalf("start: %q, %v", printed, err)
 	}
 	waitFor(t, "the league to start", func() bool { return strings.Contains(out.String(), "league league_ops started") })

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/agentleague/league/leaguesdk"
@@ -40,7 +41,16 @@ func startLeague(ctx context.Context, url, adminToken, leagueID string, timeout 
 	if err != nil {
 		return fmt.Errorf("start_league at %s: %w", url, err)
 	}
-	fmt.Fprintf(out, "league %s: %s with %d players and %d referees, %d rounds\n",
-		resp.LeagueID, resp.Status, resp.Players, resp.Referees, resp.TotalRounds)
+	fmt.Fprintf(out, "league %s: %s with %s and %s, %s\n",
+		resp.LeagueID, resp.Status, plural(resp.Players, "player"), plural(resp.Referees, "referee"), plural(resp.TotalRounds, "round"))
 	return nil
+}
+
+// plural writes n and the noun, in the plural unless n is 1: "1 referee",
+// "2 referees".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

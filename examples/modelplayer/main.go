@@ -25,10 +25,12 @@
 // with a few flags and a model for its strategy. It logs to stderr and
 // keeps its history and agent log under the data root as examples/player
 // does; when the model fails or is late, the player answers at random and
-// says so. For TLS, another host, an advertised endpoint, message traces
-// or metrics, examples/player shows the flags and the [player.Config]
-// fields behind them: set those fields in a program of your own. SIGINT or
-// SIGTERM stops the player cleanly.
+// says so, with the URL it called. Its first line names the model and its
+// server, and its last line how many choices it made: when every one was
+// the fallback's, the line says so. For TLS, another host, an advertised
+// endpoint, message traces or metrics, examples/player shows the flags and
+// the [player.Config] fields behind them: set those fields in a program of
+// your own. SIGINT or SIGTERM stops the player cleanly.
 package main
 
 import (
@@ -92,6 +94,30 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg.Logger.Info("starting", slog.String("strategy", *strategyName), slog.String("league", cfg.League))
-	return a.Run(ctx)
+	start := []any{slog.String("strategy", *strategyName)}
+	switch m := cfg.Strategy.(type) {
+	case *llm.Chat:
+		start = append(start, slog.String("model", m.Model), slog.String("server", m.Endpoint()))
+	case *llm.Gemini:
+		start = append(start, slog.String("model", m.Model), slog.String("server", m.Endpoint()))
+	}
+	cfg.Logger.Info("starting", append(start, slog.String("league", cfg.League))...)
+	err = a.Run(ctx)
+	lastLine(cfg.Logger, a.Decisions())
+	return err
+}
+
+// lastLine logs how many choices the player made and how many of them its
+// fallback made instead of the model: all of them means the model never
+// answered, and the line says so with the latest cause.
+func lastLine(log *slog.Logger, d player.Decisions) {
+	switch {
+	case d.Made > 0 && d.Fallbacks == d.Made:
+		log.Warn("stopped; every choice was the fallback's, none the model's", slog.Int64("choices", d.Made),
+			slog.String("latest_cause", d.Cause))
+	case d.Fallbacks > 0:
+		log.Info("stopped", slog.Int64("choices", d.Made), slog.Int64("fallbacks", d.Fallbacks), slog.String("latest_cause", d.Cause))
+	default:
+		log.Info("stopped", slog.Int64("choices", d.Made))
+	}
 }

@@ -136,3 +136,97 @@ func TestTheModelChooses(t *testing.T) {
 		t.Errorf("the player fell back:\n%s", strings.Join(fb, "\n"))
 	}
 }
+
+// TestAModelAnswering404IsNamedWithItsURL runs the program against a
+// stand-in server that answers 404 to everything: its first line names the
+// model and the server, each fallback's warning carries the 404 with the
+// URL called, and its last line says every choice was the fallback's.
+func TestAModelAnswering404IsNamedWithItsURL(t *testing.T) {
+	clearEnv(t)
+	model := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(model.Close)
+	t.Setenv(llm.EnvOpenAIBaseURL, model.URL+"/v1")
+	t.Setenv(llm.EnvChatModel, "no-such-model")
+
+	r, w := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-port", "0", "-data", t.TempDir(), "-no-register"}, w)
+		w.Close()
+	}()
+	lines := bufio.NewScanner(r)
+	serving := regexp.MustCompile(`msg="player serving" .*endpoint=(\S+)`)
+	var endpoint string
+	var before []string
+	for endpoint == "" && lines.Scan() {
+		before = append(before, lines.Text())
+		if m := serving.FindStringSubmatch(lines.Text()); m != nil {
+			endpoint = m[1]
+		}
+	}
+	if endpoint == "" {
+		t.Fatalf("the player does not serve: run = %v", <-done)
+	}
+	rest := make(chan []string, 1)
+	go func() {
+		var out []string
+		for lines.Scan() {
+			out = append(out, lines.Text())
+		}
+		rest <- out
+	}()
+	c := leaguesdk.NewClient(leaguesdk.ClientConfig{Retry: leaguesdk.RetryPolicy{MaxRetries: leaguesdk.NoRetries}})
+	defer c.Close()
+	const calls = 2
+	for i := range calls {
+		env := leaguesdk.NewEnvelope(leaguesdk.MsgChooseParityCall, "referee:REF01", leaguesdk.NewToken(), "conv-R1M1", time.Now())
+		if _, err := leaguesdk.Call[leaguesdk.ChooseParityResponse](ctx, c, endpoint, &leaguesdk.ChooseParityCall{Envelope: env,
+			MatchID: "R1M1", PlayerID: "P09", GameType: leaguesdk.GameEvenOdd, Context: leaguesdk.ParityContext{OpponentID: "P02", RoundID: leaguesdk.RoundID(i + 1)},
+			Deadline: leaguesdk.FormatTime(time.Now().Add(10 * time.Second))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not stop")
+	}
+	after := <-rest
+	all := strings.Join(append(before, after...), "\n")
+
+	url := model.URL + "/v1/chat/completions"
+	var starting string
+	for _, line := range before {
+		if strings.Contains(line, `msg=starting`) {
+			starting = line
+		}
+	}
+	if !strings.Contains(starting, "model=no-such-model") || !strings.Contains(starting, "server="+url) {
+		t.Errorf("the start line does not name the model and its server %s: %q", url, starting)
+	}
+	warned := 0
+	for _, line := range after {
+		if strings.Contains(line, "answered with the fallback") {
+			warned++
+			if !strings.Contains(line, "404 Not Found") || !strings.Contains(line, url) {
+				t.Errorf("the fallback's warning lacks the 404 or the URL %s: %s", url, line)
+			}
+		}
+	}
+	if warned != calls {
+		t.Errorf("%d fallback warnings for %d calls:\n%s", warned, calls, all)
+	}
+	if len(after) == 0 {
+		t.Fatal("nothing logged after the calls")
+	}
+	last := after[len(after)-1]
+	if !strings.Contains(last, "every choice was the fallback's") || !strings.Contains(last, "choices=2") || !strings.Contains(last, "404 Not Found") {
+		t.Errorf("the last line does not say every choice was the fallback's: %q\n%s", last, all)
+	}
+}

@@ -70,6 +70,12 @@ func needBrowser(t *testing.T) string {
 // openPage starts the browser (see [needBrowser]) and loads url.
 func openPage(t *testing.T, url string) *page {
 	t.Helper()
+	return openPageWith(t, url)
+}
+
+// openPageWith is openPage that runs the actions before loading url.
+func openPageWith(t *testing.T, url string, before ...chromedp.Action[chromedp.Void]) *page {
+	t.Helper()
 	path := needBrowser(t)
 	// The browser keeps files of its own under TMPDIR (its singleton
 	// socket): in a folder the test removes once the browser has stopped,
@@ -107,7 +113,8 @@ func openPage(t *testing.T, url string) *page {
 			}
 		}
 	}()
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(viewportWidth, viewportHeight), chromedp.Navigate(url)); err != nil {
+	steps := append([]chromedp.Action[chromedp.Void]{chromedp.EmulateViewport(viewportWidth, viewportHeight)}, before...)
+	if err := chromedp.Do(ctx, append(steps, chromedp.Navigate(url))...); err != nil {
 		t.Fatalf("load %s: %v", url, err)
 	}
 	return p

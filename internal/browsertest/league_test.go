@@ -202,7 +202,18 @@ func TestDashboardOfALiveLeague(t *testing.T) {
 	for _, a := range agents {
 		must(fmt.Sprintf(`document.querySelector('#standings tr[data-player-id=%q]') && document.querySelector('#players tr[data-player-id=%q]')`, a.ID(), a.ID()))
 	}
-	must(fmt.Sprintf(`document.querySelectorAll('#players tbody .badge.state[data-state="SHUTDOWN"]').length === %d`, players))
+	// The league is over, and its agents, shut down by its end while they
+	// answered, are shown as serving, not as shut down.
+	must(`!document.getElementById("over").hidden && document.getElementById("over").innerText.includes("The league is over")`)
+	must(fmt.Sprintf(`document.querySelectorAll('#players tbody .badge.state[data-state="SERVING"]').length === %d`, players))
+	must(`document.querySelectorAll('#referees tbody .badge.state[data-state="SERVING"]').length === 2`)
+	must(`!document.querySelector('.badge.state[data-state="SHUTDOWN"]')`)
+	// No endpoint is broken across lines: each is one line box.
+	must(`[...document.querySelectorAll("td.endpoint")].every((td) => {
+		const r = document.createRange();
+		r.selectNodeContents(td);
+		return td.innerText.startsWith("http://") && r.getClientRects().length === 1;
+	})`)
 	must(fmt.Sprintf(`document.querySelectorAll('#schedule [data-match-id][data-status="FINISHED"]').length === %d`, matches))
 	// Every round is over: each is one line, until the reader opens it.
 	must(`document.querySelectorAll("#schedule details.round").length === 19 && !document.querySelector("#schedule details.round[open]")`)

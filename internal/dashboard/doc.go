@@ -3,7 +3,10 @@
 // anywhere else. The page polls the manager's JSON state every second,
 // relative to where it is served (api/state next to the page), and shows
 // the registered agents, the schedule with each match's status, the live
-// standings and, at the end, the champion.
+// standings and, at the end, the champion. Beside it, view.html shows what
+// happened (a league's course, a player, a match) from api/view/…, with
+// charts drawn by the vendored uPlot; [WriteOffline] writes it as one
+// self-contained file.
 //
 // Quick start — mount it beside a state endpoint:
 //

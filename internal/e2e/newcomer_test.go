@@ -153,16 +153,28 @@ func TestSmallestPlayersImportOnlyPlayer(t *testing.T) {
 }
 
 // TestReadmePlayerIsTwentyLines: the README's "A player in twenty lines"
-// holds at most twenty lines of code (blank lines aside).
+// holds at most twenty lines of code (blank lines, the package clause and
+// the imports aside), and stops cleanly on Ctrl-C: its Run's context is
+// one that signal.NotifyContext makes.
 func TestReadmePlayerIsTwentyLines(t *testing.T) {
-	n := 0
-	for _, line := range strings.Split(string(goBlock(t, filepath.Join(moduleRoot(t), "README.md"), "## A player in twenty lines")), "\n") {
-		if strings.TrimSpace(line) != "" {
+	src := string(goBlock(t, filepath.Join(moduleRoot(t), "README.md"), "## A player in twenty lines"))
+	n, imports := 0, false
+	for _, line := range strings.Split(src, "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "import (":
+			imports = true
+		case imports:
+			imports = trimmed != ")"
+		case trimmed != "" && !strings.HasPrefix(trimmed, "package ") && !strings.HasPrefix(trimmed, "import "):
 			n++
 		}
 	}
 	if n > 20 {
 		t.Errorf("the README's player in twenty lines has %d lines of code", n)
+	}
+	if !strings.Contains(src, "signal.NotifyContext(") || strings.Contains(src, "Run(context.Background())") {
+		t.Errorf("the README's player does not run with a context that Ctrl-C ends:\n%s", src)
 	}
 }
 

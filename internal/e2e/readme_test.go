@@ -243,7 +243,11 @@ func TestReadmeLeaguesInOneDataRoot(t *testing.T) {
 	for i, p := range players {
 		id := fmt.Sprintf("P%02d", i+1)
 		line := fmt.Sprintf("league %s completed: %s won ", state.LeagueID, id)
-		re := regexp.MustCompile(regexp.QuoteMeta(line) + `\d+, drew \d+, lost \d+: ` + fmt.Sprint(points[id]) + ` points`)
+		pts := fmt.Sprint(points[id]) + " points"
+		if points[id] == 1 {
+			pts = "1 point"
+		}
+		re := regexp.MustCompile(regexp.QuoteMeta(line) + `\d+, drew \d+, lost \d+: ` + pts + `\b`)
 		waitOutput(t, p, re, 10*time.Second)
 	}
 

@@ -6,7 +6,8 @@
 //   - [player.Random] ("random"): even or odd with equal chance, the
 //     [player.Agent]'s default.
 //   - [Always]([player.Even]), [Always]([player.Odd]) ("always_even",
-//     "always_odd"): the seed's test agents.
+//     "always_odd"): an opponent that always plays the same, for tests
+//     and for measuring a strategy against a habit.
 //   - [Leaning]: even with a given probability, odd otherwise; an
 //     opponent with a habit, for an arena's pool.
 //   - [OpponentModel] ("history"): predicts each opponent from the player's

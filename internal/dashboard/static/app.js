@@ -37,6 +37,11 @@
     return node;
   }
 
+  // viewLink is the address of a player's or a match's page (view.html).
+  function viewLink(kind, id) {
+    return "view.html#/" + kind + "/" + encodeURIComponent(id);
+  }
+
   function playerNames(state) {
     const names = new Map();
     for (const p of state.players || []) names.set(p.player_id, p.display_name || "");
@@ -62,6 +67,7 @@
       : "";
     $("game-type").textContent = state.game_type || "";
     $("updated").textContent = state.updated_at ? "updated " + state.updated_at : "";
+    $("over").hidden = state.status !== "COMPLETED";
     renderProgress(state);
   }
 
@@ -87,7 +93,9 @@
     const parts = [(t.finished || 0) + " of " + t.scheduled + " matches done"];
     if (t.running) parts.push(t.running + " running");
     if (t.per_second) parts.push(t.per_second.toFixed(t.per_second < 10 ? 1 : 0) + " matches/s");
-    if (state.status !== "COMPLETED" && t.seconds_left) parts.push("about " + duration(t.seconds_left) + " left");
+    if (state.status !== "COMPLETED" && t.seconds_left) {
+      parts.push(t.seconds_left < 0.5 ? "less than a second left" : "about " + duration(t.seconds_left) + " left");
+    }
     $("progress").textContent = parts.join(" · ");
   }
 
@@ -124,7 +132,7 @@
     body.replaceChildren(...rows.map((r) =>
       el("tr", { "data-player-id": r.player_id, class: r.player_id === champ ? "champion" : null },
         el("td", { class: "num" }, r.rank),
-        el("td", { class: "who" }, label(r.player_id, names)),
+        el("td", { class: "who" }, el("a", { href: viewLink("player", r.player_id) }, label(r.player_id, names))),
         el("td", { class: "num" }, r.played), el("td", { class: "num" }, r.wins),
         el("td", { class: "num" }, r.draws), el("td", { class: "num" }, r.losses),
         el("td", { class: "num points" }, r.points))));
@@ -153,7 +161,7 @@
     const who = (id) => el("span", { class: "who", "data-player-id": id }, label(id, names),
       choiceOf(m, id) ? el("span", { class: "choice" }, " " + choiceOf(m, id)) : null);
     return el("li", { class: "match", "data-match-id": m.match_id, "data-status": m.status },
-      el("span", { class: "id" }, m.match_id),
+      el("span", { class: "id" }, el("a", { href: viewLink("match", m.match_id) }, m.match_id)),
       el("span", { class: "players" }, who(m.player_A_id), " vs ", who(m.player_B_id)),
       el("span", { class: "status", "data-status": m.status }, (m.status || "").toLowerCase()),
       el("span", { class: "referee" }, m.referee_id || ""),
@@ -205,26 +213,34 @@
     $("schedule-count").textContent = t.scheduled ? "(" + t.scheduled + " matches)" : "";
   }
 
-  // stateBadge shows an agent's lifecycle state (REGISTERED, ACTIVE,
-  // SUSPENDED, SHUTDOWN) as the manager keeps it.
+  // shownState is what an agent's badge says: its lifecycle state
+  // (REGISTERED, ACTIVE, SUSPENDED, SHUTDOWN) as the manager keeps it;
+  // once the league is over, when the league's end (not failures) shut the
+  // agent down, SERVING: it still serves, as far as the manager knows.
+  function shownState(state, a) {
+    if (state.status === "COMPLETED" && a.serving) return "SERVING";
+    return a.state || "";
+  }
+
   function stateBadge(s) {
-    return el("td", {}, el("span", { class: "badge state", "data-state": s || "" }, s || "?"));
+    const title = s === "SERVING" ? "the league is over; this agent still serves as far as the manager knows" : null;
+    return el("td", {}, el("span", { class: "badge state", "data-state": s, title: title }, s || "?"));
   }
 
   function renderAgents(state) {
     const players = state.players || [];
     $("players").tBodies[0].replaceChildren(...players.map((p) =>
-      el("tr", { "data-player-id": p.player_id, "data-state": p.state || "" },
+      el("tr", { "data-player-id": p.player_id, "data-state": shownState(state, p) },
         el("td", {}, p.player_id), el("td", {}, p.display_name || ""),
-        stateBadge(p.state),
+        stateBadge(shownState(state, p)),
         el("td", { class: "endpoint" }, p.endpoint || ""))));
-    $("player-count").textContent = "(" + players.length + ")";
+    $("player-count").textContent = "(" + (state.page ? state.page.players : players.length) + ")";
 
     const refs = state.referees || [];
     $("referees").tBodies[0].replaceChildren(...refs.map((r) =>
-      el("tr", { "data-referee-id": r.referee_id, "data-state": r.state || "" },
+      el("tr", { "data-referee-id": r.referee_id, "data-state": shownState(state, r) },
         el("td", {}, r.referee_id), el("td", {}, r.display_name || ""),
-        stateBadge(r.state),
+        stateBadge(shownState(state, r)),
         el("td", { class: "endpoint" }, r.endpoint || ""),
         el("td", { class: "num" }, (r.active_matches || 0) + " / " + (r.max_concurrent_matches || "?")))));
     $("referee-count").textContent = "(" + refs.length + ")";
@@ -243,14 +259,60 @@
 
   let failures = 0;
 
+  // The page reads a page of each list (PAGE rows of the standings, the
+  // players and the schedule, from their offsets), so that what it reads
+  // every second stays small at any size of league; the state's ETag
+  // lets an unchanged state come back as 304 with no body.
+  const PAGE = 100;
+  const MATCHES_PAGE = 300; // every match of a league whose state carries them all
+  const offsets = { standings: 0, players: 0, matches: 0 };
+  let etag = "";
+  let lastState = null;
+
+  function stateAddress() {
+    const q = ["limit=" + PAGE, "matches_limit=" + MATCHES_PAGE, "standings_offset=" + offsets.standings, "players_offset=" + offsets.players,
+      "matches_offset=" + offsets.matches];
+    if (chosenRound) q.push("round=" + chosenRound);
+    return STATE_URL + "?" + q.join("&");
+  }
+
+  // renderPager shows, under a list the state carries a page of, which
+  // rows are shown and buttons for the pages before and after.
+  function renderPager(state, list) {
+    const box = $(list + "-pager");
+    const p = state.page;
+    const total = p ? p[list] : 0;
+    const limit = p ? (list === "matches" ? p.matches_limit : p.limit) : 0;
+    if (!p || total <= limit) { box.replaceChildren(); box.hidden = true; return; }
+    box.hidden = false;
+    const from = p[list + "_offset"];
+    const go = (offset) => { offsets[list] = Math.max(0, offset); etag = ""; clearTimeout(timer); tick(); };
+    const prev = el("button", { type: "button", disabled: from === 0 ? "" : null }, "‹ previous");
+    const next = el("button", { type: "button", disabled: from + limit >= total ? "" : null }, "next ›");
+    prev.onclick = () => go(from - limit);
+    next.onclick = () => go(from + limit);
+    box.replaceChildren(prev, el("span", {}, " rows " + (from + 1) + "–" + Math.min(from + limit, total) + " of " + total + " "), next);
+  }
+
+  let timer = null;
+
   async function tick() {
     let next = POLL_MS;
     try {
-      const url = chosenRound ? STATE_URL + "?round=" + chosenRound : STATE_URL;
-      const resp = await fetch(url, { cache: "no-store", headers: { Accept: "application/json" } });
-      if (!resp.ok) throw new Error("HTTP " + resp.status);
-      const state = await resp.json();
+      const headers = { Accept: "application/json" };
+      if (etag && lastState) headers["If-None-Match"] = etag;
+      const resp = await fetch(stateAddress(), { cache: "no-store", headers });
+      let state;
+      if (resp.status === 304 && lastState) {
+        state = lastState;
+      } else {
+        if (!resp.ok) throw new Error("HTTP " + resp.status);
+        state = await resp.json();
+        etag = resp.headers.get("ETag") || "";
+        lastState = state;
+      }
       render(state);
+      for (const list of ["standings", "players", "matches"]) renderPager(state, list);
       failures = 0;
       $("connection").hidden = true;
       if (state.status === "COMPLETED") next = IDLE_POLL_MS;
@@ -261,7 +323,7 @@
       c.hidden = false;
       c.textContent = "Cannot reach the manager (" + err.message + "); trying again in " + Math.round(next / 1000) + " s.";
     }
-    setTimeout(tick, next);
+    timer = setTimeout(tick, next);
   }
 
   // A click on a round's title opens or closes it; the redraws keep that.
@@ -274,6 +336,7 @@
 
   $("round-select").addEventListener("change", (e) => {
     chosenRound = Number(e.target.value) || 0;
+    offsets.matches = 0;
   });
 
   tick();

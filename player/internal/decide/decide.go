@@ -84,16 +84,31 @@ type Guard struct {
 // Counts counts choices: all that were answered, and those the primary
 // way did not give (it failed, panicked, answered an invalid choice or too
 // late, or the deadline had passed on arrival).
-type Counts struct{ Made, Fallbacks atomic.Int64 }
+type Counts struct {
+	Made, Fallbacks atomic.Int64
+	cause           atomic.Pointer[string] // why the latest fallback answered
+}
 
-func (c *Counts) add(fallback bool) {
+// add counts a choice; why, when not empty, says why the primary way did
+// not give it.
+func (c *Counts) add(why string) {
 	if c == nil {
 		return
 	}
 	c.Made.Add(1)
-	if fallback {
+	if why != "" {
 		c.Fallbacks.Add(1)
+		c.cause.Store(&why)
 	}
+}
+
+// Cause returns why the latest choice the primary way did not give was
+// not its, or "" when it gave them all.
+func (c *Counts) Cause() string {
+	if p := c.cause.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // Decide returns a valid choice in time, whatever the primary strategy
@@ -103,7 +118,7 @@ func (g Guard) Decide(ctx context.Context, d Decision) string {
 	remaining := d.Deadline.Sub(g.Now())
 	log := g.Log.With(slog.String("match_id", d.MatchID))
 	if remaining <= 0 {
-		g.Counts.add(true)
+		g.Counts.add("the deadline had passed on arrival")
 		choice := d.Last()
 		log.Warn("deadline already passed on arrival; answering at once", slog.String("what", d.What),
 			slog.String("choice", choice), slog.Time("deadline", d.Deadline))
@@ -113,19 +128,22 @@ func (g Guard) Decide(ctx context.Context, d Decision) string {
 	start := time.Now()
 	margin := min(g.Margin, remaining/4)
 	choice, why := g.attempt(ctx, start.Add(remaining-margin), d.Primary, d.Valid)
-	g.Counts.add(why != "")
+	if why != "" {
+		why = "strategy " + why
+	}
+	g.Counts.add(why)
 	if why == "" {
 		return choice
 	}
 	fallback, fwhy := g.attempt(ctx, start.Add(remaining-margin/2), d.Fallback, d.Valid)
 	if fwhy == "" {
 		log.Warn("strategy failed; answered with the fallback", slog.String("what", d.What),
-			slog.String("reason", "strategy "+why), slog.String("choice", fallback))
+			slog.String("reason", why), slog.String("choice", fallback))
 		return fallback
 	}
 	last := d.Last()
 	log.Error("strategy and fallback failed; answered at random", slog.String("what", d.What),
-		slog.String("reason", "strategy "+why+"; fallback "+fwhy), slog.String("choice", last))
+		slog.String("reason", why+"; fallback "+fwhy), slog.String("choice", last))
 	return last
 }
 

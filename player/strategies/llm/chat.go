@@ -163,13 +163,40 @@ func (c *Chat) ChooseParity(ctx context.Context, call player.ParityCall) (player
 		answer, err = c.client.Chat.Completions.New(ctx, params)
 	}
 	if err != nil {
-		return "", fmt.Errorf("llm: chat completions: %w", err)
+		return "", c.callError(err)
 	}
 	c.count(answer.Usage.PromptTokens, answer.Usage.CompletionTokens)
 	if len(answer.Choices) == 0 {
 		return "", errors.New("llm: the model's answer has no choices")
 	}
 	return ParseParity(messageText(answer.Choices[0].Message))
+}
+
+// Endpoint returns the URL of the chat completions API the strategy
+// calls: the base URL (default [DefaultChatBaseURL]) and
+// "/chat/completions", without credentials or query.
+func (c *Chat) Endpoint() string {
+	base := c.BaseURL
+	if base == "" {
+		base = DefaultChatBaseURL
+	}
+	return redactURL(strings.TrimSuffix(base, "/") + "/chat/completions")
+}
+
+// callError is the error of a failed call: what was called, where, and,
+// for an HTTP 404, what is likely wrong.
+func (c *Chat) callError(err error) error {
+	where := c.Endpoint()
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) && apiErr.Request != nil && apiErr.Request.URL != nil {
+		where = redactURL(apiErr.Request.URL.String())
+	}
+	hint := ""
+	if apiErr != nil && apiErr.StatusCode == http.StatusNotFound {
+		hint = fmt.Sprintf(" (the server has no such path or no model %q: check the base URL, %s, which ends in /v1 for most servers, and the model, %s)",
+			c.Model, EnvOpenAIBaseURL, EnvChatModel)
+	}
+	return fmt.Errorf("llm: chat completions of model %q at %s: %w%s", c.Model, where, err, hint)
 }
 
 // messageText returns the text of a message: its content, or the text of

@@ -48,8 +48,7 @@ const (
 //
 // Set the fields before the first call; a Gemini must not be copied after.
 type Gemini struct {
-	// BaseURL is the API's base URL. Default: Google's
-	// ("https://generativelanguage.googleapis.com/").
+	// BaseURL is the API's base URL. Default [DefaultGeminiBaseURL].
 	BaseURL string
 	// Model is the model name ("gemini-2.5-flash"). Required.
 	Model string
@@ -96,6 +95,19 @@ func (g *Gemini) init() {
 	})
 }
 
+// DefaultGeminiBaseURL is the base URL of Google's generate-content API,
+// the default of [Gemini.BaseURL].
+const DefaultGeminiBaseURL = "https://generativelanguage.googleapis.com/"
+
+// Endpoint returns the base URL of the API the strategy calls (default
+// [DefaultGeminiBaseURL]), without credentials or query.
+func (g *Gemini) Endpoint() string {
+	if g.BaseURL == "" {
+		return DefaultGeminiBaseURL
+	}
+	return redactURL(g.BaseURL)
+}
+
 // ChooseParity implements [player.Strategy].
 func (g *Gemini) ChooseParity(ctx context.Context, call player.ParityCall) (player.Parity, error) {
 	if g.Model == "" || g.APIKey == "" {
@@ -123,7 +135,12 @@ func (g *Gemini) ChooseParity(ctx context.Context, call player.ParityCall) (play
 		answer, err = g.client.Models.GenerateContent(ctx, g.Model, contents, cfg)
 	}
 	if err != nil {
-		return "", fmt.Errorf("llm: generate content: %w", err)
+		hint := ""
+		if errors.As(err, &apiErr) && apiErr.Code == http.StatusNotFound {
+			hint = fmt.Sprintf(" (the server has no such path or no model %q: check the base URL, %s, and the model, %s)",
+				g.Model, EnvGoogleBaseURL, EnvGeminiModel)
+		}
+		return "", fmt.Errorf("llm: generate content of model %q at %s: %w%s", g.Model, g.Endpoint(), err, hint)
 	}
 	if u := answer.UsageMetadata; u != nil {
 		g.count(int64(u.PromptTokenCount), int64(u.CandidatesTokenCount)+int64(u.ThoughtsTokenCount))

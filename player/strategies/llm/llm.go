@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -114,8 +115,8 @@ func Prompt(call player.ParityCall) string {
 	b.WriteString("Both players choose \"even\" or \"odd\" at the same time; then a number from 1 to 10 is drawn.\n")
 	b.WriteString("Equal choices make a draw (1 point each). Different choices: the one matching the number's parity wins 3 points.\n")
 	b.WriteString("So choosing the other parity than the opponent avoids draws and wins half the time.\n")
-	fmt.Fprintf(&b, "This opponent chose even %d times and odd %d times against you.\n", even, odd)
-	fmt.Fprintf(&b, "Your record: %d wins, %d draws, %d losses.\n", s.Wins, s.Draws, s.Losses)
+	fmt.Fprintf(&b, "This opponent chose even %s and odd %s against you.\n", count(even, "time", "times"), count(odd, "time", "times"))
+	fmt.Fprintf(&b, "Your record: %s, %s, %s.\n", count(s.Wins, "win", "wins"), count(s.Draws, "draw", "draws"), count(s.Losses, "loss", "losses"))
 	b.WriteString("Answer with one word: even or odd.")
 	return b.String()
 }
@@ -158,11 +159,30 @@ func ParseParity(text string) (player.Parity, error) {
 	return player.Parity(strings.ToLower(m[1])), nil
 }
 
+// count writes n with the noun's singular (one) or plural (many) form.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
 func clip(s string) string {
 	if len(s) > 80 {
 		return s[:80] + "…"
 	}
 	return s
+}
+
+// redactURL returns u without its user information and query, which may
+// hold credentials.
+func redactURL(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	parsed.User, parsed.RawQuery, parsed.ForceQuery, parsed.Fragment = nil, "", false, ""
+	return parsed.String()
 }
 
 // firstEnv returns the value of the first of names that is set and not

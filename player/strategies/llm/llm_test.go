@@ -2,12 +2,14 @@ package llm_test
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -199,15 +201,22 @@ func TestAServerAnswering404IsAnErrorAtOnce(t *testing.T) {
 	clearEnv(t)
 	notFound := func() *standIn { return &standIn{statuses: []int{404, 404, 404, 404, 404, 404}} }
 	chat, gem := notFound(), notFound()
-	_, err := (&llm.Chat{BaseURL: serve(t, chat), Model: "m"}).ChooseParity(t.Context(), call())
+	chatURL := serve(t, chat)
+	_, err := (&llm.Chat{BaseURL: chatURL + "/v1", Model: "m"}).ChooseParity(t.Context(), call())
 	var oerr *openai.Error
 	if !errors.As(err, &oerr) || oerr.StatusCode != 404 || len(chat.sent()) != 1 {
 		t.Errorf("chat: %v after %d calls, want an *openai.Error 404 after one", err, len(chat.sent()))
+	}
+	if want := chatURL + "/v1/chat/completions"; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `model "m"`) {
+		t.Errorf("chat: %v, want the URL called, %s, and the model", err, want)
 	}
 	_, err = (&llm.Gemini{BaseURL: serve(t, gem), Model: "m", APIKey: "k"}).ChooseParity(t.Context(), call())
 	var gerr genai.APIError
 	if !errors.As(err, &gerr) || gerr.Code != 404 || len(gem.sent()) != 1 {
 		t.Errorf("gemini: %v after %d calls, want a genai.APIError 404 after one", err, len(gem.sent()))
+	}
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1") || !strings.Contains(err.Error(), `model "m"`) {
+		t.Errorf("gemini: %v, want the server called and the model", err)
 	}
 }
 
@@ -233,8 +242,15 @@ func TestTheArenaFlagsAModelThatFellBack(t *testing.T) {
 	if h, _ := report.Standing("history"); h.Fallbacks != 0 || h.Flagged {
 		t.Errorf("history: %+v", h)
 	}
-	if len(report.Warnings) != 1 || !strings.Contains(report.Warnings[0], "model fell back on 10 of its 10 moves") {
-		t.Errorf("warnings %q", report.Warnings)
+	// Why it fell back, with the URL called, is in the warning, the table's
+	// legend, the JSON and the CSV.
+	url := notFound.URL + "/v1/chat/completions"
+	cause := func(s string) bool { return strings.Contains(s, "404 Not Found") && strings.Contains(s, url) }
+	if len(report.Warnings) != 1 || !strings.Contains(report.Warnings[0], "model fell back on 10 of its 10 moves") || !cause(report.Warnings[0]) {
+		t.Errorf("warnings %q, want the fallbacks with the 404 and %s", report.Warnings, url)
+	}
+	if !cause(st.FallbackCause) {
+		t.Errorf("the model's fallback cause %q lacks the 404 or %s", st.FallbackCause, url)
 	}
 	var table strings.Builder
 	if err := report.WriteTable(&table); err != nil {
@@ -242,6 +258,52 @@ func TestTheArenaFlagsAModelThatFellBack(t *testing.T) {
 	}
 	if !strings.Contains(table.String(), "10 (100 %) !") {
 		t.Errorf("the table does not show the fallbacks:\n%s", table.String())
+	}
+	_, legend, _ := strings.Cut(table.String(), "Intervals are")
+	if !strings.Contains(legend, "! model, latest fallback: ") || !cause(legend) {
+		t.Errorf("the table's legend does not say why the model fell back:\n%s", legend)
+	}
+	var js strings.Builder
+	if err := report.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var decoded struct {
+		Standings []struct {
+			Name          string `json:"name"`
+			FallbackCause string `json:"fallback_cause"`
+		} `json:"standings"`
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &decoded); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range decoded.Standings {
+		if s.Name == "model" && !cause(s.FallbackCause) {
+			t.Errorf("the JSON's fallback_cause of the model: %q", s.FallbackCause)
+		}
+	}
+	if len(decoded.Warnings) != 1 || !cause(decoded.Warnings[0]) {
+		t.Errorf("the JSON's warnings: %q", decoded.Warnings)
+	}
+	var csvOut strings.Builder
+	if err := report.WriteCSV(&csvOut); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(csvOut.String())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(rows[0], "fallback_cause")
+	if col < 0 {
+		t.Fatalf("the CSV has no fallback_cause column: %q", rows[0])
+	}
+	for _, row := range rows[1:] {
+		if row[1] == "model" && !cause(row[col]) {
+			t.Errorf("the CSV's fallback_cause of the model: %q", row[col])
+		}
+		if row[1] == "history" && row[col] != "" {
+			t.Errorf("the CSV's fallback_cause of history: %q", row[col])
+		}
 	}
 }
 
