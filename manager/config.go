@@ -34,6 +34,16 @@ const (
 // caller.
 const DefaultRateLimit = ratelimit.DefaultPerSecond
 
+// Defaults of the bounds on queries whose answers grow with the league.
+const (
+	// DefaultScheduleRate is [Config.ScheduleRate]'s default: whole
+	// schedules per second per caller.
+	DefaultScheduleRate = 1
+	// DefaultScheduleBytesPerSecond is [Config.ScheduleBytesPerSecond]'s
+	// default.
+	DefaultScheduleBytesPerSecond = 4 << 20
+)
+
 // Config configures a [Manager]. The zero value of every field means the
 // default its comment names. A negative number or duration disables what
 // the field's comment says it disables, and is an error elsewhere; [New]
@@ -92,6 +102,24 @@ type Config struct {
 	// Retry-After and E010 RATE_LIMITED. Default [DefaultRateLimit], which a
 	// normal league never reaches; negative disables the limit.
 	RateLimit float64
+	// ScheduleRate is the number of times per second each caller may ask
+	// for the whole league's schedule (GET_SCHEDULE without
+	// query_params.player_id), with bursts of twice as many. A caller has
+	// one query whose answer grows with the league (that one, GET_STANDINGS,
+	// get_standings) answered at a time. A query over either bound is
+	// refused at once with E010 RATE_LIMITED (HTTP 429, Retry-After). The
+	// queries about one player (GET_SCHEDULE with query_params.player_id,
+	// GET_NEXT_MATCH, GET_PLAYER_STATS) are not bounded so. Default
+	// [DefaultScheduleRate]; negative: no rate (still one at a time).
+	ScheduleRate float64
+	// ScheduleBytesPerSecond bounds what the manager spends on answers
+	// holding the whole league's schedule (GET_SCHEDULE without a player:
+	// some 100 MB at 1000 players), all callers together: one is answered
+	// at a time, and the next not before its predecessor's bytes at this
+	// rate have passed; a question meanwhile is refused at once with E010.
+	// Default [DefaultScheduleBytesPerSecond] (4 MiB/s); negative: no
+	// bound (still one at a time).
+	ScheduleBytesPerSecond float64
 	// Observer, when set, is told about every call the manager serves and
 	// makes, and about its durable writes when it is a [WriteObserver]
 	// (package metrics counts them for Prometheus). Default: none.
@@ -260,6 +288,8 @@ func (c Config) withDefaults() (Config, error) {
 	agentkit.Default(&c.ShutdownGrace, DefaultShutdownGrace)
 	agentkit.Default(&c.MaxFails, DefaultMaxFails)
 	agentkit.Default(&c.ProbeInterval, DefaultProbeInterval)
+	agentkit.Default(&c.ScheduleRate, DefaultScheduleRate)
+	agentkit.Default(&c.ScheduleBytesPerSecond, DefaultScheduleBytesPerSecond)
 	if len(c.Tiebreakers) == 0 {
 		c.Tiebreakers = DefaultTiebreakers()
 	}

@@ -96,6 +96,14 @@ type Manager struct {
 
 	// sharedEncodes counts the broadcasts encoded once (standings.go).
 	sharedEncodes atomic.Int64
+
+	// gate bounds the queries whose answers grow with the league, and
+	// schedule keeps the whole schedule's answer (bigqueries.go).
+	gate     *queryGate
+	schedule scheduleCache
+	// byPlayer lists each player's matches, in the schedule's order
+	// (GET_SCHEDULE of one player); guarded by mu.
+	byPlayer map[string][]*match
 }
 
 // referee is a registered referee and its load.
@@ -268,6 +276,7 @@ func New(cfg Config) (*Manager, error) {
 		viewsWake: make(chan struct{}, 1),
 		done:      make(chan struct{}),
 		cache:     standingsCache{n: -1, rowsN: -1},
+		gate:      newQueryGate(cfg.ScheduleRate, cfg.ScheduleBytesPerSecond, cfg.Now),
 	}
 	if err := os.MkdirAll(cfg.DataRoot, 0o755); err != nil {
 		return nil, fmt.Errorf("manager: data root: %w", err)
@@ -345,7 +354,7 @@ func New(cfg Config) (*Manager, error) {
 		BodyTimeout:  cfg.BodyTimeout,
 		Logger:       m.log,
 		Now:          cfg.Now,
-		Middleware:   append([]leaguesdk.Middleware{agentkit.LogCalls(m.log)}, ratelimit.Middlewares(cfg.RateLimit, m.identify)...),
+		Middleware:   m.middlewares(),
 		Observer:     cfg.Observer,
 	})
 	m.addTools()
@@ -359,6 +368,17 @@ func New(cfg Config) (*Manager, error) {
 		return m.closeFiles()
 	})
 	return m, nil
+}
+
+// middlewares returns the server's middleware: the calls' log, the rate
+// limit per caller and, unless either is off, the bound on strangers
+// (bigqueries.go).
+func (m *Manager) middlewares() []leaguesdk.Middleware {
+	mw := append([]leaguesdk.Middleware{agentkit.LogCalls(m.log)}, ratelimit.Middlewares(m.cfg.RateLimit, m.identify)...)
+	if m.cfg.RateLimit >= 0 && !m.cfg.Insecure {
+		mw = append(mw, m.strangerLimit())
+	}
+	return mw
 }
 
 // identify returns the agent a request proves it comes from, by the token
@@ -514,6 +534,7 @@ func (m *Manager) recordRound(e roundEvent) {
 func (m *Manager) setSchedule(rounds [][]scheduledMatch) {
 	m.rounds = make([][]*match, len(rounds))
 	clear(m.matchByID)
+	m.byPlayer = make(map[string][]*match, len(m.players))
 	for i, round := range rounds {
 		// A round's matches in one allocation: a league holds n²/2 of
 		// them for its whole life.
@@ -525,6 +546,12 @@ func (m *Manager) setSchedule(rounds [][]scheduledMatch) {
 			m.rounds[i][j] = mt
 			if id, ok := positionOf(sm.MatchID); !ok || id != [2]int{i, j} {
 				m.matchByID[sm.MatchID] = mt
+			}
+			for _, p := range [2]string{sm.PlayerA, sm.PlayerB} {
+				if m.byPlayer[p] == nil {
+					m.byPlayer[p] = make([]*match, 0, len(rounds))
+				}
+				m.byPlayer[p] = append(m.byPlayer[p], mt)
 			}
 		}
 	}

@@ -15,12 +15,14 @@ import (
 )
 
 // handleQuery serves league_query. GET_NEXT_MATCH and GET_PLAYER_STATS are
-// about the player that asks unless query_params.player_id names another.
+// about the player that asks unless query_params.player_id names another;
+// GET_SCHEDULE gives the whole league's schedule, or with
+// query_params.player_id that player's matches only. The queries whose
+// answers grow with the league go through the gate (bigqueries.go), and
+// no answer is encoded under the lock the league's own calls take.
 func (m *Manager) handleQuery(_ context.Context, _ *leaguesdk.Request, q *leaguesdk.LeagueQuery) (*leaguesdk.LeagueQueryResponse, error) {
 	_, senderID := leaguesdk.SplitSender(q.Sender)
 	token := m.replyToken(&q.Envelope)
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	resp := &leaguesdk.LeagueQueryResponse{
 		Envelope:  leaguesdk.NewEnvelope(leaguesdk.MsgLeagueQueryResponse, leaguesdk.LeagueManagerSender, token, q.ConversationID, m.cfg.Now()),
 		QueryType: q.QueryType,
@@ -32,25 +34,51 @@ func (m *Manager) handleQuery(_ context.Context, _ *leaguesdk.Request, q *league
 	if q.LeagueID != "" && q.LeagueID != m.cfg.LeagueID {
 		return fail(leaguesdk.CodeLeagueNotFound, "this manager runs league %s, not %s", m.cfg.LeagueID, q.LeagueID)
 	}
+	named := q.QueryParams != nil && q.QueryParams.PlayerID != ""
 	playerID := senderID
-	if q.QueryParams != nil && q.QueryParams.PlayerID != "" {
+	if named {
 		playerID = q.QueryParams.PlayerID
 	}
+	if q.QueryType == leaguesdk.QueryStandings || q.QueryType == leaguesdk.QuerySchedule && !named {
+		whole := q.QueryType == leaguesdk.QuerySchedule
+		leave, err := m.gate.enter(q.Sender, whole)
+		if err != nil {
+			return nil, err
+		}
+		size := 0
+		defer func() { leave(size) }()
+		if whole {
+			b, err := m.wholeSchedule()
+			if err != nil {
+				return nil, err
+			}
+			size = len(b)
+			resp.Success, resp.Data = true, b
+			return resp, nil
+		}
+	}
 	var data any
+	m.mu.Lock()
 	switch q.QueryType {
 	case leaguesdk.QueryStandings:
 		data = leaguesdk.StandingsData{LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(m.roundsCompleted),
 			Standings: m.standingsWithStatesLocked()}
 	case leaguesdk.QuerySchedule:
-		data = leaguesdk.ScheduleData{LeagueID: m.cfg.LeagueID, Matches: m.scheduleLocked()}
+		if m.playerByID[playerID] == nil {
+			m.mu.Unlock()
+			return fail(leaguesdk.CodePlayerNotRegistered, "%q is not a player of league %s", playerID, m.cfg.LeagueID)
+		}
+		data = leaguesdk.ScheduleData{LeagueID: m.cfg.LeagueID, Matches: m.playerScheduleLocked(playerID)}
 	case leaguesdk.QueryNextMatch:
 		if m.playerByID[playerID] == nil {
+			m.mu.Unlock()
 			return fail(leaguesdk.CodePlayerNotRegistered, "%q is not a player of league %s", playerID, m.cfg.LeagueID)
 		}
 		data = leaguesdk.NextMatchData{NextMatch: m.nextMatchLocked(playerID)}
 	case leaguesdk.QueryPlayerStats:
 		p := m.playerByID[playerID]
 		if p == nil {
+			m.mu.Unlock()
 			return fail(leaguesdk.CodePlayerNotRegistered, "%q is not a player of league %s", playerID, m.cfg.LeagueID)
 		}
 		stats := leaguesdk.PlayerStatsData{PlayerID: p.ID, DisplayName: p.DisplayName, State: string(m.life.State(p.ID))}
@@ -64,8 +92,10 @@ func (m *Manager) handleQuery(_ context.Context, _ *leaguesdk.Request, q *league
 		stats.TechnicalLosses, stats.Points = t.technical, t.points
 		data = stats
 	default:
+		m.mu.Unlock()
 		return fail(leaguesdk.CodeMissingRequiredField, "unknown query_type %q: use GET_STANDINGS, GET_SCHEDULE, GET_NEXT_MATCH or GET_PLAYER_STATS", q.QueryType)
 	}
+	m.mu.Unlock()
 	b, err := wirejson.Marshal(data)
 	if err != nil {
 		return nil, err
@@ -75,11 +105,18 @@ func (m *Manager) handleQuery(_ context.Context, _ *leaguesdk.Request, q *league
 }
 
 // handleGetStandings serves get_standings: the standings table as state.
+// It goes through the gate as GET_STANDINGS does.
 func (m *Manager) handleGetStandings(_ context.Context, _ *leaguesdk.Request, q *leaguesdk.StateQuery) (*leaguesdk.StateResponse, error) {
+	leave, err := m.gate.enter(q.Sender, false)
+	if err != nil {
+		return nil, err
+	}
+	defer leave(0)
 	m.mu.Lock()
-	b, err := wirejson.Marshal(leaguesdk.StandingsData{LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(m.roundsCompleted),
-		Standings: m.standingsWithStatesLocked()})
+	data := leaguesdk.StandingsData{LeagueID: m.cfg.LeagueID, RoundID: leaguesdk.RoundID(m.roundsCompleted),
+		Standings: m.standingsWithStatesLocked()}
 	m.mu.Unlock()
+	b, err := wirejson.Marshal(data)
 	if err != nil {
 		return nil, err
 	}

@@ -576,7 +576,7 @@ func (m *Manager) begin(reason string) (bool, error) {
 		return nil
 	}, func() {
 		m.status, m.startedAt = StatusRegistering, nil
-		m.rounds, m.roundTimes = nil, nil
+		m.rounds, m.roundTimes, m.byPlayer = nil, nil, nil
 		clear(m.matchByID)
 	})
 	m.persistMu.Unlock()

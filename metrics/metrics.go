@@ -24,6 +24,9 @@
 //	calls_made_total{method,outcome}        calls made to other agents, after retries
 //	call_duration_seconds{side,method}      latency histograms, side "served" or "made"
 //	rate_limited_total                      calls refused by the rate limit (E010)
+//	history_fills_total{cause,outcome}      a player's fills of its history from the manager, by cause
+//	                                        ("behind", "differs", "restart") and outcome: none in a league without faults
+//	history_filled_matches_total{cause}     the results those fills recorded
 //	writes_total{file}, write_records_total{file}, write_duration_seconds{file}
 //	                                        durable writes (fsyncs), the records they held, their time
 //	matches_running, matches_finished, matches_scheduled, round_current, rounds_total,
@@ -55,7 +58,8 @@ import (
 )
 
 // Metrics is a Prometheus registry with the league's series. It
-// implements [leaguesdk.Observer] and [leaguesdk.WriteObserver] and is safe for
+// implements [leaguesdk.Observer], [leaguesdk.WriteObserver] and
+// [leaguesdk.FillObserver] and is safe for
 // concurrent use.
 type Metrics struct {
 	reg          *prometheus.Registry
@@ -65,6 +69,8 @@ type Metrics struct {
 	writes       *prometheus.CounterVec
 	writeRecords *prometheus.CounterVec
 	writeTime    *prometheus.HistogramVec
+	fills        *prometheus.CounterVec
+	filled       *prometheus.CounterVec
 	heap         *heapWatch
 }
 
@@ -92,9 +98,14 @@ func New() *Metrics {
 		writeTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "league_write_duration_seconds",
 			Help:    "Time of a durable write and its fsync, by file.",
 			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1}}, []string{"file"}),
+		fills: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "league_history_fills_total",
+			Help: "A player's fills of its history from the manager, by cause (behind, differs, restart) and outcome."},
+			[]string{"cause", "outcome"}),
+		filled: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "league_history_filled_matches_total",
+			Help: "Results a player recorded from the manager's answer to a fill, by cause."}, []string{"cause"}),
 		heap: newHeapWatch(),
 	}
-	reg.MustRegister(m.served, m.made, m.latency, m.rateLimited, m.writes, m.writeRecords, m.writeTime, m.heap,
+	reg.MustRegister(m.served, m.made, m.latency, m.rateLimited, m.writes, m.writeRecords, m.writeTime, m.fills, m.filled, m.heap,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -125,6 +136,12 @@ func (m *Metrics) ObserveWrite(e leaguesdk.WriteEvent) {
 	m.writes.WithLabelValues(e.File).Inc()
 	m.writeRecords.WithLabelValues(e.File).Add(float64(e.Records))
 	m.writeTime.WithLabelValues(e.File).Observe(e.Took.Seconds())
+}
+
+// ObserveFill implements [leaguesdk.FillObserver].
+func (m *Metrics) ObserveFill(e leaguesdk.FillEvent) {
+	m.fills.WithLabelValues(e.Cause, e.Outcome).Inc()
+	m.filled.WithLabelValues(e.Cause).Add(float64(e.Matches))
 }
 
 // MatchCounter is what [Metrics.WatchReferee] reads: a *referee.Referee.

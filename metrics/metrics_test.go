@@ -228,6 +228,25 @@ func TestRateLimitedCallsAreCounted(t *testing.T) {
 	}
 }
 
+func TestFillsAreCountedByCause(t *testing.T) {
+	mm := metrics.New()
+	var _ leaguesdk.FillObserver = mm
+	mm.ObserveFill(leaguesdk.FillEvent{Cause: leaguesdk.FillBehind, Missing: 2, Matches: 2, Entries: 9, Outcome: "ok"})
+	mm.ObserveFill(leaguesdk.FillEvent{Cause: leaguesdk.FillBehind, Missing: 1, Matches: 1, Entries: 9, Outcome: "ok"})
+	mm.ObserveFill(leaguesdk.FillEvent{Cause: leaguesdk.FillRestart, Missing: 1, Outcome: "E001"})
+	m := scrape(t, newServer(t, mm.Handler()))
+	for _, w := range []want{
+		{"league_history_fills_total", map[string]string{"cause": leaguesdk.FillBehind, "outcome": "ok"}, 2},
+		{"league_history_fills_total", map[string]string{"cause": leaguesdk.FillRestart, "outcome": "E001"}, 1},
+		{"league_history_filled_matches_total", map[string]string{"cause": leaguesdk.FillBehind}, 3},
+		{"league_history_filled_matches_total", map[string]string{"cause": leaguesdk.FillRestart}, 0},
+	} {
+		if got, _ := value(m, w.name, w.labels); got != w.value {
+			t.Errorf("%s%v = %v, want %v", w.name, w.labels, got, w.value)
+		}
+	}
+}
+
 func newServer(t *testing.T, h http.Handler) string {
 	t.Helper()
 	ln := listen(t)

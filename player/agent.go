@@ -49,6 +49,10 @@ type Agent struct {
 	lastRound int
 	// myStanding is the player's row of the latest standings update.
 	myStanding *leaguesdk.StandingRow
+	// recording counts the GAME_OVERs being recorded; settled is closed
+	// (and made anew) when one is (gapfill.go, settling).
+	recording int
+	settled   chan struct{}
 }
 
 // New returns an [Agent] configured by cfg, or a *[leaguesdk.ConfigError]
@@ -65,6 +69,7 @@ func New(cfg Config) (*Agent, error) {
 		endpoint:   cfg.Endpoint,
 		matches:    map[string]*matchState{},
 		announced:  map[string]bool{},
+		settled:    make(chan struct{}),
 	}
 	if !cfg.NoAgentLog {
 		a.agentLog = agentkit.NewAgentLog(a.sender(), cfg.AgentLogLevel)

@@ -24,6 +24,7 @@ const (
 	DefaultLearnTimeout  = 2 * time.Second
 	DefaultRegisterRetry = 2 * time.Second
 	DefaultShutdownGrace = 5 * time.Second
+	DefaultFillWait      = 10 * time.Second
 )
 
 // Store keeps the histories of players that share it durable with one
@@ -156,6 +157,14 @@ type Config struct {
 	// QueryTimeout bounds each league query of a context without a
 	// deadline. Default 10 s.
 	QueryTimeout time.Duration
+	// FillWait is how long a player whose standings row counts more
+	// matches than its history holds waits for the results it is owed
+	// (the GAME_OVERs of the matches of that round it is playing or was
+	// told of, and those being recorded) before it asks the manager for
+	// what is still missing: a round's standings may overtake the
+	// player's own GAME_OVER. Default 10 s (twice a referee's GAME_OVER
+	// deadline).
+	FillWait time.Duration
 	// NoAgentLog turns off the agent log file. By default (false) the
 	// player writes JSON lines (timestamp, level, agent_id, message,
 	// tokens redacted) to DataRoot/logs/agents/<player_id>.log.jsonl. The
@@ -206,7 +215,7 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	check.Durations(map[string]time.Duration{"SafetyMargin": cfg.SafetyMargin, "ChoiceTimeout": cfg.ChoiceTimeout,
 		"LearnTimeout": cfg.LearnTimeout, "RegisterRetry": cfg.RegisterRetry, "RegisterTimeout": cfg.RegisterTimeout,
-		"QueryTimeout": cfg.QueryTimeout, "ShutdownGrace": cfg.ShutdownGrace, "BodyTimeout": cfg.BodyTimeout})
+		"QueryTimeout": cfg.QueryTimeout, "FillWait": cfg.FillWait, "ShutdownGrace": cfg.ShutdownGrace, "BodyTimeout": cfg.BodyTimeout})
 	if err := check.Err(); err != nil {
 		return cfg, err
 	}
@@ -233,6 +242,7 @@ func (cfg Config) withDefaults() (Config, error) {
 	agentkit.Default(&cfg.RegisterTimeout, leaguesdk.DefaultRegistrationTimeout)
 	agentkit.Default(&cfg.QueryTimeout, leaguesdk.DefaultQueryTimeout)
 	agentkit.Default(&cfg.ShutdownGrace, DefaultShutdownGrace)
+	agentkit.Default(&cfg.FillWait, DefaultFillWait)
 	cfg.Logger = cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler))
 	if cfg.Now == nil {
 		cfg.Now = time.Now

@@ -3,6 +3,7 @@ package player
 import (
 	"context"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,12 +17,20 @@ import (
 // that result from the referee. The manager has it: a player that notices
 // a gap — its standings row counts more matches played than its history
 // holds, or other wins, draws or losses, or it was started again and
-// registered as itself — asks the manager for the league's schedule
-// (LEAGUE_QUERY GET_SCHEDULE) and records every finished match of its own
-// that its history lacks or holds with another result, marked Filled and
-// without the choices it never saw, through the same durable path as a
-// GAME_OVER; its Learner is told of each. A player whose history agrees
-// with its standings sends nothing more than before.
+// registered as itself — asks the manager for its own matches
+// (LEAGUE_QUERY GET_SCHEDULE with query_params.player_id) and records every
+// finished one that its history lacks or holds with another result,
+// marked Filled and without the choices it never saw, through the same
+// durable path as a GAME_OVER; its Learner is told of each.
+//
+// A round's standings can reach a player before the GAME_OVER of its own
+// match of that round has been recorded (the referee gave up waiting for
+// the acknowledgement, the player's disk is slow): that is no gap. A
+// player whose row is ahead of its history first waits, up to
+// [Config.FillWait], for the results it is owed — of the matches of that
+// round or earlier it was told of or is playing, and of the GAME_OVERs
+// being recorded — and asks only for what is still missing then. A player
+// whose history agrees with its standings sends nothing more than before.
 
 // gapFillAttempts is how many times a fill asks the manager before it
 // gives up until the next sign of a gap.
@@ -37,6 +46,7 @@ type gapFiller struct {
 	running bool
 	again   bool          // another fill was asked for while one ran
 	idle    chan struct{} // closed when the fill under way ends (drain)
+	want    gapCheck      // the latest row to check the history against
 	wg      sync.WaitGroup
 	// rejoining is set while a player started again registers with its
 	// saved token: its history is not open yet, so a result it
@@ -44,6 +54,13 @@ type gapFiller struct {
 	// GAME_OVER meanwhile and takes those results from the manager once
 	// registered.
 	rejoining atomic.Bool
+}
+
+// gapCheck is a standings row to check the history against, and the last
+// round whose results it counts.
+type gapCheck struct {
+	row   leaguesdk.StandingRow
+	round int
 }
 
 // start runs fill on a goroutine of its own, or once more after the fill
@@ -79,6 +96,20 @@ func (g *gapFiller) start(fill func(context.Context)) {
 			}
 		}
 	})
+}
+
+// setWant makes c the row the next fill checks the history against.
+func (g *gapFiller) setWant(c gapCheck) {
+	g.mu.Lock()
+	g.want = c
+	g.mu.Unlock()
+}
+
+// wanted returns the latest row to check the history against.
+func (g *gapFiller) wanted() gapCheck {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.want
 }
 
 // drain waits until no fill is under way, or until ctx ends: a player
@@ -127,31 +158,106 @@ func (a *Agent) refuseResult() error {
 		"the player is registering again: its history is not open, the result will be taken from the manager")
 }
 
-// checkGap fills the history from the manager when the player's standings
-// row disagrees with it: it counts more matches played than the history
-// holds (results missed), or other wins, draws or losses (a match played
-// twice, by a referee that was thought not to have taken it and by
-// another, whose GAME_OVERs differ: the league keeps the result reported
-// first, which need not be the one the player kept).
-func (a *Agent) checkGap(row leaguesdk.StandingRow) {
-	s := a.history.snapshot().Stats()
-	if row.Played <= s.TotalMatches && (row.Played != s.TotalMatches ||
-		row.Wins == s.Wins && row.Draws == s.Draws && row.Losses == s.Losses) {
-		return
+// settling marks a GAME_OVER being recorded: from before its match leaves
+// the matches in progress until its record is in the history, it is owed.
+// The returned func ends it.
+func (a *Agent) settling() (done func()) {
+	a.mu.Lock()
+	a.recording++
+	a.mu.Unlock()
+	return func() {
+		a.mu.Lock()
+		a.recording--
+		close(a.settled)
+		a.settled = make(chan struct{})
+		a.mu.Unlock()
 	}
-	a.gaps.start(a.fillGaps)
 }
 
-// checkGapIn is checkGap with the player's row of table, when it has one.
+// owed returns how many results the player is owed by rounds up to round:
+// its matches in progress of those rounds (or of no known round), and the
+// GAME_OVERs being recorded; and a channel closed when one of the latter
+// is settled.
+func (a *Agent) owed(round int) (int, <-chan struct{}) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := a.recording
+	for _, m := range a.matches {
+		if m.RoundID <= round {
+			n++
+		}
+	}
+	return n, a.settled
+}
+
+// gapCause returns why row disagrees with the history, and how many
+// matches the history lacks: FillBehind when the row counts more matches
+// played than the history holds (results missed), FillDiffers when it
+// counts as many but other wins, draws or losses (a match played twice,
+// by a referee that was thought not to have taken it and by another,
+// whose GAME_OVERs differ: the league keeps the result reported first,
+// which need not be the one the player kept); "" when they agree.
+func (a *Agent) gapCause(row leaguesdk.StandingRow) (string, int) {
+	s := a.history.snapshot().Stats()
+	switch {
+	case row.Played > s.TotalMatches:
+		return leaguesdk.FillBehind, row.Played - s.TotalMatches
+	case row.Played == s.TotalMatches && (row.Wins != s.Wins || row.Draws != s.Draws || row.Losses != s.Losses):
+		return leaguesdk.FillDiffers, 0
+	}
+	return "", 0
+}
+
+// checkGap fills the history from the manager when the player's standings
+// row of round disagrees with it (gapCause), once the results the player
+// is owed have come or FillWait has passed.
+func (a *Agent) checkGap(row leaguesdk.StandingRow, round int) {
+	if cause, _ := a.gapCause(row); cause == "" {
+		return
+	}
+	a.gaps.setWant(gapCheck{row: row, round: round})
+	a.gaps.start(a.fillBehind)
+}
+
+// checkGapIn is checkGap with the player's row of table, when it has one:
+// the final standings, which count every round.
 func (a *Agent) checkGapIn(table broadcast.Table) {
 	me, _ := a.credentials()
 	if row, ok := table.Standing(me); ok {
-		a.checkGap(row)
+		a.checkGap(row, math.MaxInt)
 		return
 	}
 	for _, row := range table.Rows() { // an id written otherwise ("player:P01")
 		if sameID(row.PlayerID, me) {
-			a.checkGap(row)
+			a.checkGap(row, math.MaxInt)
+			return
+		}
+	}
+}
+
+// fillBehind waits for the results the player is owed while its latest
+// row disagrees with its history, up to FillWait, and fills what is still
+// missing then.
+func (a *Agent) fillBehind(ctx context.Context) {
+	wait := time.NewTimer(a.cfg.FillWait)
+	defer wait.Stop()
+	for {
+		w := a.gaps.wanted()
+		cause, missing := a.gapCause(w.row)
+		if cause == "" {
+			return // the GAME_OVERs came
+		}
+		n, settled := a.owed(w.round)
+		if n == 0 {
+			a.fillGaps(ctx, cause, missing)
+			return
+		}
+		select {
+		case <-settled:
+		case <-wait.C:
+			a.fillGaps(ctx, cause, missing)
+			return
+		case <-ctx.Done():
 			return
 		}
 	}
@@ -172,8 +278,8 @@ func (a *Agent) checkGapAfterRestart() {
 			a.log.Warn("history not checked after restart", slog.String("error", err.Error()))
 			return
 		}
-		if stats.Played > a.history.snapshot().Len() {
-			a.fillGaps(ctx)
+		if have := a.history.snapshot().Len(); stats.Played > have {
+			a.fillGaps(ctx, leaguesdk.FillRestart, stats.Played-have)
 		}
 	})
 }
@@ -197,16 +303,25 @@ func (a *Agent) askManager(ctx context.Context, ask func(context.Context) error)
 	return err
 }
 
-// fillGaps asks the manager for the schedule and records every finished
-// match of the player that its history lacks.
-func (a *Agent) fillGaps(ctx context.Context) {
+// fillGaps asks the manager for the player's own matches and records every
+// finished one that its history lacks or holds with another result. It
+// logs a line and tells a FillObserver of each fill, with its cause.
+func (a *Agent) fillGaps(ctx context.Context, cause string, missing int) {
+	start := a.cfg.Now()
 	var matches []leaguesdk.ScheduleEntry
 	err := a.askManager(ctx, func(ctx context.Context) (err error) {
-		matches, err = a.Schedule(ctx)
+		matches, err = a.OwnMatches(ctx)
 		return err
 	})
+	ev := leaguesdk.FillEvent{Cause: cause, Missing: missing, Entries: len(matches), Outcome: leaguesdk.Outcome(err)}
+	defer func() {
+		ev.Took = a.cfg.Now().Sub(start)
+		if o, ok := a.cfg.Observer.(leaguesdk.FillObserver); ok {
+			o.ObserveFill(ev)
+		}
+	}()
 	if err != nil {
-		a.log.Warn("history gap not filled", slog.String("error", err.Error()))
+		a.log.Warn("history gap not filled", slog.String("cause", cause), slog.Int("missing", missing), slog.String("error", err.Error()))
 		return
 	}
 	me, _ := a.credentials()
@@ -215,12 +330,17 @@ func (a *Agent) fillGaps(ctx context.Context) {
 	for _, m := range a.history.snapshot().Matches() {
 		have[m.MatchID] = m
 	}
-	filled := 0
 	for _, e := range matches {
 		if e.Status != leaguesdk.MatchFinished || e.Result == nil ||
 			(!sameID(e.PlayerAID, me) && !sameID(e.PlayerBID, me)) {
 			continue
 		}
+		// Over, as the manager says: the player owes it nothing more (a
+		// GAME_OVER that never came would be waited for again).
+		a.takeMatch(e.MatchID)
+		a.mu.Lock()
+		delete(a.announced, e.MatchID)
+		a.mu.Unlock()
 		now := a.cfg.Now()
 		rec := filledRecord(me, leagueID, e, now)
 		old, ok := have[e.MatchID]
@@ -241,15 +361,14 @@ func (a *Agent) fillGaps(ctx context.Context) {
 		if !added {
 			continue
 		}
-		filled++
+		ev.Matches++
 		agentkit.LogOutcome(ctx, a.log, resultLine(me, rec)+" (from the manager's schedule)")
 		if l, ok := a.cfg.Strategy.(Learner); ok {
 			a.notify(ctx, "Learn", func(ctx context.Context) { l.Learn(ctx, rec) })
 		}
 	}
-	if filled > 0 {
-		a.log.Info("history gap filled from the manager", slog.Int("matches", filled))
-	}
+	a.log.Info("history filled from the manager", slog.String("cause", cause), slog.Int("missing", missing),
+		slog.Int("matches", ev.Matches), slog.Int("entries", len(matches)))
 }
 
 // filledRecord is the history record of player me for a finished match of

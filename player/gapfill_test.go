@@ -2,8 +2,10 @@ package player_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
 	"net"
@@ -22,6 +24,7 @@ import (
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/manager"
 	"github.com/agentleague/league/player"
+	pstore "github.com/agentleague/league/player/store"
 	"github.com/agentleague/league/referee"
 )
 
@@ -35,6 +38,19 @@ type dropGameOvers struct {
 	dropped atomic.Int32
 	down    atomic.Bool
 	flip    atomic.Int32 // the first flip GAME_OVERs are rewritten by flipDraw
+	// late, the first late GAME_OVERs are held for lateBy before they are
+	// passed on: the referee, whose GAME_OVER deadline is then a quarter
+	// of lateBy, gives up waiting and reports, and the round's standings
+	// reach the player before those GAME_OVERs do.
+	late   atomic.Int32
+	lateBy time.Duration
+	// fillWait, when set, is the players' FillWait (else 1 s).
+	fillWait time.Duration
+	// capacity, when set, is the referee's MaxConcurrentMatches.
+	capacity int
+	// shared has the players keep their histories in one store (as a
+	// process of many players does), rather than one each.
+	shared bool
 	// hold, when set, holds the player's LEAGUE_QUERY calls (countQueries)
 	// until it is closed.
 	hold chan struct{}
@@ -77,6 +93,9 @@ func (d *dropGameOvers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if bytes.Contains(body, []byte(`"GAME_OVER"`)) && d.flip.Add(-1) >= 0 {
 		body = flipDraw(body)
 	}
+	if bytes.Contains(body, []byte(`"GAME_OVER"`)) && d.late.Add(-1) >= 0 {
+		time.Sleep(d.lateBy)
+	}
 	if d.down.Load() || bytes.Contains(body, []byte(`"GAME_OVER"`)) && d.drop.Add(-1) >= 0 {
 		d.dropped.Add(1)
 		conn, _, err := http.NewResponseController(w).Hijack()
@@ -89,11 +108,25 @@ func (d *dropGameOvers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.next.ServeHTTP(w, r)
 }
 
-// countQueries counts the LEAGUE_QUERY calls a player sends; with hold set,
-// it holds each until hold is closed.
+// countQueries counts the LEAGUE_QUERY calls a player sends, and the
+// bytes of their answers; with hold set, it holds each until hold is
+// closed.
 type countQueries struct {
-	n    atomic.Int32
-	hold chan struct{}
+	n        atomic.Int32
+	answered atomic.Int64
+	hold     chan struct{}
+}
+
+// countedBody counts the bytes read from an answer.
+type countedBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b countedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
 }
 
 func (c *countQueries) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -102,7 +135,8 @@ func (c *countQueries) RoundTrip(r *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		if bytes.Contains(body, []byte(`"LEAGUE_QUERY"`)) {
+		query := bytes.Contains(body, []byte(`"LEAGUE_QUERY"`))
+		if query {
 			c.n.Add(1)
 			if c.hold != nil {
 				select {
@@ -113,6 +147,11 @@ func (c *countQueries) RoundTrip(r *http.Request) (*http.Response, error) {
 			}
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		resp, err := http.DefaultTransport.RoundTrip(r)
+		if query && err == nil {
+			resp.Body = countedBody{ReadCloser: resp.Body, n: &c.answered}
+		}
+		return resp, err
 	}
 	return http.DefaultTransport.RoundTrip(r)
 }
@@ -154,6 +193,27 @@ type gapLeague struct {
 	drops   *dropGameOvers
 	queries []*countQueries
 	learn   []*learned
+	fills   []*fillCounter
+}
+
+// fillCounter is a player's Observer that keeps the fills it is told of.
+type fillCounter struct {
+	mu    sync.Mutex
+	fills []leaguesdk.FillEvent
+}
+
+func (f *fillCounter) ObserveCall(leaguesdk.CallEvent) {}
+
+func (f *fillCounter) ObserveFill(e leaguesdk.FillEvent) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fills = append(f.fills, e)
+}
+
+func (f *fillCounter) events() []leaguesdk.FillEvent {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.fills)
 }
 
 // runGapLeague runs a league of players players whose first player's
@@ -161,6 +221,19 @@ type gapLeague struct {
 // Config, during, when set, runs while the league does, and front sets up
 // the first player's dropGameOvers.
 func runGapLeague(t *testing.T, players, drop int, adjust func(*manager.Config), during func(*gapLeague), front ...func(*dropGameOvers)) *gapLeague {
+	t.Helper()
+	g := startGapLeague(t, players, drop, adjust, during, front...)
+	select {
+	case <-g.mgr.Done():
+	case <-time.After(60 * time.Second):
+		t.Fatal("the league did not complete")
+	}
+	return g
+}
+
+// startGapLeague starts what runGapLeague runs, and returns while the
+// league plays; the agents stop when the test ends.
+func startGapLeague(t *testing.T, players, drop int, adjust func(*manager.Config), during func(*gapLeague), front ...func(*dropGameOvers)) *gapLeague {
 	t.Helper()
 	g := &gapLeague{data: t.TempDir()} // removed after the agents stop
 	ctx, cancel := context.WithCancel(context.Background())
@@ -192,16 +265,25 @@ func runGapLeague(t *testing.T, players, drop int, adjust func(*manager.Config),
 	g.mgr = mgr
 	run("manager", mgr.Run)
 	ref, err := referee.New(referee.Config{Name: "Referee", League: mgrURL, Listener: listen(t), DataRoot: g.data,
-		JoinTimeout: 2 * time.Second, MoveTimeout: 3 * time.Second, RetryDelay: 100 * time.Millisecond})
+		JoinTimeout: 2 * time.Second, MoveTimeout: 3 * time.Second, RetryDelay: 100 * time.Millisecond,
+		GameOverTimeout: g.drops.lateBy / 4, MaxConcurrentMatches: g.drops.capacity})
 	if err != nil {
 		t.Fatal(err)
 	}
 	run("referee", ref.Run)
 	<-ref.Registered()
+	var shared *pstore.Store
+	if g.drops.shared {
+		if shared, err = pstore.Open(g.data); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = shared.Close() })
+	}
 	for i := range players {
-		q, l := &countQueries{}, &learned{}
-		cfg := player.Config{Name: "Gap " + string(rune('A'+i)), League: mgrURL, DataRoot: g.data, Strategy: l,
-			HTTPClient: &http.Client{Transport: q}, RegisterRetry: 100 * time.Millisecond}
+		q, l, f := &countQueries{}, &learned{}, &fillCounter{}
+		cfg := player.Config{Name: fmt.Sprintf("Gap %d", i+1), League: mgrURL, DataRoot: g.data, Strategy: l,
+			HTTPClient: &http.Client{Transport: q}, RegisterRetry: 100 * time.Millisecond,
+			FillWait: cmp.Or(g.drops.fillWait, time.Second), Observer: f, Store: shared}
 		var p *player.Agent
 		if i == 0 {
 			q.hold = g.drops.hold
@@ -234,15 +316,10 @@ func runGapLeague(t *testing.T, players, drop int, adjust func(*manager.Config),
 			}
 			run(cfg.Name, p.Run)
 		}
-		g.players, g.queries, g.learn = append(g.players, p), append(g.queries, q), append(g.learn, l)
+		g.players, g.queries, g.learn, g.fills = append(g.players, p), append(g.queries, q), append(g.learn, l), append(g.fills, f)
 	}
 	if during != nil {
 		wg.Go(func() { during(g) })
-	}
-	select {
-	case <-mgr.Done():
-	case <-time.After(60 * time.Second):
-		t.Fatal("the league did not complete")
 	}
 	return g
 }
@@ -313,6 +390,20 @@ func TestHistoryGapFilledFromTheManager(t *testing.T) {
 		if n := q.n.Load(); n != 0 {
 			t.Errorf("player %d, whose history is complete, sent %d league queries", i+1, n)
 		}
+		if ev := g.fills[i+1].events(); len(ev) != 0 {
+			t.Errorf("player %d, whose history is complete, filled %+v", i+1, ev)
+		}
+	}
+	// Each fill is told with its cause; together they recorded the two.
+	recorded := 0
+	for _, ev := range g.fills[0].events() {
+		if ev.Cause != leaguesdk.FillBehind || ev.Missing < 1 || ev.Outcome != "ok" || ev.Entries != players-1 {
+			t.Errorf("fill %+v: want cause %s, a match missing, the player's %d matches", ev, leaguesdk.FillBehind, players-1)
+		}
+		recorded += ev.Matches
+	}
+	if recorded != 2 {
+		t.Errorf("the fills recorded %d matches, want 2", recorded)
 	}
 
 	// Durable as a GAME_OVER's record: history.json holds them once the

@@ -452,6 +452,7 @@ func (a *Agent) onGameOver(ctx context.Context, in *leaguesdk.GameOver) (*league
 	if err := a.refuseResult(); err != nil { // gapfill.go
 		return nil, err
 	}
+	defer a.settling()() // owed until recorded (gapfill.go)
 	st := a.takeMatch(in.MatchID)
 	a.mu.Lock()
 	delete(a.announced, in.MatchID) // over: no referee needs the player's token for it any more

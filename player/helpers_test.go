@@ -98,7 +98,8 @@ func (m *testManager) handler() http.Handler {
 					{Rank: 1, PlayerID: m.playerID, Played: 1, Wins: 1, Points: 3}, {Rank: 2, PlayerID: "P02", Played: 1, Losses: 1}}}
 			case leaguesdk.QuerySchedule:
 				data = leaguesdk.ScheduleData{LeagueID: testLeague, Matches: []leaguesdk.ScheduleEntry{
-					{MatchID: "R1M1", RoundID: 1, GameType: leaguesdk.GameEvenOdd, PlayerAID: m.playerID, PlayerBID: "P02", Status: leaguesdk.MatchPending}}}
+					{MatchID: "R1M1", RoundID: 1, GameType: leaguesdk.GameEvenOdd, PlayerAID: m.playerID, PlayerBID: "P02", Status: leaguesdk.MatchPending},
+					{MatchID: "R1M2", RoundID: 1, GameType: leaguesdk.GameEvenOdd, PlayerAID: "P03", PlayerBID: "P04", Status: leaguesdk.MatchPending}}}
 			case leaguesdk.QueryNextMatch:
 				data = leaguesdk.NextMatchData{NextMatch: &leaguesdk.NextMatch{MatchID: "R1M1", RoundID: 1, OpponentID: "P02", Role: leaguesdk.PlayerA}}
 			case leaguesdk.QueryPlayerStats:

@@ -180,8 +180,13 @@ func TestQueryHelpers(t *testing.T) {
 		t.Fatalf("Standings = %+v, %v", rows, err)
 	}
 	sched, err := a.Schedule(ctx)
-	if err != nil || len(sched) != 1 || sched[0].MatchID != "R1M1" {
+	if err != nil || len(sched) != 2 || sched[0].MatchID != "R1M1" {
 		t.Fatalf("Schedule = %+v, %v", sched, err)
+	}
+	// The test manager ignores the filter: the player keeps its own.
+	mine, err := a.OwnMatches(ctx)
+	if err != nil || len(mine) != 1 || mine[0].MatchID != "R1M1" {
+		t.Fatalf("OwnMatches = %+v, %v", mine, err)
 	}
 	next, err := a.NextMatch(ctx)
 	if err != nil || next == nil || next.OpponentID != "P02" {
@@ -198,9 +203,12 @@ func TestQueryHelpers(t *testing.T) {
 	m.mu.Lock()
 	qs := append([]leaguesdk.LeagueQuery(nil), m.queries...)
 	m.mu.Unlock()
-	for _, q := range qs {
-		if q.AuthToken != playerToken || q.Sender != "player:P01" || q.LeagueID != testLeague || q.QueryParams == nil || q.QueryParams.PlayerID != "P01" {
-			t.Fatalf("query sent = %+v", q)
+	for i, q := range qs {
+		// The whole schedule (the second query) names no player; every
+		// other query, OwnMatches' included, names this one.
+		named := q.QueryParams != nil && q.QueryParams.PlayerID == "P01"
+		if q.AuthToken != playerToken || q.Sender != "player:P01" || q.LeagueID != testLeague || named == (i == 1) {
+			t.Fatalf("query %d sent = %+v", i, q)
 		}
 	}
 

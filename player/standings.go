@@ -18,7 +18,7 @@ func (a *Agent) onStandings(ctx context.Context, in *broadcast.StandingsUpdate) 
 	if found {
 		attrs = append(attrs, slog.Int("rank", mine.Rank), slog.Int("points", mine.Points))
 	}
-	a.checkGap(mine) // gapfill.go
+	a.checkGap(mine, round) // gapfill.go
 	// A line a round and player: for people, at debug only.
 	a.log.LogAttrs(ctx, slog.LevelDebug, "standings updated", attrs...)
 	return a.ack(in, ""), nil

@@ -118,6 +118,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	maxFails := fs.Int("max-fails", manager.DefaultMaxFails, "consecutive failures after which a suspended agent is shut down (negative: never)")
 	probeInterval := fs.Duration("probe-interval", manager.DefaultProbeInterval, "how often a suspended agent's /health is probed (negative: never)")
 	rateLimit := fs.Float64("rate-limit", manager.DefaultRateLimit, "requests per second each agent (or address, before registration) may send, bursts of twice as many (0 disables)")
+	scheduleRate := fs.Float64("schedule-rate", manager.DefaultScheduleRate, "whole-league schedules (GET_SCHEDULE without a player) each agent may ask for per second (negative: no rate)")
+	scheduleBytes := fs.Float64("schedule-bytes-per-second", manager.DefaultScheduleBytesPerSecond, "bytes per second of whole-league schedules answered, all agents together (negative: no bound)")
 	var tlsFiles leaguesdk.TLSFiles
 	tlsFiles.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -165,32 +167,34 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		agentLogLevel = slog.LevelDebug // and every message, whole
 	}
 	m, err := manager.New(manager.Config{
-		LeagueID:           *leagueID,
-		ShowCompleted:      *showCompleted,
-		Keep:               *keep,
-		Listener:           ln,
-		Endpoint:           *endpoint,
-		TLS:                serverTLS,
-		ClientTLS:          clientTLS,
-		DataRoot:           *dataRoot,
-		AgentLogLevel:      agentLogLevel,
-		MinPlayers:         *minPlayers,
-		MaxPlayers:         *maxPlayers,
-		RegistrationWindow: *window,
-		AdminToken:         *adminToken,
-		ReportTimeout:      *reportTimeout,
-		StartMatchTimeout:  *startTimeout,
-		BroadcastTimeout:   *broadcastTimeout,
-		RetryDelay:         *retryDelay,
-		Tiebreakers:        tbs,
-		Insecure:           *insecure,
-		Logger:             slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: leaguesdk.RedactAttr})),
-		OnEvent:            out.event,
-		RateLimit:          rateLimitConfig(*rateLimit),
-		MaxFails:           *maxFails,
-		ProbeInterval:      *probeInterval,
-		Observer:           mtr,
-		Routes:             routes(mtr.Handler(), *profile),
+		LeagueID:               *leagueID,
+		ShowCompleted:          *showCompleted,
+		Keep:                   *keep,
+		Listener:               ln,
+		Endpoint:               *endpoint,
+		TLS:                    serverTLS,
+		ClientTLS:              clientTLS,
+		DataRoot:               *dataRoot,
+		AgentLogLevel:          agentLogLevel,
+		MinPlayers:             *minPlayers,
+		MaxPlayers:             *maxPlayers,
+		RegistrationWindow:     *window,
+		AdminToken:             *adminToken,
+		ReportTimeout:          *reportTimeout,
+		StartMatchTimeout:      *startTimeout,
+		BroadcastTimeout:       *broadcastTimeout,
+		RetryDelay:             *retryDelay,
+		Tiebreakers:            tbs,
+		Insecure:               *insecure,
+		Logger:                 slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: leaguesdk.RedactAttr})),
+		OnEvent:                out.event,
+		RateLimit:              rateLimitConfig(*rateLimit),
+		ScheduleRate:           *scheduleRate,
+		ScheduleBytesPerSecond: *scheduleBytes,
+		MaxFails:               *maxFails,
+		ProbeInterval:          *probeInterval,
+		Observer:               mtr,
+		Routes:                 routes(mtr.Handler(), *profile),
 	})
 	if err != nil {
 		ln.Close()
