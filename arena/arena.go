@@ -37,6 +37,10 @@ type Entry struct {
 	// seeded from [Config.Seed]: a strategy that draws its randomness from
 	// it makes the whole run reproducible.
 	NewStrategy func(rand io.Reader) (player.Strategy, error)
+	// Seed, when not zero, seeds the entry's random sources (NewStrategy's
+	// and its player's fallback) instead of [Config.Seed]: an opponent of
+	// a pinned [Pool] keeps its seed whatever the run's.
+	Seed uint64
 	// URL is the /mcp endpoint of a running player, in any language
 	// ("http://127.0.0.1:8101/mcp"). The arena plays it over HTTP with the
 	// referee's messages (GAME_INVITATION, CHOOSE_PARITY_CALL or
@@ -107,6 +111,9 @@ type Config struct {
 	// DataRoot is where League mode keeps the leagues' files. Default: a
 	// temporary folder, removed when [Run] returns.
 	DataRoot string
+	// PoolRef names the pinned pool the entries come from, for the report
+	// (see [Pool]). Optional.
+	PoolRef *PoolRef
 }
 
 // Progress is how far a [Run] is.

@@ -18,7 +18,10 @@ import (
 	"github.com/agentleague/league/arena"
 	"github.com/agentleague/league/leaguesdk"
 	"github.com/agentleague/league/player"
+	"github.com/agentleague/league/player/strategies"
 )
+
+var strategiesAlways = strategies.Always
 
 func run(t *testing.T, cfg arena.Config) *arena.Report {
 	t.Helper()
@@ -82,7 +85,7 @@ func TestTheSameSeedGivesTheSameReport(t *testing.T) {
 			arena.Ready("always_even"), {Name: "biased", NewStrategy: biased(0.7)}}}
 	}
 	strip := func(r *arena.Report) string {
-		r.Elapsed = 0
+		r.Stable()
 		var b strings.Builder
 		if err := r.WriteJSON(&b); err != nil {
 			t.Fatal(err)
@@ -171,7 +174,7 @@ func TestLateAnswersAreFallbacksAndAreFlaggedBeyondATenth(t *testing.T) {
 	}
 }
 
-// The ranking and the rating agree, and both follow the points per match:
+// The ranking and the rating agree, and both follow the expected points per match:
 // the rating is never higher below than above.
 func TestTheRatingFollowsTheRanking(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
@@ -179,12 +182,12 @@ func TestTheRatingFollowsTheRanking(t *testing.T) {
 			arena.Ready("always_even"), arena.Ready("always_odd")}})
 		for k := 1; k < len(r.Standings); k++ {
 			above, below := r.Standings[k-1], r.Standings[k]
-			if below.Rating > above.Rating || below.PointsPerMatch.Mean > above.PointsPerMatch.Mean {
-				t.Errorf("seed %d: %s (rating %.0f, %.3f points per match) ranks below %s (rating %.0f, %.3f)", seed,
-					below.Name, below.Rating, below.PointsPerMatch.Mean, above.Name, above.Rating, above.PointsPerMatch.Mean)
+			if below.Rating > above.Rating || below.ExpectedPerMatch.Mean > above.ExpectedPerMatch.Mean {
+				t.Errorf("seed %d: %s (rating %.0f, %.3f expected points per match) ranks below %s (rating %.0f, %.3f)", seed,
+					below.Name, below.Rating, below.ExpectedPerMatch.Mean, above.Name, above.Rating, above.ExpectedPerMatch.Mean)
 			}
 		}
-		if r.RatingMethod != arena.RatingMethodPoints {
+		if r.RatingMethod != arena.RatingMethodExpected {
 			t.Errorf("rating method %q", r.RatingMethod)
 		}
 	}
@@ -239,8 +242,8 @@ func TestLeagueModePlaysWholeLeagues(t *testing.T) {
 		t.Fatalf("two leagues of four players: %d matches, want 12", r.Matches)
 	}
 	for _, s := range r.Standings {
-		if s.Played != 6 || s.TechnicalLosses != 0 {
-			t.Errorf("%s: %+v, want 6 matches and no technical loss", s.Name, s)
+		if s.Played != 6 || s.TechnicalLosses != 0 || s.ExpectedPerMatch == nil || s.DifferRate == nil {
+			t.Errorf("%s: %+v, want 6 matches, no technical loss, expected points and a differ rate", s.Name, s)
 		}
 	}
 }
@@ -250,6 +253,76 @@ func TestABadConfigIsRefusedWithAConfigError(t *testing.T) {
 	var ce *arena.ConfigError
 	if !errors.As(err, &ce) || len(ce.Problems) != 2 {
 		t.Fatalf("got %v, want a ConfigError with two problems", err)
+	}
+}
+
+// Both players of an even/odd match expect the same points: 1.5 each when
+// they differ, 1 each when they choose alike. The expected points carry
+// that exactly; the realised ones add the drawn number's noise.
+func TestExpectedPointsTakeTheDrawOut(t *testing.T) {
+	r := run(t, arena.Config{Rounds: 400, Entries: []arena.Entry{arena.Ready("always_even"), arena.Ready("always_odd"),
+		{Name: "even too", Strategy: strategiesAlways(leaguesdk.Even)}, arena.Ready("random")}})
+	for _, s := range r.Standings {
+		if s.ExpectedPerMatch == nil || s.DifferRate == nil {
+			t.Fatalf("%s: no expected points or differ rate: %+v", s.Name, s)
+		}
+		for _, h := range s.Against {
+			back, _ := r.HeadToHead(h.Opponent, s.Name)
+			if h.ExpectedPerMatch == nil || back.ExpectedPerMatch == nil || h.ExpectedPerMatch.Mean != back.ExpectedPerMatch.Mean {
+				t.Errorf("%s and %s expect different points from the same matches: %+v, %+v", s.Name, h.Opponent, h.ExpectedPerMatch, back.ExpectedPerMatch)
+			}
+		}
+	}
+	for _, c := range []struct {
+		a, b string
+		want float64
+	}{{"always_even", "always_odd", 1.5}, {"always_even", "even too", 1}, {"always_odd", "even too", 1.5}} {
+		h, _ := r.HeadToHead(c.a, c.b)
+		if e := h.ExpectedPerMatch; e == nil || e.Mean != c.want || e.Low != c.want || e.High != c.want {
+			t.Errorf("%s against %s: expected %+v, want exactly %.1f", c.a, c.b, e, c.want)
+		}
+		if c.want == 1.5 && h.PointsPerMatch.Low == h.PointsPerMatch.High {
+			t.Errorf("%s against %s: realised points without noise: %+v", c.a, c.b, h.PointsPerMatch)
+		}
+	}
+	if s := standing(t, r, "always_odd"); s.DifferRate.Mean < 0.8 || s.DifferRate.Mean > 0.85 {
+		// Against always_even and even too always, against random half the time: 5/6.
+		t.Errorf("always_odd differs in %.3f of its matches, want about 5/6", s.DifferRate.Mean)
+	}
+	rnd := standing(t, r, "random")
+	width := func(e arena.Estimate) float64 { return e.High - e.Low }
+	if !rnd.ExpectedPerMatch.Contains(arena.RandomPlay) || width(*rnd.ExpectedPerMatch) > width(rnd.PointsPerMatch)/2 {
+		t.Errorf("random: expected %+v, realised %+v; want an expected interval holding %.2f and less than half as wide",
+			rnd.ExpectedPerMatch, rnd.PointsPerMatch, arena.RandomPlay)
+	}
+	if r.RatingMethod != arena.RatingMethodExpected {
+		t.Errorf("rating method %q", r.RatingMethod)
+	}
+}
+
+// The report says how long each player took to answer, against the
+// deadline: a strategy that thinks 20 ms answers in no less.
+func TestTheReportGivesTheAnswerTimesAgainstTheDeadline(t *testing.T) {
+	slow := player.StrategyFunc(func(context.Context, player.ParityCall) (leaguesdk.Parity, error) {
+		time.Sleep(20 * time.Millisecond)
+		return leaguesdk.Odd, nil
+	})
+	r := run(t, arena.Config{Rounds: 10, MoveTimeout: 2 * time.Second, Entries: []arena.Entry{{Name: "slow", Strategy: slow}, arena.Ready("always_even")}})
+	s, fast := standing(t, r, "slow"), standing(t, r, "always_even")
+	if l := s.Latency; l == nil || l.P50 < 20*time.Millisecond || l.P99 < l.P50 || l.Max < l.P99 || l.Deadline != 2*time.Second {
+		t.Errorf("slow's answer times %+v, want a median of 20 ms or more against 2 s", s.Latency)
+	}
+	if l := fast.Latency; l == nil || l.P50 >= s.Latency.P50 {
+		t.Errorf("always_even's answer times %+v, want faster than slow's %+v", fast.Latency, s.Latency)
+	}
+	var b strings.Builder
+	if err := r.WriteTable(&b); err != nil || !strings.Contains(b.String(), "answer p50/p99/max") || !strings.Contains(b.String(), "ms of 2s") {
+		t.Errorf("the table does not show the answer times:\n%s", b.String())
+	}
+	r.Stable()
+	b.Reset()
+	if err := r.WriteTable(&b); err != nil || strings.Contains(b.String(), "answer p50") || strings.Contains(b.String(), "matches/s") {
+		t.Errorf("a stable table shows times:\n%s", b.String())
 	}
 }
 

@@ -75,5 +75,12 @@ func TestTheArenaPlaysAnyGameThroughItsMoveCalls(t *testing.T) {
 		if s.TechnicalLosses != 0 || s.Draws != 0 || s.Gain != nil {
 			t.Errorf("%s: %+v, want no technical loss, no draw and no gain over even/odd's random play", s.Name, s)
 		}
+		// The rules draw no number: realised points only.
+		if s.ExpectedPerMatch != nil || s.DifferRate == nil {
+			t.Errorf("%s: expected points %+v, differ rate %+v; want none and one", s.Name, s.ExpectedPerMatch, s.DifferRate)
+		}
+	}
+	if r.RatingMethod != arena.RatingMethodPoints {
+		t.Errorf("rating method %q, want %q", r.RatingMethod, arena.RatingMethodPoints)
 	}
 }

@@ -1,6 +1,7 @@
 package arena
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,6 +47,7 @@ func runLeagues(ctx context.Context, cfg Config, names []string, start time.Time
 		strats[i] = s
 	}
 	rec := newRecorder(n)
+	exp := newExpecter(cfg.Rules)
 	total := cfg.Rounds * n * (n - 1) / 2
 	for k := range cfg.Rounds {
 		results, ids, err := playLeague(ctx, cfg, strats, names, k, filepath.Join(root, "league_"+strconv.Itoa(k+1)), rec)
@@ -53,7 +55,7 @@ func runLeagues(ctx context.Context, cfg Config, names []string, start time.Time
 			return nil, err
 		}
 		for _, r := range results {
-			p, ok := leagueOutcome(r, ids)
+			p, ok := leagueOutcome(r, ids, exp)
 			if !ok {
 				return nil, fmt.Errorf("arena: league %d recorded match %s between players it does not know", k+1, r.MatchID)
 			}
@@ -67,7 +69,7 @@ func runLeagues(ctx context.Context, cfg Config, names []string, start time.Time
 }
 
 // leagueOutcome reads a manager's record of a match.
-func leagueOutcome(r manager.MatchRecord, ids map[string]int) (played, bool) {
+func leagueOutcome(r manager.MatchRecord, ids map[string]int, exp *expecter) (played, bool) {
 	a, okA := ids[r.PlayerA]
 	b, okB := ids[r.PlayerB]
 	if !okA || !okB {
@@ -89,6 +91,22 @@ func leagueOutcome(r manager.MatchRecord, ids map[string]int) (played, bool) {
 		p.points[k] = p.result[k].Points()
 		if pts, ok := r.Result.Score[id]; ok {
 			p.points[k] = pts
+		}
+	}
+	p.differ = -1
+	players := [2]string{r.PlayerA, r.PlayerB}
+	ca, cb := r.Result.Details.Choices[r.PlayerA], r.Result.Details.Choices[r.PlayerB]
+	switch {
+	case r.Result.Status == leaguesdk.ResultTechnicalLoss:
+		p.expected, p.hasExpected = [2]float64{float64(p.points[0]), float64(p.points[1])}, exp != nil
+	case ca != "" && cb != "":
+		p.differ = 0
+		if ca != cb {
+			p.differ = 1
+		}
+		if exp != nil {
+			e, err := exp.expected(players, map[string]string{r.PlayerA: string(ca), r.PlayerB: string(cb)})
+			p.expected, p.hasExpected = e, err == nil
 		}
 	}
 	return p, true
@@ -187,7 +205,7 @@ func playLeague(ctx context.Context, cfg Config, strats []player.Strategy, names
 		host := "player" + strconv.Itoa(i+1)
 		p, err := player.New(player.Config{Name: names[i], League: league,
 			Listener: network.Listener(host), HTTPClient: client, DataRoot: root, Store: playerStore,
-			Strategy: s, Rand: source(cfg.Seed, uint64(k), uint64(i), 2),
+			Strategy: s, Rand: source(cmp.Or(cfg.Entries[i].Seed, cfg.Seed), uint64(k), uint64(i), 2),
 			SafetyMargin: min(player.DefaultSafetyMargin, cfg.MoveTimeout/4), NoAgentLog: true, Logger: cfg.Logger})
 		if err != nil {
 			return nil, nil, fmt.Errorf("arena: %w", err)

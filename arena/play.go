@@ -33,6 +33,23 @@ type seat struct {
 	observer bool              // agent's strategy is a player.StandingsObserver
 	url      string            // over HTTP
 	client   *leaguesdk.Client // over HTTP
+	strategy player.Strategy   // in process
+
+	mu      sync.Mutex
+	latency []time.Duration // of each move call, call to answer
+}
+
+// timed records the time a move call took.
+func (s *seat) timed(d time.Duration) {
+	s.mu.Lock()
+	s.latency = append(s.latency, d)
+	s.mu.Unlock()
+}
+
+// usage is a strategy that counts the tokens of its model's answers, as
+// those of package strategies/llm do.
+type usage interface {
+	Usage() (prompt, answer int64)
 }
 
 // deliverer is the in-process hook of a player.Agent's handler: it hands a
@@ -65,8 +82,24 @@ func (r *pcgReader) Read(p []byte) (int, error) {
 }
 
 // newSeats makes the seats of the entries: an Agent for each Go strategy,
-// a client for the URLs.
+// a client for the URLs. Their random sources derive from cfg.Seed.
 func newSeats(cfg Config, names []string) ([]*seat, func(), error) {
+	return newSeatsSeeded(cfg, names, func(int) uint64 { return cfg.Seed })
+}
+
+// newSeatsSeeded is newSeats with the random sources of entry i derived
+// from seedOf(i).
+func newSeatsSeeded(cfg Config, names []string, seedOf func(i int) uint64) ([]*seat, func(), error) {
+	if seedOf == nil {
+		seedOf = func(int) uint64 { return cfg.Seed }
+	}
+	seeded := seedOf
+	seedOf = func(i int) uint64 {
+		if s := cfg.Entries[i].Seed; s != 0 {
+			return s
+		}
+		return seeded(i)
+	}
 	n := len(cfg.Entries)
 	seats := make([]*seat, n)
 	var client *leaguesdk.Client
@@ -91,19 +124,20 @@ func newSeats(cfg Config, names []string) ([]*seat, func(), error) {
 			s.client = client
 			continue
 		}
-		strategy, err := entryStrategy(cfg, i)
+		strategy, err := entryStrategySeeded(cfg, i, seedOf(i))
 		if err != nil {
 			closeAll()
 			return nil, nil, err
 		}
 		_, s.observer = strategy.(player.StandingsObserver)
+		s.strategy = strategy
 		s.agent, err = player.New(player.Config{
 			Name: names[i], ID: s.id,
 			// An arena player is not registered with a manager; it
 			// answers as the player the arena addresses.
 			NoRegister: true,
 			Strategy:   strategy,
-			Rand:       source(cfg.Seed, uint64(i), 2),
+			Rand:       source(seedOf(i), uint64(i), 2),
 			NoAgentLog: true,
 			Logger:     cfg.Logger.With(slog.String("entry", names[i])),
 		})
@@ -122,11 +156,21 @@ func newSeats(cfg Config, names []string) ([]*seat, func(), error) {
 
 // entryStrategy returns the strategy of entry i.
 func entryStrategy(cfg Config, i int) (player.Strategy, error) {
+	seed := cfg.Seed
+	if s := cfg.Entries[i].Seed; s != 0 {
+		seed = s
+	}
+	return entryStrategySeeded(cfg, i, seed)
+}
+
+// entryStrategySeeded returns the strategy of entry i, built from a
+// source derived from seed.
+func entryStrategySeeded(cfg Config, i int, seed uint64) (player.Strategy, error) {
 	e := cfg.Entries[i]
 	if e.Strategy != nil {
 		return e.Strategy, nil
 	}
-	s, err := e.NewStrategy(source(cfg.Seed, uint64(i), 1))
+	s, err := e.NewStrategy(source(seed, uint64(i), 1))
 	if err != nil {
 		return nil, fmt.Errorf("arena: entry %d: %w", i+1, err)
 	}
@@ -160,6 +204,14 @@ type played struct {
 	players [2]int // entry indexes, PLAYER_A first
 	points  [2]int
 	result  [2]player.Result
+	// expected holds the points each player could expect from the
+	// match's choices, before the draw, when known (see expecter); a
+	// technical loss's are its points, which no draw decided.
+	expected    [2]float64
+	hasExpected bool
+	// differ is 1 when the players' choices differed, 0 when they were
+	// alike, -1 when a player made none.
+	differ int8
 }
 
 // matchPlay is one match to play.
@@ -171,6 +223,7 @@ type matchPlay struct {
 	matchID   string
 	standings [2]leaguesdk.PlayerRecord
 	rand      io.Reader
+	expect    *expecter // nil: realised points only
 	// conversation, stamp and stampAt are what envelope made last, under
 	// envMu: the players of a match are asked for their moves at once.
 	envMu        sync.Mutex
@@ -260,7 +313,26 @@ func (m *matchPlay) play(ctx context.Context) (played, error) {
 	}
 	res := m.result(ids, failed, game, choices)
 	m.gameOver(ctx, res)
-	return m.tally(ids, res), nil
+	p := m.tally(ids, res)
+	p.differ = -1
+	if failed[0] || failed[1] {
+		p.expected, p.hasExpected = [2]float64{float64(p.points[0]), float64(p.points[1])}, m.expect != nil
+		return p, nil
+	}
+	if ca, cb := choices[ids[0]], choices[ids[1]]; ca != "" && cb != "" {
+		p.differ = 0
+		if ca != cb {
+			p.differ = 1
+		}
+	}
+	if m.expect != nil {
+		var err error
+		if p.expected, err = m.expect.expected(ids, choices); err != nil {
+			return played{}, fmt.Errorf("arena: %s: the expected points: %w", m.matchID, err)
+		}
+		p.hasExpected = true
+	}
+	return p, nil
 }
 
 // answer is a player's answer to a move call.
@@ -304,6 +376,7 @@ func (m *matchPlay) move(ctx context.Context, i int, mv rules.MoveRequest) (stri
 				YourStandings: m.standings[i]},
 			Deadline: m.deadline(now)}
 		r, err := ask[leaguesdk.ChooseParityResponse](ctx, s, call, m.cfg.MoveTimeout)
+		s.timed(time.Since(now))
 		if err != nil {
 			return "", err
 		}
@@ -314,6 +387,7 @@ func (m *matchPlay) move(ctx context.Context, i int, mv rules.MoveRequest) (stri
 		MoveRequest: leaguesdk.MoveRequest{MoveType: mv.MoveType, ValidOptions: mv.ValidOptions, Context: mv.Context},
 		Deadline:    m.deadline(now)}
 	r, err := ask[leaguesdk.GameMoveResponse](ctx, s, call, m.cfg.MoveTimeout)
+	s.timed(time.Since(now))
 	if err != nil {
 		return "", err
 	}
@@ -394,6 +468,7 @@ func runArena(ctx context.Context, cfg Config, names []string, start time.Time) 
 	}
 	schedule := rules.RoundRobin(ids)
 	rec := newRecorder(n)
+	exp := newExpecter(cfg.Rules)
 	total := cfg.Rounds * n * (n - 1) / 2
 	roundID, matchNo := 0, uint64(0)
 	for rep := range cfg.Rounds {
@@ -409,7 +484,7 @@ func runArena(ctx context.Context, cfg Config, names []string, start time.Time) 
 				matchNo++
 				matches[k] = &matchPlay{cfg: cfg, seats: [2]*seat{seats[a], seats[b]}, index: [2]int{a, b}, roundID: roundID,
 					matchID: "R" + strconv.Itoa(roundID) + "M" + strconv.Itoa(k+1), standings: [2]leaguesdk.PlayerRecord{records[a], records[b]},
-					rand: source(cfg.Seed, 1<<62, matchNo)}
+					rand: source(cfg.Seed, 1<<62, matchNo), expect: exp}
 			}
 			results, err := playAll(ctx, cfg.Parallel, matches)
 			if err != nil {
@@ -427,9 +502,7 @@ func runArena(ctx context.Context, cfg Config, names []string, start time.Time) 
 		}
 	}
 	for i, s := range seats {
-		if s.agent != nil {
-			rec.decided(i, s.agent.Decisions())
-		}
+		rec.measured(i, s, cfg.MoveTimeout)
 	}
 	return rec, nil
 }

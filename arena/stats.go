@@ -64,13 +64,30 @@ type Standing struct {
 	TechnicalLosses int `json:"technical_losses"`
 	// Points are the league points it earned: 3 a win, 1 a draw.
 	Points int `json:"points"`
-	// PointsPerMatch is the mean of the entry's points per match.
+	// PointsPerMatch is the mean of the entry's realised points per
+	// match: the points the drawn numbers gave its choices.
 	PointsPerMatch Estimate `json:"points_per_match"`
-	// Gain is PointsPerMatch less [RandomPlay], in the even/odd game only:
-	// what the strategy earns beyond choosing at random.
+	// ExpectedPerMatch is the mean of its expected points per match: what
+	// its choices and its opponents' were worth on average over every
+	// number the referee could have drawn (a technical loss's points
+	// count as they are). It carries all that the strategy controls
+	// without the referee's chance, and so has a narrower interval for
+	// the same matches. Set for rules whose only chance is the drawn
+	// number ([rules.DrawRules], as even/odd's); nil otherwise.
+	ExpectedPerMatch *Estimate `json:"expected_points_per_match,omitempty"`
+	// DifferRate is the share of its matches with both choices made in
+	// which its choice differed from its opponent's. In even/odd it is
+	// all a strategy controls: alike choices draw (1 point each), different
+	// ones let the number pick the winner (1.5 each on average). Nil when
+	// no match had both choices.
+	DifferRate *Estimate `json:"differ_rate,omitempty"`
+	// Gain is ExpectedPerMatch (PointsPerMatch when nil) less
+	// [RandomPlay], in the even/odd game only: what the strategy earns
+	// beyond choosing at random.
 	Gain *Estimate `json:"gain,omitempty"`
 	// Rating is the entry's rating on the Elo scale (see
-	// [RatingMethodPoints]); the Standings are ranked by it.
+	// [RatingMethodExpected] and [RatingMethodPoints]); the Standings are
+	// ranked by it.
 	Rating float64 `json:"rating"`
 	// Moves counts the choices the entry's player made; Fallbacks those
 	// its strategy did not give (it failed, panicked, or answered late or
@@ -79,6 +96,13 @@ type Standing struct {
 	// arena cannot see into.
 	Moves     int64 `json:"moves"`
 	Fallbacks int64 `json:"fallbacks"`
+	// Latency is how long its player took to answer a move call, from the
+	// call to the answer, against the deadline; nil in League mode.
+	Latency *Latency `json:"latency,omitempty"`
+	// Tokens are those its model's answers reported, for a strategy that
+	// counts them (a method Usage() (prompt, answer int64), as the model
+	// strategies of package strategies/llm have); nil otherwise.
+	Tokens *Tokens `json:"tokens,omitempty"`
 	// FallbackCause says why the latest of the Fallbacks was not the
 	// strategy's choice, as the player logs it: the strategy's error (a
 	// model's answers "404 Not Found", with the URL it called), its
@@ -91,6 +115,24 @@ type Standing struct {
 	// Against holds the entry's head-to-head record against every other
 	// entry, in the order of the [Report]'s Standings.
 	Against []HeadToHead `json:"against"`
+}
+
+// Latency sums up the time an entry's player took to answer its move
+// calls.
+type Latency struct {
+	// P50, P99 and Max are the median, the 99th percentile and the
+	// longest; Deadline is the move calls' deadline ([Config.MoveTimeout]).
+	P50      time.Duration `json:"p50_ns"`
+	P99      time.Duration `json:"p99_ns"`
+	Max      time.Duration `json:"max_ns"`
+	Deadline time.Duration `json:"deadline_ns"`
+}
+
+// Tokens counts the tokens of a model strategy's answers, as its SDK
+// reported them.
+type Tokens struct {
+	Prompt int64 `json:"prompt"`
+	Answer int64 `json:"answer"`
 }
 
 // MarshalJSON writes the standing with its rating rounded to
@@ -108,8 +150,10 @@ type HeadToHead struct {
 	Opponent string `json:"opponent"`
 	Played   int    `json:"played"`
 	// PointsPerMatch is what the entry earned per match against the
-	// opponent.
-	PointsPerMatch Estimate `json:"points_per_match"`
+	// opponent, ExpectedPerMatch what it could expect (see
+	// [Standing.ExpectedPerMatch]; nil when the rules do not say).
+	PointsPerMatch   Estimate  `json:"points_per_match"`
+	ExpectedPerMatch *Estimate `json:"expected_points_per_match,omitempty"`
 	// Margin is the entry's points less the opponent's, per match.
 	Margin Estimate `json:"margin"`
 }
@@ -125,6 +169,9 @@ type Report struct {
 	Elapsed time.Duration `json:"elapsed_ns"`
 	// League is set when the matches were played in whole leagues.
 	League bool `json:"league,omitempty"`
+	// Pool names the pinned pool the entries came from, when they did
+	// (see [Pool]): with the Seed, what reruns the report exactly.
+	Pool *PoolRef `json:"pool,omitempty"`
 	// RatingMethod says how [Standing.Rating] is computed.
 	RatingMethod string `json:"rating_method"`
 	// Standings lists the entries by rating, which follows the points per
@@ -133,6 +180,15 @@ type Report struct {
 	// Warnings say what makes the report measure something else than the
 	// strategies: one line per Flagged entry.
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// PoolRef identifies a pinned [Pool] in a report.
+type PoolRef struct {
+	// Name is the pool's name (its file's, when read from one).
+	Name string `json:"name"`
+	// SHA256 is the hex SHA-256 of the pool's canonical content (see
+	// [Pool.Hash]).
+	SHA256 string `json:"sha256"`
 }
 
 // FallbackLimit is the share of its moves on which an entry may fall
@@ -148,7 +204,8 @@ func (s Standing) FallbackShare() float64 {
 	return float64(s.Fallbacks) / float64(s.Moves)
 }
 
-// RatingMethodPoints is the [Report]'s rating method: the entry's league
+// RatingMethodPoints is the [Report]'s rating method for rules without
+// expected points: the entry's league
 // points as a share of the 3 a match can earn, (points + ½) / (3 × played
 // + 1), on the Elo scale (400 × log10 of the share's odds), shifted so that
 // the entries average 1500. It follows the points per match, so the rating
@@ -158,6 +215,12 @@ func (s Standing) FallbackShare() float64 {
 // players, and the strategy that avoids draws wins no more of its head to
 // heads than random play does, only more points.)
 const RatingMethodPoints = "points_elo"
+
+// RatingMethodExpected is the rating method of rules with expected
+// points ([Standing.ExpectedPerMatch]): [RatingMethodPoints] on the
+// expected points instead of the realised ones, so that the ranking
+// follows what the strategies chose rather than the numbers drawn.
+const RatingMethodExpected = "expected_points_elo"
 
 // Standing returns the line of the entry named name.
 func (r *Report) Standing(name string) (Standing, bool) {
@@ -229,12 +292,12 @@ func t975(df int) float64 {
 // tally is one entry's record.
 type tally struct {
 	played, wins, draws, losses, technical, points int
-	ppm                                            moments
+	ppm, exp, differ                               moments
 }
 
 // pair is the record of entry i against entry j.
 type pair struct {
-	ppm, margin moments
+	ppm, exp, margin moments
 }
 
 // recorder gathers the outcomes of a run.
@@ -244,15 +307,20 @@ type recorder struct {
 	tallies   []tally
 	pairs     [][]pair
 	decisions []player.Decisions // by entry; zero for URL entries
+	latency   []*Latency         // by entry; nil when not measured
+	tokens    []*Tokens          // by entry; nil when not counted
 }
 
 func newRecorder(n int) *recorder {
-	r := &recorder{n: n, tallies: make([]tally, n), pairs: make([][]pair, n), decisions: make([]player.Decisions, n)}
+	r := &recorder{n: n, tallies: make([]tally, n), pairs: make([][]pair, n), decisions: make([]player.Decisions, n),
+		latency: make([]*Latency, n), tokens: make([]*Tokens, n)}
 	for i := range n {
 		r.tallies[i].ppm = moments{low: 0, top: 3}
+		r.tallies[i].exp = moments{low: 0, top: 3}
+		r.tallies[i].differ = moments{low: 0, top: 1}
 		r.pairs[i] = make([]pair, n)
 		for j := range n {
-			r.pairs[i][j] = pair{ppm: moments{low: 0, top: 3}, margin: moments{low: -3, top: 3}}
+			r.pairs[i][j] = pair{ppm: moments{low: 0, top: 3}, exp: moments{low: 0, top: 3}, margin: moments{low: -3, top: 3}}
 		}
 	}
 	return r
@@ -267,6 +335,13 @@ func (r *recorder) add(p played) {
 		t.played++
 		t.points += p.points[k]
 		t.ppm.add(float64(p.points[k]))
+		if p.hasExpected {
+			t.exp.add(p.expected[k])
+			r.pairs[i][j].exp.add(p.expected[k])
+		}
+		if p.differ >= 0 {
+			t.differ.add(float64(p.differ))
+		}
 		switch p.result[k] {
 		case player.Win:
 			t.wins++
@@ -291,6 +366,27 @@ func (r *recorder) decided(i int, d player.Decisions) {
 	if d.Cause != "" {
 		r.decisions[i].Cause = d.Cause
 	}
+}
+
+// measured adds what seat s of entry i measured: its player's decisions,
+// the latency of its move calls, its strategy's tokens.
+func (r *recorder) measured(i int, s *seat, deadline time.Duration) {
+	if s.agent != nil {
+		r.decided(i, s.agent.Decisions())
+	}
+	if u, ok := s.strategy.(usage); ok {
+		p, a := u.Usage()
+		r.tokens[i] = &Tokens{Prompt: p, Answer: a}
+	}
+	s.mu.Lock()
+	ds := slices.Clone(s.latency)
+	s.mu.Unlock()
+	if len(ds) == 0 {
+		return
+	}
+	slices.Sort(ds)
+	at := func(q float64) time.Duration { return ds[min(len(ds)-1, int(math.Ceil(q*float64(len(ds))))-1)] }
+	r.latency[i] = &Latency{P50: at(0.5), P99: at(0.99), Max: ds[len(ds)-1], Deadline: deadline}
 }
 
 // records returns each entry's record so far, as a referee sends it.
@@ -320,12 +416,27 @@ func (r *recorder) table(seats []*seat) []leaguesdk.StandingRow {
 	return rows
 }
 
-// ratings returns the entries' ratings (see [RatingMethodPoints]).
-func (r *recorder) ratings() []float64 {
+// expected reports whether every entry's matches have expected points.
+func (r *recorder) expected() bool {
+	for _, t := range r.tallies {
+		if t.exp.n != t.played {
+			return false
+		}
+	}
+	return true
+}
+
+// ratings returns the entries' ratings (see [RatingMethodPoints]), on the
+// expected points when exp.
+func (r *recorder) ratings(exp bool) []float64 {
 	out := make([]float64, r.n)
 	var mean float64
 	for i, t := range r.tallies {
-		share := (float64(t.points) + 0.5) / (3*float64(t.played) + 1)
+		points := float64(t.points)
+		if exp {
+			points = t.exp.sum
+		}
+		share := (points + 0.5) / (3*float64(t.played) + 1)
 		out[i] = 400 * math.Log10(share/(1-share))
 		mean += out[i] / float64(r.n)
 	}
@@ -338,26 +449,44 @@ func (r *recorder) ratings() []float64 {
 // report builds the Report of the run.
 func (r *recorder) report(cfg Config, names []string, elapsed time.Duration) *Report {
 	rep := &Report{GameType: cfg.GameType, Rounds: cfg.Rounds, Seed: cfg.Seed, Matches: r.matches, Elapsed: elapsed,
-		League: cfg.League, RatingMethod: RatingMethodPoints}
-	ratings := r.ratings()
+		League: cfg.League, RatingMethod: RatingMethodPoints, Pool: cfg.PoolRef}
+	exp := r.expected()
+	if exp {
+		rep.RatingMethod = RatingMethodExpected
+	}
+	ratings := r.ratings(exp)
 	order := make([]int, r.n)
 	for i := range order {
 		order[i] = i
 	}
-	mean := func(i int) float64 { return r.tallies[i].ppm.estimate().Mean }
+	mean := func(i int) float64 {
+		if exp {
+			return r.tallies[i].exp.estimate().Mean
+		}
+		return r.tallies[i].ppm.estimate().Mean
+	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Or(cmp.Compare(ratings[b], ratings[a]), cmp.Compare(mean(b), mean(a))) })
 	for _, i := range order {
 		t, d := r.tallies[i], r.decisions[i]
 		s := Standing{Name: names[i], URL: cfg.Entries[i].URL, Played: t.played, Wins: t.wins, Draws: t.draws, Losses: t.losses,
 			TechnicalLosses: t.technical, Points: t.points, PointsPerMatch: t.ppm.estimate(), Rating: ratings[i],
-			Moves: d.Made, Fallbacks: d.Fallbacks, FallbackCause: d.Cause}
+			Moves: d.Made, Fallbacks: d.Fallbacks, FallbackCause: d.Cause, Latency: r.latency[i], Tokens: r.tokens[i]}
 		if s.FallbackShare() > FallbackLimit {
 			s.Flagged = true
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s fell back on %d of its %d moves (%.0f %%, more than %.0f %%): its results are mostly its fallback's, not its strategy's; latest fallback: %s",
 				s.Name, s.Fallbacks, s.Moves, 100*s.FallbackShare(), 100*FallbackLimit, s.FallbackCause))
 		}
+		if t.exp.n > 0 {
+			s.ExpectedPerMatch = ptr(t.exp.estimate())
+		}
+		if t.differ.n > 0 {
+			s.DifferRate = ptr(t.differ.estimate())
+		}
 		if cfg.GameType == leaguesdk.GameEvenOdd {
 			g := s.PointsPerMatch
+			if s.ExpectedPerMatch != nil {
+				g = *s.ExpectedPerMatch
+			}
 			s.Gain = &Estimate{Mean: g.Mean - RandomPlay, Low: g.Low - RandomPlay, High: g.High - RandomPlay}
 		}
 		for _, j := range order {
@@ -365,10 +494,15 @@ func (r *recorder) report(cfg Config, names []string, elapsed time.Duration) *Re
 				continue
 			}
 			p := r.pairs[i][j]
-			s.Against = append(s.Against, HeadToHead{Opponent: names[j], Played: p.ppm.n, PointsPerMatch: p.ppm.estimate(),
-				Margin: p.margin.estimate()})
+			h := HeadToHead{Opponent: names[j], Played: p.ppm.n, PointsPerMatch: p.ppm.estimate(), Margin: p.margin.estimate()}
+			if p.exp.n > 0 {
+				h.ExpectedPerMatch = ptr(p.exp.estimate())
+			}
+			s.Against = append(s.Against, h)
 		}
 		rep.Standings = append(rep.Standings, s)
 	}
 	return rep
 }
+
+func ptr[T any](v T) *T { return &v }

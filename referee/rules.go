@@ -52,3 +52,7 @@ func OutOfTurn(playerID string) error { return rules.OutOfTurn(playerID) }
 // DrawNumber returns an integer in [1, max] drawn uniformly from rand, with
 // no modulo bias ([rules.DrawNumber]).
 func DrawNumber(rand io.Reader, max int) (int, error) { return rules.DrawNumber(rand, max) }
+
+// DrawRules is implemented by rules whose only chance is one drawn number:
+// an alias of [rules.DrawRules].
+type DrawRules = rules.DrawRules

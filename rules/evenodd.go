@@ -86,20 +86,45 @@ func (g *evenOddGame) Apply(playerID, choice string) error {
 func (g *evenOddGame) Over() bool { return g.number != 0 }
 
 func (g *evenOddGame) Outcome() Outcome {
-	a, b := g.players[0], g.players[1]
-	ca, cb := g.choices[a], g.choices[b]
-	np := leaguesdk.ParityOf(g.number)
-	o := Outcome{Status: leaguesdk.ResultDraw, DrawnNumber: g.number, NumberParity: np,
+	return evenOddOutcome(g.players, g.choices[g.players[0]], g.choices[g.players[1]], g.number)
+}
+
+// Numbers implements [DrawRules]: the number is drawn from 1 to 10.
+func (EvenOdd) Numbers() int { return 10 }
+
+// OutcomeFor implements [DrawRules]: the outcome of the game whose
+// players chose choices when number is drawn.
+func (EvenOdd) OutcomeFor(players [2]string, choices map[string]string, number int) (Outcome, error) {
+	var c [2]leaguesdk.Parity
+	for i, id := range players {
+		p, err := leaguesdk.ParseParity(choices[id])
+		if err != nil {
+			return Outcome{}, err
+		}
+		c[i] = p
+	}
+	if number < 1 || number > 10 {
+		return Outcome{}, fmt.Errorf("even/odd draws from 1 to 10, not %d", number)
+	}
+	return evenOddOutcome(players, c[0], c[1], number), nil
+}
+
+// evenOddOutcome is the outcome of an even/odd game: players chose ca
+// and cb, and number was drawn.
+func evenOddOutcome(players [2]string, ca, cb leaguesdk.Parity, number int) Outcome {
+	a, b := players[0], players[1]
+	np := leaguesdk.ParityOf(number)
+	o := Outcome{Status: leaguesdk.ResultDraw, DrawnNumber: number, NumberParity: np,
 		Choices: map[string]string{a: string(ca), b: string(cb)}}
 	switch {
 	case ca == cb:
-		o.Reason = fmt.Sprintf("both chose %s, number was %d (%s)", ca, g.number, np)
+		o.Reason = fmt.Sprintf("both chose %s, number was %d (%s)", ca, number, np)
 	case ca == np:
 		o.Status, o.Winner = leaguesdk.ResultWin, a
-		o.Reason = fmt.Sprintf("%s chose %s, number was %d (%s)", a, ca, g.number, np)
+		o.Reason = fmt.Sprintf("%s chose %s, number was %d (%s)", a, ca, number, np)
 	default:
 		o.Status, o.Winner = leaguesdk.ResultWin, b
-		o.Reason = fmt.Sprintf("%s chose %s, number was %d (%s)", b, cb, g.number, np)
+		o.Reason = fmt.Sprintf("%s chose %s, number was %d (%s)", b, cb, number, np)
 	}
 	return o
 }

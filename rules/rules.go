@@ -106,3 +106,22 @@ func InvalidChoice(format string, args ...any) error {
 func OutOfTurn(playerID string) error {
 	return invalid(leaguesdk.CodeOutOfTurn, "player %s is not to move now", playerID)
 }
+
+// DrawRules is implemented by [Rules] whose only chance is one number the
+// referee draws uniformly from 1 to Numbers once every choice is in, as
+// [EvenOdd]'s: given the choices, the outcome of every possible number
+// says what the players can expect before the draw. The arena uses it to
+// score a match by the points its choices were worth on average over the
+// draws (its expected points) besides the points the number gave, which
+// take the referee's chance out of a strategy's measure.
+type DrawRules interface {
+	Rules
+	// Numbers returns n: the game draws its number from 1 to n.
+	Numbers() int
+	// OutcomeFor returns how a game between players (PLAYER_A first)
+	// ends when they made these choices (player id → choice) and the
+	// number drawn is number. It depends on the players only through
+	// their roles, and returns the error Apply would for an illegal
+	// choice.
+	OutcomeFor(players [2]string, choices map[string]string, number int) (Outcome, error)
+}

@@ -133,3 +133,42 @@ func TestDrawNumberRejectsBiasedBytes(t *testing.T) {
 		t.Fatal("a failed draw changed the game")
 	}
 }
+
+// OutcomeFor gives, for every number, the outcome a game drawing that
+// number gives (DrawNumber maps the byte n-1 to n), and refuses what Apply
+// refuses.
+func TestEvenOddOutcomeForAgreesWithThePlayedGame(t *testing.T) {
+	var draw rules.DrawRules = rules.EvenOdd{}
+	if draw.Numbers() != 10 {
+		t.Fatalf("Numbers() = %d, want 10", draw.Numbers())
+	}
+	players := [2]string{"P01", "P02"}
+	for _, a := range []string{"even", "odd"} {
+		for _, b := range []string{"even", "odd"} {
+			for n := 1; n <= 10; n++ {
+				played := playEvenOdd(t, a, b, bytesReader(byte(n-1)))
+				got, err := draw.OutcomeFor(players, map[string]string{"P01": a, "P02": b}, n)
+				if err != nil || got.Status != played.Status || got.Winner != played.Winner || got.DrawnNumber != n || got.Reason != played.Reason {
+					t.Errorf("%s/%s, %d: OutcomeFor %+v (%v), the game %+v", a, b, n, got, err, played)
+				}
+			}
+		}
+	}
+	if _, err := draw.OutcomeFor(players, map[string]string{"P01": "even", "P02": "seven"}, 3); err == nil {
+		t.Error("an invalid choice was scored")
+	}
+	if _, err := draw.OutcomeFor(players, map[string]string{"P01": "even", "P02": "odd"}, 11); err == nil {
+		t.Error("a number out of 1..10 was scored")
+	}
+}
+
+type byteReader byte
+
+func (b byteReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
+}
+
+func bytesReader(b byte) io.Reader { return byteReader(b) }

@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode"
@@ -33,7 +37,8 @@ func TestTheTableHasIntervalsAndTheProgressHasNoControlCharactersInAFile(t *test
 		t.Fatal(err)
 	}
 	out := stdout.String()
-	for _, want := range []string{"300 matches", "95% interval", "vs random", "Head to head", "history", "always_odd"} {
+	for _, want := range []string{"300 matches", "realised/match", "expected/match", "95% interval", "differ", "vs random",
+		"Head to head: expected points", "history", "always_odd", "Expected points are"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table lacks %q:\n%s", want, out)
 		}
@@ -73,15 +78,27 @@ func TestJSONAndCSV(t *testing.T) {
 	if err := run(context.Background(), []string{"-quiet", "-json", "-rounds", "10", "random", "history"}, &js, &stderr); err != nil {
 		t.Fatal(err)
 	}
+	type estimate struct{ Mean, Low, High float64 }
 	var report struct {
 		Matches   int `json:"matches"`
 		Standings []struct {
-			Name           string                      `json:"name"`
-			PointsPerMatch struct{ Low, High float64 } `json:"points_per_match"`
+			Name           string    `json:"name"`
+			PointsPerMatch estimate  `json:"points_per_match"`
+			Expected       *estimate `json:"expected_points_per_match"`
+			DifferRate     *estimate `json:"differ_rate"`
+			Against        []struct {
+				Expected *estimate `json:"expected_points_per_match"`
+			} `json:"against"`
 		} `json:"standings"`
 	}
 	if err := json.Unmarshal([]byte(js.String()), &report); err != nil || report.Matches != 10 || len(report.Standings) != 2 {
 		t.Fatalf("JSON %s: %v", js.String(), err)
+	}
+	for _, s := range report.Standings {
+		if s.Expected == nil || s.DifferRate == nil || s.Expected.Low > s.Expected.Mean || s.Expected.Mean > s.Expected.High ||
+			s.PointsPerMatch.Low > s.PointsPerMatch.Mean || len(s.Against) != 1 || s.Against[0].Expected == nil {
+			t.Errorf("JSON standing %+v: want realised and expected points with intervals, a differ rate, expected head to head", s)
+		}
 	}
 	if err := run(context.Background(), []string{"-quiet", "-csv", "-rounds", "10", "random", "history"}, &cs, &stderr); err != nil {
 		t.Fatal(err)
@@ -89,6 +106,22 @@ func TestJSONAndCSV(t *testing.T) {
 	rows, err := csv.NewReader(strings.NewReader(cs.String())).ReadAll()
 	if err != nil || len(rows) != 3 || rows[0][1] != "entry" || rows[0][len(rows[0])-1] == "" {
 		t.Fatalf("CSV %q: %v", cs.String(), err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, h := range []string{"points_per_match", "ci_low", "expected_points_per_match", "expected_ci_low", "expected_ci_high", "differ_rate", "differ_ci_high"} {
+		k, ok := col[h]
+		if !ok {
+			t.Errorf("CSV lacks the column %s: %q", h, rows[0])
+			continue
+		}
+		for _, r := range rows[1:] {
+			if r[k] == "" {
+				t.Errorf("CSV row %q: no %s", r, h)
+			}
+		}
 	}
 	if stderr.Len() != 0 {
 		t.Errorf("-quiet printed %q", stderr.String())
@@ -265,3 +298,141 @@ func TestHelpListsTheModelsVariables(t *testing.T) {
 		}
 	}
 }
+
+func TestACandidateIsComparedWithABaselineAgainstAPool(t *testing.T) {
+	var stdout, stderr strings.Builder
+	if err := run(context.Background(), []string{"-quiet", "-candidate", "history", "-baseline", "random", "always_even", "always_odd", "random"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	first := strings.SplitN(stdout.String(), "\n", 2)[0]
+	if !strings.HasPrefix(first, "history vs random against 3 opponents: +0.") || !strings.HasSuffix(first, "matches each: better (α = β = 0.05, δ = 0.01)") {
+		t.Errorf("verdict line %q", first)
+	}
+	var js strings.Builder
+	if err := run(context.Background(), []string{"-quiet", "-json", "-delta", "0.02", "-candidate", "random", "-baseline", "history", "always_even", "always_odd"}, &js, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Result    string   `json:"result"`
+		Measure   string   `json:"measure"`
+		Delta     float64  `json:"delta"`
+		Matches   int      `json:"matches"`
+		Opponents []string `json:"opponents"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &v); err != nil || v.Result != "not better" || v.Measure != "expected_points" ||
+		v.Delta != 0.02 || v.Matches == 0 || len(v.Opponents) != 2 {
+		t.Errorf("JSON verdict %s: %+v, %v", js.String(), v, err)
+	}
+}
+
+func TestAComparisonWithoutAPoolIsRefused(t *testing.T) {
+	var stdout, stderr strings.Builder
+	err := run(context.Background(), []string{"-candidate", "history", "-baseline", "random"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "needs a pool") || !strings.Contains(err.Error(), "head-to-head") {
+		t.Fatalf("got %v, want the refusal with its reason", err)
+	}
+	if err := run(context.Background(), []string{"-candidate", "history", "random"}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "-baseline") {
+		t.Errorf("a candidate without a baseline: %v", err)
+	}
+}
+
+func TestAPinnedPoolGoesIntoTheReportWithItsHashAndSeed(t *testing.T) {
+	path := t.TempDir() + "/field.json"
+	if err := os.WriteFile(path, []byte(`{"seed": 7, "opponents": [{"strategy": "leaning", "params": {"p_even": 0.8}, "seed": 3}, {"strategy": "always_odd"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var js, stderr strings.Builder
+	if err := run(context.Background(), []string{"-quiet", "-json", "-rounds", "20", "-pool", path, "history"}, &js, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	var report struct {
+		Seed uint64 `json:"seed"`
+		Pool struct {
+			Name   string `json:"name"`
+			SHA256 string `json:"sha256"`
+		} `json:"pool"`
+		Standings []struct{ Name string } `json:"standings"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &report); err != nil || report.Seed != 7 || report.Pool.Name != "field" ||
+		len(report.Pool.SHA256) != 64 || len(report.Standings) != 3 {
+		t.Errorf("report %s: %+v, %v", js.String(), report, err)
+	}
+	var text strings.Builder
+	if err := run(context.Background(), []string{"-quiet", "-pool", path, "-candidate", "history", "-baseline", "random"}, &text, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "pinned pool field, sha256 "+report.Pool.SHA256) || !strings.Contains(text.String(), "seed 7") {
+		t.Errorf("the verdict does not carry the pool:\n%s", text.String())
+	}
+}
+
+func TestAStrategyReplaysASeatOfARecordedLeague(t *testing.T) {
+	root := t.TempDir()
+	var stdout, stderr strings.Builder
+	if _, err := arena.Run(context.Background(), arena.Config{Rounds: 1, League: true, DataRoot: root, MoveTimeout: 5 * time.Second,
+		Entries: []arena.Entry{arena.Ready("always_even"), arena.Ready("always_odd"), arena.Ready("random"), arena.Ready("history")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(context.Background(), []string{"-replay", root + "/league_1", "-seat", "P02", "always_odd"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	first := strings.SplitN(stdout.String(), "\n", 2)[0]
+	if !regexp.MustCompile(`^with always_odd you would have had (\d+) points, rank (\d) of 4 \(the seat had (\d+), rank (\d)\)$`).MatchString(first) ||
+		!strings.Contains(stdout.String(), "0 with another result") {
+		t.Errorf("replay:\n%s", stdout.String())
+	}
+	if err := run(context.Background(), []string{"-replay", root + "/league_1", "history"}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "-seat") {
+		t.Errorf("a replay without a seat: %v", err)
+	}
+}
+
+// A model strategy against a stand-in model server, with a cassette: the
+// first run asks the model and records its answers, the second asks it
+// nothing and prints the same report, tokens included.
+func TestACassetteReplaysTheModelsAnswers(t *testing.T) {
+	for _, v := range []string{"LEAGUE_CHAT_BASE_URL", "OLLAMA_HOST", "OPENAI_API_KEY", "LEAGUE_CHAT_API_KEY"} {
+		t.Setenv(v, "")
+	}
+	var requests atomic.Int64
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		body, _ := io.ReadAll(r.Body)
+		// An answer that follows the question: odd when the prompt
+		// counts more even choices than odd ones.
+		answer := "even"
+		if m := regexp.MustCompile(`chose even (\d+) times and odd (\d+) times`).FindSubmatch(body); m != nil && atoi(m[1]) > atoi(m[2]) {
+			answer = "odd"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "stand-in",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": answer}}},
+			"usage":   map[string]any{"prompt_tokens": 120, "completion_tokens": 2, "total_tokens": 122}})
+	}))
+	defer model.Close()
+	t.Setenv("OPENAI_BASE_URL", model.URL+"/v1")
+	t.Setenv("LEAGUE_CHAT_MODEL", "stand-in")
+	cassette := filepath.Join(t.TempDir(), "answers.jsonl")
+	args := []string{"-quiet", "-stable", "-cassette", cassette, "-rounds", "15", "llm_chat", "always_even", "history"}
+	var first, second, stderr strings.Builder
+	if err := run(context.Background(), args, &first, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	asked := requests.Load()
+	if asked != 30 {
+		t.Fatalf("the first run asked the model %d times, want 30 (one a move)", asked)
+	}
+	if !strings.Contains(first.String(), "tokens in/out") || !strings.Contains(first.String(), "3600/60") {
+		t.Errorf("the report does not give the model's tokens:\n%s", first.String())
+	}
+	if err := run(context.Background(), args, &second, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if n := requests.Load() - asked; n != 0 {
+		t.Errorf("the second run asked the model %d times, want 0", n)
+	}
+	if first.String() != second.String() {
+		t.Errorf("the reports differ:\n%s\n%s", first.String(), second.String())
+	}
+}
+
+func atoi(b []byte) int { n, _ := strconv.Atoi(string(b)); return n }

@@ -8,6 +8,8 @@
 //   - [Always]([player.Even]), [Always]([player.Odd]) ("always_even",
 //     "always_odd"): an opponent that always plays the same, for tests
 //     and for measuring a strategy against a habit.
+//   - [Leaning]: even with a given probability, odd otherwise; an
+//     opponent with a habit, for an arena's pool.
 //   - [OpponentModel] ("history"): predicts each opponent from the player's
 //     history and picks the other parity, which beats random play against
 //     any opponent that leans to one side.

@@ -146,3 +146,22 @@ func TestByName(t *testing.T) {
 		}
 	}
 }
+
+func TestLeaningChoosesEvenAsOftenAsAsked(t *testing.T) {
+	for _, p := range []float64{0, 0.3, 1} {
+		s := strategies.Leaning(p, nil)
+		even := 0
+		for range 2000 {
+			c, err := s.ChooseParity(context.Background(), player.ParityCall{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c == player.Even {
+				even++
+			}
+		}
+		if got := float64(even) / 2000; got < p-0.05 || got > p+0.05 {
+			t.Errorf("Leaning(%.1f) chose even %.3f of the time", p, got)
+		}
+	}
+}

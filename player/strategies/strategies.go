@@ -2,9 +2,12 @@ package strategies
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/agentleague/league/player"
 )
@@ -42,5 +45,29 @@ func ByName(name string, r io.Reader) (player.Strategy, error) {
 func Always(p player.Parity) player.Strategy {
 	return player.StrategyFunc(func(context.Context, player.ParityCall) (player.Parity, error) {
 		return p, nil
+	})
+}
+
+// Leaning returns the strategy that chooses even with probability pEven
+// (clamped to 0..1) and odd otherwise, drawing from r (crypto/rand when
+// nil): an opponent with a habit, for an arena's pool.
+func Leaning(pEven float64, r io.Reader) player.Strategy {
+	if r == nil {
+		r = rand.Reader
+	}
+	pEven = min(1, max(0, pEven))
+	var mu sync.Mutex
+	return player.StrategyFunc(func(context.Context, player.ParityCall) (player.Parity, error) {
+		var b [8]byte
+		mu.Lock()
+		_, err := io.ReadFull(r, b[:])
+		mu.Unlock()
+		if err != nil {
+			return "", err
+		}
+		if float64(binary.LittleEndian.Uint64(b[:])>>11)/(1<<53) < pEven {
+			return player.Even, nil
+		}
+		return player.Odd, nil
 	})
 }

@@ -165,6 +165,7 @@ func (c *Chat) ChooseParity(ctx context.Context, call player.ParityCall) (player
 	if err != nil {
 		return "", c.callError(err)
 	}
+	c.count(answer.Usage.PromptTokens, answer.Usage.CompletionTokens)
 	if len(answer.Choices) == 0 {
 		return "", errors.New("llm: the model's answer has no choices")
 	}

@@ -142,6 +142,9 @@ func (g *Gemini) ChooseParity(ctx context.Context, call player.ParityCall) (play
 		}
 		return "", fmt.Errorf("llm: generate content of model %q at %s: %w%s", g.Model, g.Endpoint(), err, hint)
 	}
+	if u := answer.UsageMetadata; u != nil {
+		g.count(int64(u.PromptTokenCount), int64(u.CandidatesTokenCount)+int64(u.ThoughtsTokenCount))
+	}
 	if len(answer.Candidates) == 0 || answer.Candidates[0].Content == nil {
 		return "", errors.New("llm: the model's answer has no candidates")
 	}

@@ -58,6 +58,21 @@ type Options struct {
 	HTTPClient *http.Client
 
 	unschemed atomic.Bool // the server refused the structured answer's schema
+	// the tokens the SDKs reported, over every answer
+	promptTokens, answerTokens atomic.Int64
+}
+
+// Usage returns the tokens the model's answers reported so far, as the
+// SDK gives them: those of the prompts and those of the answers
+// (reasoning included). The arena reports them per entry.
+func (o *Options) Usage() (prompt, answer int64) {
+	return o.promptTokens.Load(), o.answerTokens.Load()
+}
+
+// count adds an answer's tokens.
+func (o *Options) count(prompt, answer int64) {
+	o.promptTokens.Add(prompt)
+	o.answerTokens.Add(answer)
 }
 
 // retries returns how many times a call is repeated.
