@@ -151,7 +151,7 @@ func TestStartedAfterTheLeagueCompletedServesAndCompletesItsHistory(t *testing.T
 			t.Fatalf("run returned %v; stderr:\n%s", err, second)
 		default:
 		}
-		return strings.Contains(second.String(), "history gap filled from the manager")
+		return strings.Contains(second.String(), "history filled from the manager")
 	})
 	mu.Lock()
 	n := refusals
