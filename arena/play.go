@@ -66,13 +66,19 @@ func source(seed uint64, keys ...uint64) io.Reader {
 	for _, k := range keys {
 		h = h*0x9E3779B97F4A7C15 + k + 1
 	}
-	return &pcgReader{rand.NewPCG(seed, h)}
+	return &pcgReader{g: rand.NewPCG(seed, h)}
 }
 
-// pcgReader reads the bytes of a PCG generator.
-type pcgReader struct{ g *rand.PCG }
+// pcgReader reads the bytes of a PCG generator. It is safe for
+// concurrent use: a league's referee draws for several matches at once.
+type pcgReader struct {
+	mu sync.Mutex
+	g  *rand.PCG
+}
 
 func (r *pcgReader) Read(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	var b [8]byte
 	for i := 0; i < len(p); i += 8 {
 		binary.LittleEndian.PutUint64(b[:], r.g.Uint64())
