@@ -190,15 +190,21 @@ func (a *Agent) owed(round int) (int, <-chan struct{}) {
 	return n, a.settled
 }
 
-// gapCause returns why row disagrees with the history, and how many
-// matches the history lacks: FillBehind when the row counts more matches
-// played than the history holds (results missed), FillDiffers when it
-// counts as many but other wins, draws or losses (a match played twice,
-// by a referee that was thought not to have taken it and by another,
-// whose GAME_OVERs differ: the league keeps the result reported first,
-// which need not be the one the player kept); "" when they agree.
-func (a *Agent) gapCause(row leaguesdk.StandingRow) (string, int) {
-	s := a.history.snapshot().Stats()
+// gapCause returns why row, the player's standings row of round,
+// disagrees with the history, and how many matches the history lacks:
+// FillBehind when the row counts more matches played than the history
+// holds (results missed), FillDiffers when it counts as many but other
+// wins, draws or losses (a match played twice, by a referee that was
+// thought not to have taken it and by another, whose GAME_OVERs differ:
+// the league keeps the result reported first, which need not be the one
+// the player kept); "" when they agree.
+//
+// The row counts the rounds up to round only, so it is held against the
+// records of those rounds (and of no known round): a later round's result,
+// which often comes before that round's standings, would otherwise stand
+// in for a missed one and hide the gap for the rest of the league.
+func (a *Agent) gapCause(row leaguesdk.StandingRow, round int) (string, int) {
+	s := a.history.snapshot().statsUpTo(round)
 	switch {
 	case row.Played > s.TotalMatches:
 		return leaguesdk.FillBehind, row.Played - s.TotalMatches
@@ -212,7 +218,7 @@ func (a *Agent) gapCause(row leaguesdk.StandingRow) (string, int) {
 // row of round disagrees with it (gapCause), once the results the player
 // is owed have come or FillWait has passed.
 func (a *Agent) checkGap(row leaguesdk.StandingRow, round int) {
-	if cause, _ := a.gapCause(row); cause == "" {
+	if cause, _ := a.gapCause(row, round); cause == "" {
 		return
 	}
 	a.gaps.setWant(gapCheck{row: row, round: round})
@@ -243,7 +249,7 @@ func (a *Agent) fillBehind(ctx context.Context) {
 	defer wait.Stop()
 	for {
 		w := a.gaps.wanted()
-		cause, missing := a.gapCause(w.row)
+		cause, missing := a.gapCause(w.row, w.round)
 		if cause == "" {
 			return // the GAME_OVERs came
 		}

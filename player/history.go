@@ -126,19 +126,36 @@ func (h History) Len() int {
 func (h History) Stats() Stats {
 	var s Stats
 	for m := range h.records() {
-		s.TotalMatches++
-		switch m.Result {
-		case Win:
-			s.Wins++
-		case Draw:
-			s.Draws++
-		case Loss:
-			s.Losses++
-		case TechnicalLoss:
-			s.Losses++
-			s.TechnicalLosses++
+		s.add(m)
+	}
+	return s
+}
+
+// add counts m in s.
+func (s *Stats) add(m *MatchRecord) {
+	s.TotalMatches++
+	switch m.Result {
+	case Win:
+		s.Wins++
+	case Draw:
+		s.Draws++
+	case Loss:
+		s.Losses++
+	case TechnicalLoss:
+		s.Losses++
+		s.TechnicalLosses++
+	}
+	s.Points += m.Result.Points()
+}
+
+// statsUpTo sums up the records of rounds up to round, and those of no
+// known round (RoundID 0).
+func (h History) statsUpTo(round int) Stats {
+	var s Stats
+	for m := range h.records() {
+		if m.RoundID <= round {
+			s.add(m)
 		}
-		s.Points += m.Result.Points()
 	}
 	return s
 }
