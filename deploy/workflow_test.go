@@ -11,6 +11,27 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// workflowStep is a step of a job of the workflows below.
+type workflowStep struct {
+	Name string            `json:"name"`
+	Uses string            `json:"uses"`
+	With map[string]any    `json:"with"`
+	Run  string            `json:"run"`
+	Env  map[string]string `json:"env"`
+}
+
+// readWorkflow decodes .github/workflows/<name> strictly into w.
+func readWorkflow(t *testing.T, name string, w any) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", ".github", "workflows", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict(raw, w); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
 // ciWorkflow is the part of a GitHub Actions workflow that
 // .github/workflows/ci.yml may use: anything else fails the strict decode.
 type ciWorkflow struct {
@@ -27,13 +48,7 @@ type ciWorkflow struct {
 				Go []string `json:"go"`
 			} `json:"matrix"`
 		} `json:"strategy"`
-		Steps []struct {
-			Name string            `json:"name"`
-			Uses string            `json:"uses"`
-			With map[string]any    `json:"with"`
-			Run  string            `json:"run"`
-			Env  map[string]string `json:"env"`
-		} `json:"steps"`
+		Steps []workflowStep `json:"steps"`
 	} `json:"jobs"`
 }
 
@@ -42,14 +57,8 @@ type ciWorkflow struct {
 // request, with the oldest Go release the module supports and the latest,
 // and the module cache kept between runs.
 func TestCIWorkflowRunsTheCIScript(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", ".github", "workflows", "ci.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var w ciWorkflow
-	if err := yaml.UnmarshalStrict(raw, &w); err != nil {
-		t.Fatalf("ci.yml: %v", err)
-	}
+	readWorkflow(t, "ci.yml", &w)
 	for _, event := range []string{"push", "pull_request"} {
 		if _, ok := w.On[event]; !ok {
 			t.Errorf("ci.yml does not run on %s (on: %v)", event, w.On)
@@ -130,16 +139,10 @@ type releaseWorkflow struct {
 	} `json:"on"`
 	Permissions map[string]string `json:"permissions"`
 	Jobs        map[string]struct {
-		Name           string `json:"name"`
-		RunsOn         string `json:"runs-on"`
-		TimeoutMinutes int    `json:"timeout-minutes"`
-		Steps          []struct {
-			Name string            `json:"name"`
-			Uses string            `json:"uses"`
-			With map[string]any    `json:"with"`
-			Run  string            `json:"run"`
-			Env  map[string]string `json:"env"`
-		} `json:"steps"`
+		Name           string         `json:"name"`
+		RunsOn         string         `json:"runs-on"`
+		TimeoutMinutes int            `json:"timeout-minutes"`
+		Steps          []workflowStep `json:"steps"`
 	} `json:"jobs"`
 }
 
@@ -150,14 +153,8 @@ type releaseWorkflow struct {
 // and that .ci/run runs both scripts, so that the workflow's steps are
 // tried on every change.
 func TestReleaseWorkflowPublishesTheCIBuild(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", ".github", "workflows", "release.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var w releaseWorkflow
-	if err := yaml.UnmarshalStrict(raw, &w); err != nil {
-		t.Fatalf("release.yml: %v", err)
-	}
+	readWorkflow(t, "release.yml", &w)
 	if !slices.Equal(w.On.Push.Tags, []string{"v*"}) {
 		t.Errorf("release.yml runs on tags %v, want [v*]", w.On.Push.Tags)
 	}
